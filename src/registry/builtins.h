@@ -1,0 +1,18 @@
+// Registration entry points of the built-in components, one per module.
+#pragma once
+
+#include <any>
+
+namespace runner {
+
+class Registry;
+
+void register_schedulers(Registry& r);  // optim/schedulers.cpp
+void register_metrics(Registry& r);     // train/metrics.cpp
+void register_loggers(Registry& r);     // run/loggers.cpp
+
+// Adds a built-in; a failure here is a programming error and throws std::logic_error.
+struct ComponentSpec;
+void add_builtin(Registry& r, ComponentSpec spec, std::any factory);
+
+}  // namespace runner

@@ -1,0 +1,69 @@
+// The component registry. Built-ins are added from one explicit list
+// (registry/builtins.cpp) exactly once; plugins add more when loaded.
+// Static initialisers are not used: they vanish from static libraries.
+#pragma once
+
+#include "registry/option.h"
+
+#include <any>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace runner {
+
+enum class Kind { Dataset, Tokenizer, Model, Optimizer, Scheduler, Metric, Logger };
+
+const std::vector<Kind>& all_kinds();
+std::string kind_name(Kind k);                        // "dataset"
+std::optional<Kind> kind_from_name(const std::string& s);
+
+struct ComponentSpec {
+  Kind kind = Kind::Dataset;
+  std::string name;
+  std::string doc;  // one line
+  std::vector<OptionSpec> options;
+};
+
+// A registered component. `factory` holds the kind's typed factory
+// (each kind's header defines it, e.g. SchedulerFactory); the registry stays
+// free of LibTorch and of every kind's types.
+struct Component {
+  ComponentSpec spec;
+  std::any factory;
+  std::string origin = "built-in";  // or the plugin's path
+};
+
+class Registry {
+ public:
+  // Returns an error message (empty on success): a name registered twice is an error.
+  std::string add(ComponentSpec spec, std::any factory, std::string origin = "built-in");
+
+  const Component* find(Kind kind, const std::string& name) const;
+  std::vector<const Component*> list(Kind kind) const;  // sorted by name
+  std::vector<std::string> names(Kind kind) const;
+
+  // The factory of `name`, cast to the kind's factory type F.
+  template <class F>
+  const F& factory(Kind kind, const std::string& name) const {
+    const Component* c = find(kind, name);
+    if (!c) throw std::logic_error("no " + kind_name(kind) + " named '" + name + "' is registered");
+    const F* f = std::any_cast<F>(&c->factory);
+    if (!f) throw std::logic_error(kind_name(kind) + " '" + name + "' has a factory of another type");
+    return *f;
+  }
+
+ private:
+  std::map<std::pair<Kind, std::string>, Component> components_;
+};
+
+// The process-wide registry, with the built-ins registered on first use.
+Registry& registry();
+
+// Fills `r` with every built-in component; defined in registry/builtins.cpp.
+void register_builtins(Registry& r);
+
+}  // namespace runner

@@ -1,0 +1,45 @@
+#include "shared.h"
+
+#include "runner_build_config.h"
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sys/wait.h>
+
+namespace runner::test {
+
+std::string shared_dir() {
+  if (const char* env = std::getenv("RUNNER_SHARED"); env && *env) return env;
+  return std::string(RUNNER_SOURCE_ROOT) + "/../shared";
+}
+
+std::string source_dir() { return RUNNER_SOURCE_ROOT; }
+
+std::string build_dir() { return RUNNER_BUILD_ROOT; }
+
+std::string runner_exe() { return build_dir() + "/runner"; }
+
+std::string tmp_dir(const std::string& name) {
+  namespace fs = std::filesystem;
+  fs::path p = fs::path(build_dir()) / "test-tmp" / name;
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p.string();
+}
+
+CommandResult run_command(const std::string& command_line) {
+  CommandResult r;
+  std::string cmd = command_line + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+}  // namespace runner::test

@@ -1,0 +1,22 @@
+// Where tests find ../shared (GLUE data, the bert-base-uncased tokenizer, golden
+// files) and the project's own test inputs. RUNNER_SHARED overrides the default.
+#pragma once
+
+#include <string>
+
+namespace runner::test {
+
+std::string shared_dir();   // $RUNNER_SHARED or <source root>/../shared
+std::string source_dir();   // the project root
+std::string build_dir();    // where the runner executable and plugins were built
+std::string runner_exe();   // build_dir()/runner
+std::string tmp_dir(const std::string& name);  // a fresh, empty directory under the build dir
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr together
+};
+// Runs a shell command line and captures what it prints.
+CommandResult run_command(const std::string& command_line);
+
+}  // namespace runner::test
