@@ -9,6 +9,15 @@ SectionSpec optimizer_section() {
   s.component_kind = Kind::Optimizer;
   s.selector_key = "type";
   s.default_component = "adamw";
+  s.options = {
+      opt::number("lr", 5e-5, "Peak learning rate (the schedule multiplies it)").above(0),
+      opt::number("weight_decay", 0.0,
+                  "Weight decay; AdamW decouples it (p -= lr*wd*p), Adam and SGD add wd*p "
+                  "to the gradient")
+          .at_least(0),
+      opt::strings("no_decay", {"bias", "LayerNorm.weight"},
+                   "Parameters whose name contains one of these get no weight decay"),
+  };
   return s;
 }
 

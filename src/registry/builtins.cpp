@@ -9,6 +9,9 @@ void register_builtins(Registry& r) {
   register_schedulers(r);
   register_metrics(r);
   register_loggers(r);
+  register_models(r);
+  register_tokenizers(r);
+  register_optimizers(r);
 }
 
 }  // namespace runner

@@ -1,0 +1,40 @@
+#include "optim/grad_clip.h"
+
+namespace runner {
+namespace {
+
+std::vector<torch::Tensor> defined_grads(const std::vector<NamedParameter>& params) {
+  std::vector<torch::Tensor> grads;
+  for (const auto& p : params)
+    if (p.tensor.grad().defined()) grads.push_back(p.tensor.grad().detach());
+  return grads;
+}
+
+torch::Tensor norm_of(const std::vector<torch::Tensor>& grads) {
+  if (grads.empty()) return torch::zeros({});
+  std::vector<torch::Tensor> norms;
+  norms.reserve(grads.size());
+  for (const auto& g : grads) norms.push_back(at::linalg_vector_norm(g, 2.0));
+  return at::linalg_vector_norm(torch::stack(norms), 2.0);
+}
+
+}  // namespace
+
+torch::Tensor global_grad_norm(const std::vector<NamedParameter>& params) {
+  torch::NoGradGuard no_grad;
+  return norm_of(defined_grads(params));
+}
+
+torch::Tensor clip_grad_norm(const std::vector<NamedParameter>& params, double max_norm) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> grads = defined_grads(params);
+  torch::Tensor total = norm_of(grads);
+  if (max_norm <= 0 || grads.empty()) return total;
+  // Python's `max_norm / (total + 1e-6)` is Tensor.__rtruediv__: reciprocal() * max_norm.
+  torch::Tensor coef = (total + 1e-6).reciprocal() * max_norm;
+  torch::Tensor clamped = torch::clamp(coef, c10::nullopt, 1.0);
+  for (auto& g : grads) g.mul_(clamped);
+  return total;
+}
+
+}  // namespace runner

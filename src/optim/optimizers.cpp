@@ -1,0 +1,252 @@
+// adamw, adam and sgd, each a transcription of torch 1.13's _single_tensor_*
+// functions op for op (same ops, same scalar arithmetic in double), so results
+// match torch.optim bit for bit on the same LibTorch build.
+#include "optim/optimizer.h"
+#include "registry/builtins.h"
+#include "registry/registry.h"
+#include "util/diagnostic.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace runner {
+
+bool matches_no_decay(const std::string& name, const std::vector<std::string>& patterns) {
+  for (const auto& p : patterns)
+    if (!p.empty() && name.find(p) != std::string::npos) return true;
+  return false;
+}
+
+Optimizer::Optimizer(std::vector<NamedParameter> params, double base_lr, double weight_decay,
+                     const std::vector<std::string>& no_decay)
+    : params_(std::move(params)), base_lr_(base_lr) {
+  for (const auto& p : params_)
+    decay_.push_back(matches_no_decay(p.name, no_decay) ? 0.0 : weight_decay);
+}
+
+void Optimizer::zero_grad() {
+  torch::NoGradGuard no_grad;
+  for (auto& p : params_) {
+    auto& g = p.tensor.mutable_grad();
+    if (g.defined()) g.zero_();
+  }
+}
+
+namespace {
+
+torch::Tensor state_entry(const TensorMap& state, const std::string& key,
+                          const torch::Tensor& like) {
+  auto it = state.find(key);
+  if (it == state.end())
+    throw InputError(make_error({}, "", fmt::format("optimizer state has no entry '{}'", key),
+                                "the checkpoint was written for another model or optimizer"));
+  if (like.defined() && it->second.sizes() != like.sizes())
+    throw InputError(make_error(
+        {}, "",
+        fmt::format("optimizer state '{}' has shape {}, the parameter has shape {}", key,
+                    fmt::join(it->second.sizes().vec(), "x"), fmt::join(like.sizes().vec(), "x")),
+        "the checkpoint was written for another model configuration"));
+  return it->second.to(like.defined() ? like.options() : it->second.options()).clone();
+}
+
+struct AdamOptions {
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  bool decoupled = true;  // AdamW: p *= 1 - lr*wd; Adam: g += wd*p
+};
+
+// Per-parameter Adam state. `step` is a float32 tensor as torch keeps it.
+struct AdamSlot {
+  torch::Tensor step, exp_avg, exp_avg_sq;
+};
+
+class Adam : public Optimizer {
+ public:
+  Adam(std::vector<NamedParameter> params, double lr, double wd,
+       const std::vector<std::string>& no_decay, AdamOptions o)
+      : Optimizer(std::move(params), lr, wd, no_decay), o_(o), slots_(params_.size()) {}
+
+  void step(double lr) override {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      torch::Tensor& p = params_[i].tensor;
+      if (!p.grad().defined()) continue;
+      update(p, p.grad(), slot(i), lr, decay_[i]);
+    }
+  }
+
+  TensorMap state() const override {
+    TensorMap m;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      if (!slots_[i].step.defined()) continue;
+      const std::string& n = params_[i].name;
+      m[n + "/step"] = slots_[i].step;
+      m[n + "/exp_avg"] = slots_[i].exp_avg;
+      m[n + "/exp_avg_sq"] = slots_[i].exp_avg_sq;
+    }
+    return m;
+  }
+
+  void load_state(const TensorMap& state) override {
+    for (size_t i = 0; i < params_.size(); ++i) {
+      const std::string& n = params_[i].name;
+      if (!state.count(n + "/step")) {
+        slots_[i] = AdamSlot{};
+        continue;
+      }
+      const torch::Tensor& p = params_[i].tensor;
+      slots_[i].step = state_entry(state, n + "/step", torch::Tensor());
+      slots_[i].exp_avg = state_entry(state, n + "/exp_avg", p);
+      slots_[i].exp_avg_sq = state_entry(state, n + "/exp_avg_sq", p);
+    }
+  }
+
+ private:
+  AdamSlot& slot(size_t i) {
+    AdamSlot& s = slots_[i];
+    if (!s.step.defined()) {
+      const torch::Tensor& p = params_[i].tensor;
+      s.step = torch::zeros({}, torch::kFloat32);
+      s.exp_avg = torch::zeros_like(p, torch::MemoryFormat::Preserve);
+      s.exp_avg_sq = torch::zeros_like(p, torch::MemoryFormat::Preserve);
+    }
+    return s;
+  }
+
+  void update(torch::Tensor& p, torch::Tensor grad, AdamSlot& s, double lr, double wd) {
+    s.step.add_(1);
+    if (o_.decoupled) {
+      p.mul_(1 - lr * wd);
+    } else if (wd != 0) {
+      grad = grad.add(p, wd);
+    }
+    s.exp_avg.mul_(o_.beta1).add_(grad, 1 - o_.beta1);
+    s.exp_avg_sq.mul_(o_.beta2).addcmul_(grad, grad, 1 - o_.beta2);
+    double step = s.step.item<float>();
+    double bias_correction1 = 1 - std::pow(o_.beta1, step);
+    double bias_correction2 = 1 - std::pow(o_.beta2, step);
+    double step_size = lr / bias_correction1;
+    double bias_correction2_sqrt = std::sqrt(bias_correction2);
+    torch::Tensor denom = (s.exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(o_.eps);
+    p.addcdiv_(s.exp_avg, denom, -step_size);
+  }
+
+  AdamOptions o_;
+  std::vector<AdamSlot> slots_;
+};
+
+struct SgdOptions {
+  double momentum = 0, dampening = 0;
+  bool nesterov = false;
+};
+
+class Sgd : public Optimizer {
+ public:
+  Sgd(std::vector<NamedParameter> params, double lr, double wd,
+      const std::vector<std::string>& no_decay, SgdOptions o)
+      : Optimizer(std::move(params), lr, wd, no_decay), o_(o), buffers_(params_.size()) {}
+
+  void step(double lr) override {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      torch::Tensor& p = params_[i].tensor;
+      if (!p.grad().defined()) continue;
+      torch::Tensor d_p = p.grad();
+      if (decay_[i] != 0) d_p = d_p.add(p, decay_[i]);
+      if (o_.momentum != 0) d_p = with_momentum(i, d_p);
+      p.add_(d_p, -lr);
+    }
+  }
+
+  TensorMap state() const override {
+    TensorMap m;
+    for (size_t i = 0; i < params_.size(); ++i)
+      if (buffers_[i].defined()) m[params_[i].name + "/momentum_buffer"] = buffers_[i];
+    return m;
+  }
+
+  void load_state(const TensorMap& state) override {
+    for (size_t i = 0; i < params_.size(); ++i) {
+      std::string key = params_[i].name + "/momentum_buffer";
+      buffers_[i] = state.count(key) ? state_entry(state, key, params_[i].tensor)
+                                     : torch::Tensor();
+    }
+  }
+
+ private:
+  torch::Tensor with_momentum(size_t i, const torch::Tensor& d_p) {
+    torch::Tensor& buf = buffers_[i];
+    if (!buf.defined())
+      buf = d_p.clone().detach();
+    else
+      buf.mul_(o_.momentum).add_(d_p, 1 - o_.dampening);
+    return o_.nesterov ? d_p.add(buf, o_.momentum) : buf;
+  }
+
+  SgdOptions o_;
+  std::vector<torch::Tensor> buffers_;
+};
+
+std::vector<std::string> no_decay_list(const nlohmann::json& o) {
+  return o.at("no_decay").get<std::vector<std::string>>();
+}
+
+std::unique_ptr<Optimizer> make_adam(const nlohmann::json& o, std::vector<NamedParameter> params,
+                                     bool decoupled) {
+  auto betas = o.at("betas").get<std::vector<double>>();
+  if (betas.size() != 2)
+    throw InputError(make_error({}, "optimizer.betas",
+                                fmt::format("expected 2 numbers, found {}", betas.size()),
+                                "write betas = [0.9, 0.999]"));
+  AdamOptions a{betas[0], betas[1], o.at("eps").get<double>(), decoupled};
+  return std::make_unique<Adam>(std::move(params), o.at("lr").get<double>(),
+                                o.at("weight_decay").get<double>(), no_decay_list(o), a);
+}
+
+std::unique_ptr<Optimizer> make_sgd(const nlohmann::json& o, std::vector<NamedParameter> params) {
+  SgdOptions s{o.at("momentum").get<double>(), o.at("dampening").get<double>(),
+               o.at("nesterov").get<bool>()};
+  if (s.nesterov && (s.momentum <= 0 || s.dampening != 0))
+    throw InputError(make_error({}, "optimizer.nesterov",
+                                "nesterov needs momentum > 0 and dampening = 0",
+                                "set optimizer.momentum (e.g. 0.9) and dampening = 0"));
+  return std::make_unique<Sgd>(std::move(params), o.at("lr").get<double>(),
+                               o.at("weight_decay").get<double>(), no_decay_list(o), s);
+}
+
+std::vector<OptionSpec> adam_options() {
+  return {
+      opt::numbers("betas", {0.9, 0.999}, "Decay rates of the first and second moment")
+          .at_least(0)
+          .below(1),
+      opt::number("eps", 1e-8, "Added to the denominator for numerical stability").at_least(0),
+  };
+}
+
+}  // namespace
+
+void register_optimizers(Registry& r) {
+  add_builtin(r,
+              ComponentSpec{Kind::Optimizer, "adamw",
+                            "AdamW (torch.optim.AdamW): Adam with decoupled weight decay",
+                            adam_options()},
+              OptimizerFactory([](const nlohmann::json& o, std::vector<NamedParameter> p) {
+                return make_adam(o, std::move(p), true);
+              }));
+  add_builtin(r,
+              ComponentSpec{Kind::Optimizer, "adam",
+                            "Adam (torch.optim.Adam): weight decay added to the gradient",
+                            adam_options()},
+              OptimizerFactory([](const nlohmann::json& o, std::vector<NamedParameter> p) {
+                return make_adam(o, std::move(p), false);
+              }));
+  add_builtin(
+      r,
+      ComponentSpec{Kind::Optimizer, "sgd", "SGD with optional momentum and Nesterov momentum",
+                    {opt::number("momentum", 0.0, "Momentum factor; 0 = plain SGD").at_least(0),
+                     opt::number("dampening", 0.0, "Dampening of the momentum").at_least(0),
+                     opt::flag("nesterov", false, "Use Nesterov momentum")}},
+      OptimizerFactory(make_sgd));
+}
+
+}  // namespace runner

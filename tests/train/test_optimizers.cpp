@@ -1,0 +1,148 @@
+// Optimizer updates checked against the torch.optim formulas written out by hand
+// in double precision (shared/golden/README.md section 3 spells out AdamW's).
+#include "optim/grad_clip.h"
+#include "optim/optimizer.h"
+#include "registry/registry.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace runner;
+
+namespace {
+
+nlohmann::json adam_options(double lr, double wd) {
+  return {{"lr", lr},   {"weight_decay", wd}, {"no_decay", {"bias", "LayerNorm.weight"}},
+          {"betas", {0.9, 0.999}}, {"eps", 1e-8}};
+}
+
+std::unique_ptr<Optimizer> make(const std::string& type, const nlohmann::json& o,
+                                std::vector<NamedParameter> params) {
+  return registry().factory<OptimizerFactory>(Kind::Optimizer, type)(o, std::move(params));
+}
+
+NamedParameter param(const std::string& name, std::vector<float> values) {
+  return {name, torch::tensor(values).set_requires_grad(true)};
+}
+
+void set_grad(NamedParameter& p, std::vector<float> g) { p.tensor.mutable_grad() = torch::tensor(g); }
+
+// The AdamW update of one element after t steps with constant gradient history `gs`.
+double adamw_reference(double p, const std::vector<double>& gs, double lr, double wd) {
+  double m = 0, v = 0;
+  for (size_t t = 1; t <= gs.size(); ++t) {
+    double g = gs[t - 1];
+    p *= 1 - lr * wd;
+    m = 0.9 * m + 0.1 * g;
+    v = 0.999 * v + 0.001 * g * g;
+    p -= lr / (1 - std::pow(0.9, t)) * m / (std::sqrt(v) / std::sqrt(1 - std::pow(0.999, t)) + 1e-8);
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("adamw follows the decoupled update and skips decay for biases", "[train][optim]") {
+  std::vector<NamedParameter> ps = {param("layer.weight", {1.0f, -2.0f}),
+                                    param("layer.bias", {0.5f})};
+  auto opt = make("adamw", adam_options(0.1, 0.5), ps);
+  std::vector<double> g0 = {0.3, -1.5}, g1 = {2.0, 0.25};
+  for (int t = 0; t < 2; ++t) {
+    set_grad(ps[0], {static_cast<float>(t ? g1[0] : g0[0]), static_cast<float>(t ? g1[1] : g0[1])});
+    set_grad(ps[1], {0.7f});
+    opt->step(0.1);
+  }
+  CHECK(ps[0].tensor[0].item<double>() == Approx(adamw_reference(1.0, {0.3, 2.0}, 0.1, 0.5)).epsilon(1e-6));
+  CHECK(ps[0].tensor[1].item<double>() == Approx(adamw_reference(-2.0, {-1.5, 0.25}, 0.1, 0.5)).epsilon(1e-6));
+  // Bias: no decay; a constant gradient moves Adam by exactly lr per step (m/sqrt(v) = 1).
+  CHECK(ps[1].tensor[0].item<double>() == Approx(adamw_reference(0.5, {0.7, 0.7}, 0.1, 0.0)).epsilon(1e-6));
+  CHECK(ps[1].tensor[0].item<double>() == Approx(0.5 - 0.2).epsilon(1e-5));
+  CHECK(opt->weight_decay_of(0) == 0.5);
+  CHECK(opt->weight_decay_of(1) == 0.0);
+}
+
+TEST_CASE("adamw with lr 0 changes nothing, as the golden trajectory's first step", "[train][optim]") {
+  std::vector<NamedParameter> ps = {param("w", {1.25f, -3.0f})};
+  auto opt = make("adamw", adam_options(5e-4, 0.01), ps);
+  set_grad(ps[0], {1.0f, 2.0f});
+  opt->step(0.0);
+  CHECK(ps[0].tensor[0].item<float>() == 1.25f);
+  CHECK(ps[0].tensor[1].item<float>() == -3.0f);
+}
+
+TEST_CASE("adam adds weight decay to the gradient", "[train][optim]") {
+  std::vector<NamedParameter> ps = {param("w", {2.0f})};
+  auto opt = make("adam", adam_options(0.01, 0.1), ps);
+  set_grad(ps[0], {0.0f});
+  opt->step(0.01);
+  // g = 0 + 0.1*2 = 0.2; first Adam step moves by lr * sign(g) (up to eps).
+  CHECK(ps[0].tensor[0].item<double>() == Approx(2.0 - 0.01).epsilon(1e-6));
+}
+
+TEST_CASE("sgd with momentum and nesterov", "[train][optim]") {
+  nlohmann::json o = {{"lr", 0.1}, {"weight_decay", 0.0}, {"no_decay", nlohmann::json::array()},
+                      {"momentum", 0.9}, {"dampening", 0.0}, {"nesterov", false}};
+  std::vector<NamedParameter> ps = {param("w", {1.0f})};
+  auto plain = make("sgd", o, ps);
+  set_grad(ps[0], {1.0f});
+  plain->step(0.1);  // buf = 1, p = 0.9
+  plain->step(0.1);  // buf = 1.9, p = 0.71
+  CHECK(ps[0].tensor[0].item<double>() == Approx(0.71).epsilon(1e-6));
+
+  o["nesterov"] = true;
+  std::vector<NamedParameter> qs = {param("w", {1.0f})};
+  auto nest = make("sgd", o, qs);
+  set_grad(qs[0], {1.0f});
+  nest->step(0.1);  // buf = 1, d = 1 + 0.9 = 1.9, p = 0.81
+  nest->step(0.1);  // buf = 1.9, d = 1 + 1.71 = 2.71, p = 0.539
+  CHECK(qs[0].tensor[0].item<double>() == Approx(0.539).epsilon(1e-6));
+}
+
+TEST_CASE("optimizer state round-trips bit-exactly", "[train][optim]") {
+  auto run = [](std::unique_ptr<Optimizer>& opt, std::vector<NamedParameter>& ps, int from, int to) {
+    for (int t = from; t < to; ++t) {
+      set_grad(ps[0], {std::sin(t * 1.3f), std::cos(t * 0.7f)});
+      opt->step(1e-3 * (t + 1));
+    }
+  };
+  std::vector<NamedParameter> a = {param("w", {0.1f, 0.2f})};
+  auto opt_a = make("adamw", adam_options(1e-3, 0.01), a);
+  run(opt_a, a, 0, 3);
+  TensorMap saved = opt_a->state();
+  torch::Tensor saved_param = a[0].tensor.detach().clone();
+
+  std::vector<NamedParameter> b = {{"w", saved_param.clone().set_requires_grad(true)}};
+  auto opt_b = make("adamw", adam_options(1e-3, 0.01), b);
+  opt_b->load_state(saved);
+  run(opt_a, a, 3, 6);
+  run(opt_b, b, 3, 6);
+  CHECK(torch::equal(a[0].tensor, b[0].tensor));
+  CHECK(torch::equal(opt_a->state().at("w/exp_avg_sq"), opt_b->state().at("w/exp_avg_sq")));
+  CHECK(opt_b->state().at("w/step").item<float>() == 6.0f);
+}
+
+TEST_CASE("optimizer state for another shape is rejected", "[train][optim]") {
+  std::vector<NamedParameter> a = {param("w", {0.1f, 0.2f})};
+  auto opt = make("adamw", adam_options(1e-3, 0.01), a);
+  TensorMap bad = {{"w/step", torch::ones({})}, {"w/exp_avg", torch::zeros({3})},
+                   {"w/exp_avg_sq", torch::zeros({3})}};
+  CHECK_THROWS_WITH(opt->load_state(bad), Catch::Contains("w/exp_avg") && Catch::Contains("shape"));
+}
+
+TEST_CASE("clip_grad_norm returns the pre-clip global norm and scales to max_norm",
+          "[train][optim]") {
+  std::vector<NamedParameter> ps = {param("a", {3.0f, 4.0f}), param("b", {12.0f}),
+                                    param("no_grad", {100.0f})};
+  set_grad(ps[0], {3.0f, 4.0f});
+  set_grad(ps[1], {12.0f});
+  torch::Tensor norm = clip_grad_norm(ps, 1.0);
+  CHECK(norm.item<double>() == Approx(13.0).epsilon(1e-7));  // sqrt(9 + 16 + 144)
+  CHECK(global_grad_norm(ps).item<double>() == Approx(1.0).epsilon(1e-6));
+  CHECK(ps[1].tensor.grad()[0].item<double>() == Approx(12.0 / 13.0).epsilon(1e-6));
+
+  set_grad(ps[0], {0.3f, 0.4f});
+  set_grad(ps[1], {0.0f});
+  clip_grad_norm(ps, 1.0);  // below max_norm: unchanged
+  CHECK(ps[0].tensor.grad()[1].item<float>() == 0.4f);
+}
