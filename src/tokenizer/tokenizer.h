@@ -1,0 +1,39 @@
+// The tokenizer interface the data pipeline uses. A tokenizer turns one text
+// into word-piece ids (no special tokens); encoding.h adds [CLS]/[SEP],
+// truncation and token type ids. Implementations must be safe to call from
+// several threads at once.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace runner {
+
+struct SpecialTokenIds {
+  int32_t cls = -1, sep = -1, pad = -1, unk = -1, mask = -1;
+};
+
+class Tokenizer {
+ public:
+  virtual ~Tokenizer() = default;
+  // Appends the ids of `text` (valid UTF-8) to `out`.
+  virtual void tokenize(std::string_view text, std::vector<int32_t>& out) const = 0;
+  virtual const SpecialTokenIds& special_ids() const = 0;
+  virtual size_t vocab_size() const = 0;
+  virtual std::string id_to_token(int32_t id) const = 0;
+  // Identifies the tokenizer's files and settings (a hex digest): two tokenizers
+  // with the same fingerprint produce the same ids. Token caches key on it.
+  virtual std::string fingerprint() const = 0;
+};
+
+// options: the resolved [tokenizer] section.
+using TokenizerFactory =
+    std::function<std::shared_ptr<const Tokenizer>(const nlohmann::json& options)>;
+
+}  // namespace runner

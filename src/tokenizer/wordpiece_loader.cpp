@@ -1,0 +1,191 @@
+#include "tokenizer/wordpiece_loader.h"
+
+#include "registry/builtins.h"
+#include "registry/registry.h"
+#include "tokenizer/sha256.h"
+#include "util/diagnostic.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace runner {
+
+namespace {
+
+InputError load_error(const std::string& file, std::string what, std::string hint = {}) {
+  return InputError(make_error({file, 0, 0, {}}, {}, std::move(what), std::move(hint)));
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw load_error(path, "cannot open the file");
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+nlohmann::json read_json(const std::string& path) {
+  try {
+    return nlohmann::json::parse(read_file(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw load_error(path, std::string("is not valid JSON: ") + e.what());
+  }
+}
+
+// Special tokens in tokenizer_config.json are strings or AddedToken objects.
+void read_token(const nlohmann::json& config, const char* key, std::string& token) {
+  if (!config.contains(key)) return;
+  const auto& v = config[key];
+  if (v.is_string()) token = v.get<std::string>();
+  else if (v.is_object() && v.contains("content")) token = v["content"].get<std::string>();
+}
+
+void apply_tokenizer_config(const nlohmann::json& config, WordPieceSettings& s) {
+  if (config.contains("do_lower_case") && config["do_lower_case"].is_boolean())
+    s.lowercase = config["do_lower_case"].get<bool>();
+  if (config.contains("strip_accents") && config["strip_accents"].is_boolean())
+    s.strip_accents = config["strip_accents"].get<bool>();
+  if (config.contains("tokenize_chinese_chars") && config["tokenize_chinese_chars"].is_boolean())
+    s.tokenize_chinese_chars = config["tokenize_chinese_chars"].get<bool>();
+  read_token(config, "unk_token", s.unk_token);
+  read_token(config, "cls_token", s.cls_token);
+  read_token(config, "sep_token", s.sep_token);
+  read_token(config, "pad_token", s.pad_token);
+  read_token(config, "mask_token", s.mask_token);
+}
+
+struct Loaded {
+  std::vector<std::string> tokens;
+  WordPieceSettings settings;
+  std::string prefix = "##";
+  digest::Sha256 digest;
+};
+
+void load_from_vocab_txt(const fs::path& vocab_file, Loaded& out) {
+  std::string text = read_file(vocab_file.string());
+  out.digest.update("vocab.txt\n").update(text);
+  Vocab vocab = load_vocab_txt(vocab_file.string());
+  for (size_t i = 0; i < vocab.size(); ++i) out.tokens.push_back(vocab.token(static_cast<int32_t>(i)));
+  fs::path config = vocab_file.parent_path() / "tokenizer_config.json";
+  if (fs::exists(config)) {
+    std::string config_text = read_file(config.string());
+    out.digest.update("tokenizer_config.json\n").update(config_text);
+    apply_tokenizer_config(read_json(config.string()), out.settings);
+  }
+}
+
+void require_type(const nlohmann::json& section, const char* want, const std::string& file,
+                  const char* where) {
+  if (section.is_null()) return;
+  std::string type = section.value("type", "");
+  if (type != want)
+    throw load_error(file, std::string(where) + " is '" + type + "', expected '" + want + "'",
+                     "only BERT WordPiece tokenizer.json files are supported");
+}
+
+void read_vocab_map(const nlohmann::json& vocab, const std::string& file, Loaded& out) {
+  if (!vocab.is_object()) throw load_error(file, "model.vocab is missing or not an object");
+  out.tokens.assign(vocab.size(), std::string());
+  std::vector<bool> seen(vocab.size(), false);
+  for (const auto& [token, id_json] : vocab.items()) {
+    long long id = id_json.get<long long>();
+    if (id < 0 || static_cast<size_t>(id) >= out.tokens.size() || seen[static_cast<size_t>(id)])
+      throw load_error(file, "model.vocab maps '" + token + "' to id " + std::to_string(id) +
+                                 ", expected ids 0.." + std::to_string(out.tokens.size() - 1) +
+                                 " each used once");
+    out.tokens[static_cast<size_t>(id)] = token;
+    seen[static_cast<size_t>(id)] = true;
+  }
+}
+
+void load_from_tokenizer_json(const fs::path& file, Loaded& out) {
+  std::string name = file.string();
+  out.digest.update("tokenizer.json\n").update(read_file(name));
+  nlohmann::json j = read_json(name);
+  const auto& model = j["model"];
+  if (model.is_object() && model.contains("type") && model["type"] != "WordPiece")
+    throw load_error(name, "model.type is " + model["type"].dump() + ", expected \"WordPiece\"");
+  require_type(j.value("normalizer", nlohmann::json()), "BertNormalizer", name, "normalizer.type");
+  require_type(j.value("pre_tokenizer", nlohmann::json()), "BertPreTokenizer", name,
+               "pre_tokenizer.type");
+  read_vocab_map(model.value("vocab", nlohmann::json()), name, out);
+  WordPieceSettings& s = out.settings;
+  s.unk_token = model.value("unk_token", s.unk_token);
+  s.max_input_chars_per_word = model.value("max_input_chars_per_word", 100);
+  out.prefix = model.value("continuing_subword_prefix", std::string("##"));
+  const auto& norm = j["normalizer"];
+  if (norm.is_object()) {
+    s.lowercase = norm.value("lowercase", true);
+    s.tokenize_chinese_chars = norm.value("handle_chinese_chars", true);
+    if (norm.contains("strip_accents") && norm["strip_accents"].is_boolean())
+      s.strip_accents = norm["strip_accents"].get<bool>();
+  }
+}
+
+fs::path pick_file(const WordPieceSource& src) {
+  fs::path p(src.path);
+  if (!fs::is_directory(p)) return p;
+  fs::path vocab = p / "vocab.txt", json = p / "tokenizer.json";
+  if (src.format == "tokenizer_json" || (src.format == "auto" && !fs::exists(vocab))) {
+    if (fs::exists(json)) return json;
+  } else if (fs::exists(vocab)) {
+    return vocab;
+  }
+  throw load_error(src.path, "the tokenizer folder has no " +
+                                 std::string(src.format == "tokenizer_json" ? "tokenizer.json"
+                                                                            : "vocab.txt or tokenizer.json"),
+                   "point tokenizer.path at a Hugging Face BERT model folder");
+}
+
+}  // namespace
+
+std::shared_ptr<const WordPieceTokenizer> load_wordpiece(const WordPieceSource& source) {
+  fs::path file = pick_file(source);
+  Loaded loaded;
+  if (file.filename() == "tokenizer.json" || file.extension() == ".json")
+    load_from_tokenizer_json(file, loaded);
+  else
+    load_from_vocab_txt(file, loaded);
+  if (source.lowercase != "auto") loaded.settings.lowercase = source.lowercase == "true";
+  const WordPieceSettings& s = loaded.settings;
+  loaded.digest.update("settings\n")
+      .update(std::to_string(s.lowercase) + std::to_string(s.strip_accents.value_or(s.lowercase)) +
+              std::to_string(s.tokenize_chinese_chars) + std::to_string(s.max_input_chars_per_word) +
+              "|" + s.unk_token + "|" + s.cls_token + "|" + s.sep_token + "|" + s.pad_token + "|" +
+              s.mask_token + "|" + loaded.prefix);
+  Vocab vocab(std::move(loaded.tokens), loaded.prefix);
+  if (vocab.id(s.unk_token) < 0)
+    throw load_error(file.string(), "the vocabulary has no unknown token '" + s.unk_token + "'",
+                     "the vocabulary must contain the tokenizer's unk_token");
+  return std::make_shared<WordPieceTokenizer>(std::move(vocab), loaded.settings,
+                                              loaded.digest.hex_digest());
+}
+
+void register_tokenizers(Registry& r) {
+  add_builtin(
+      r,
+      ComponentSpec{
+          Kind::Tokenizer,
+          "wordpiece",
+          "BERT WordPiece with Hugging Face BertTokenizer semantics",
+          {
+              opt::model_path("path", "bert-base-uncased",
+                              "Model folder with vocab.txt and/or tokenizer.json, or one such file"),
+              opt::choice("format", {"auto", "vocab_txt", "tokenizer_json"}, "auto",
+                          "Which file to read from a folder; auto prefers vocab.txt"),
+              opt::choice("lowercase", {"auto", "true", "false"}, "auto",
+                          "Lower-case and strip accents; auto reads do_lower_case from the files"),
+          }},
+      TokenizerFactory([](const nlohmann::json& options) -> std::shared_ptr<const Tokenizer> {
+        WordPieceSource src;
+        src.path = options.at("path").get<std::string>();
+        src.format = options.value("format", "auto");
+        src.lowercase = options.value("lowercase", "auto");
+        return load_wordpiece(src);
+      }));
+}
+
+}  // namespace runner
