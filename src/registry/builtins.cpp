@@ -11,6 +11,7 @@ void register_builtins(Registry& r) {
   register_loggers(r);
   register_models(r);
   register_tokenizers(r);
+  register_datasets(r);
   register_optimizers(r);
 }
 

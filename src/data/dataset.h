@@ -1,0 +1,66 @@
+// Datasets: labelled text examples read from files, split by name
+// ("train", "dev", "test"), plus what the trainer must know about the task.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace runner {
+
+struct Example {
+  std::string text_a;
+  std::optional<std::string> text_b;
+  int64_t label = -1;  // -1: the split has no labels (GLUE test)
+  int64_t id = 0;      // 0-based data row in its file (header not counted)
+};
+
+// A row left out because data.on_bad_row = "skip"; reported in the run log.
+struct SkippedRow {
+  int line = 0;  // 1-based line in the file
+  std::string reason;
+};
+
+struct SplitData {
+  std::string split;  // "train", "dev", ...
+  std::string file;   // the absolute path it was read from
+  std::vector<Example> examples;
+  std::vector<SkippedRow> skipped;
+  bool has_labels = true;
+};
+
+struct DatasetInfo {
+  int num_labels = 2;
+  std::vector<std::string> label_names;  // index = label id
+  std::vector<std::string> metrics;      // metric component names: "accuracy", "f1", "mcc"
+  std::string main_metric;               // one of `metrics`; selects the best checkpoint
+  bool is_pair = false;                  // examples carry text_b
+};
+
+class Dataset {
+ public:
+  virtual ~Dataset() = default;
+  virtual const DatasetInfo& info() const = 0;
+  // The file a split is read from; throws InputError when the split is unknown.
+  virtual std::string split_file(const std::string& split) const = 0;
+  // Reads a whole split. Malformed rows throw InputError (file:line), or are
+  // skipped and listed in SplitData::skipped when on_bad_row = "skip".
+  virtual SplitData load_split(const std::string& split) const = 0;
+};
+
+// options: the resolved [data] section (section options plus the dataset's own).
+using DatasetFactory =
+    std::function<std::shared_ptr<const Dataset>(const nlohmann::json& options)>;
+
+// One line for the run log: "skipped 2 malformed rows of train.tsv: lines 5, 9".
+std::string describe_skipped(const SplitData& split);
+
+class Registry;
+void register_datasets(Registry& r);  // glue/mrpc, glue/sst2, tsv, csv, jsonl
+
+}  // namespace runner

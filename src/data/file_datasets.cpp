@@ -1,0 +1,164 @@
+// Generic datasets from TSV, CSV or JSONL files with a column mapping in the
+// recipe: data.columns names the text_a / text_b / label columns (header names,
+// JSON keys, or 0-based indices for files without a header).
+#include "data/dataset.h"
+#include "data/table_rows.h"
+#include "util/diagnostic.h"
+
+#include <filesystem>
+
+namespace runner {
+
+namespace {
+
+struct FileDatasetConfig {
+  std::string format;  // "tsv", "csv", "jsonl"
+  std::string dir;
+  std::map<std::string, std::string> files;    // split -> file name
+  std::map<std::string, std::string> columns;  // role -> column
+  bool header = true;
+  bool skip_bad_rows = false;
+  LabelReader labels;
+  DatasetInfo info;
+};
+
+InputError config_error(const std::string& key, std::string what, std::string hint = {}) {
+  return InputError(make_error({}, "data." + key, std::move(what), std::move(hint)));
+}
+
+// The index of a mapped column in `header` (or a digit string when there is none).
+int column_index(const FileDatasetConfig& c, const std::vector<std::string>& header,
+                 const std::string& role, const std::string& file) {
+  auto it = c.columns.find(role);
+  if (it == c.columns.end()) return -1;
+  const std::string& name = it->second;
+  if (!c.header) {
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
+      throw config_error("columns." + role, "column \"" + name + "\" is not a 0-based index",
+                         "without a header line (data.header = false) columns are numbers");
+    return std::stoi(name);
+  }
+  for (size_t i = 0; i < header.size(); ++i)
+    if (header[i] == name) return static_cast<int>(i);
+  std::string have;
+  for (const auto& h : header) have += (have.empty() ? "" : ", ") + ("\"" + h + "\"");
+  throw InputError(make_error({file, 1, 0, {}}, "data.columns." + role,
+                              "the header has no column \"" + name + "\"; it has " + have,
+                              "set data.columns." + role + " to one of the header's names"));
+}
+
+class FileDataset : public Dataset {
+ public:
+  explicit FileDataset(FileDatasetConfig c) : c_(std::move(c)) {}
+  const DatasetInfo& info() const override { return c_.info; }
+
+  std::string split_file(const std::string& split) const override {
+    auto it = c_.files.find(split);
+    std::string name = it != c_.files.end() ? it->second : split + "." + c_.format;
+    return (std::filesystem::path(c_.dir) / name).string();
+  }
+
+  SplitData load_split(const std::string& split) const override {
+    SplitData out;
+    out.split = split;
+    out.file = split_file(split);
+    BadRowPolicy policy(out.file, c_.skip_bad_rows);
+    std::string text = read_text_file(out.file);
+    std::vector<Row> rows;
+    std::vector<std::string> header;
+    if (c_.format == "jsonl") {
+      rows = jsonl_rows(text, policy, out.skipped, header);
+    } else {
+      rows = c_.format == "csv" ? csv_rows(text, policy, out) : tsv_rows(split_lines(text), false, policy, out.skipped);
+      if (c_.header && !rows.empty()) {
+        header = rows.front().fields;
+        rows.erase(rows.begin());
+        for (Row& r : rows) --r.index;
+      }
+    }
+    ColumnLayout layout;
+    layout.text_a = column_index(c_, header, "text_a", out.file);
+    layout.text_b = column_index(c_, header, "text_b", out.file);
+    layout.label = column_index(c_, header, "label", out.file);
+    if (layout.text_a < 0) throw config_error("columns.text_a", "no text_a column is mapped");
+    if (c_.format != "jsonl" && c_.header) layout.field_count = header.size();
+    rows_to_examples(rows, layout, c_.labels, policy, out);
+    return out;
+  }
+
+ private:
+  std::vector<Row> csv_rows(const std::string& text, const BadRowPolicy& policy, SplitData& out) const {
+    std::vector<Row> rows;
+    for (Row& r : parse_csv(text, out.file)) {
+      std::string why;
+      for (const auto& f : r.fields)
+        if (why.empty()) why = utf8_problem(f);
+      if (!why.empty()) policy.report(r.line, why, out.skipped);
+      else rows.push_back(std::move(r));
+    }
+    return rows;
+  }
+
+  // JSONL: the header is the list of mapped keys, and each object becomes the
+  // fields in that order (a missing or null key is an empty field / no text_b).
+  std::vector<Row> jsonl_rows(const std::string& text, const BadRowPolicy& policy,
+                              std::vector<SkippedRow>& skipped, std::vector<std::string>& header) const {
+    for (const auto& [role, key] : c_.columns) header.push_back(key);
+    std::vector<Row> rows;
+    int64_t index = 0;
+    for (const Line& line : split_lines(text)) {
+      if (line.text.find_first_not_of(" \t") == std::string_view::npos) continue;
+      Row row{line.number, index++, {}};
+      std::string why = utf8_problem(line.text);
+      if (why.empty()) why = json_fields(line.text, header, row.fields);
+      if (!why.empty()) policy.report(line.number, why, skipped);
+      else rows.push_back(std::move(row));
+    }
+    return rows;
+  }
+
+  static std::string json_fields(std::string_view text, const std::vector<std::string>& keys,
+                                 std::vector<std::string>& fields) {
+    nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return "not a JSON object";
+    for (const auto& key : keys) {
+      if (!j.contains(key) || j[key].is_null()) return "missing key \"" + key + "\"";
+      const auto& v = j[key];
+      fields.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    return {};
+  }
+
+  FileDatasetConfig c_;
+};
+
+}  // namespace
+
+std::shared_ptr<const Dataset> make_file_dataset(const std::string& format,
+                                                 const nlohmann::json& o) {
+  FileDatasetConfig c;
+  c.format = format;
+  c.dir = o.at("dir").get<std::string>();
+  c.files = o.value("files", std::map<std::string, std::string>{});
+  c.columns = o.value("columns", std::map<std::string, std::string>{});
+  if (c.columns.empty()) c.columns = {{"text_a", "text_a"}, {"label", "label"}};
+  c.header = o.value("header", true);
+  c.skip_bad_rows = o.value("on_bad_row", "error") == "skip";
+  c.labels.by_name = o.value("labels", std::map<std::string, int64_t>{});
+  c.info.num_labels = static_cast<int>(o.value("num_labels", 2));
+  c.labels.num_labels = c.info.num_labels;
+  for (const auto& [name, id] : c.labels.by_name)
+    if (id < 0 || id >= c.info.num_labels)
+      throw config_error("labels." + name, "label id " + std::to_string(id) + " is outside [0, " +
+                                               std::to_string(c.info.num_labels - 1) + "]",
+                         "label ids run from 0 to data.num_labels - 1");
+  c.info.label_names.resize(static_cast<size_t>(c.info.num_labels));
+  for (int i = 0; i < c.info.num_labels; ++i) c.info.label_names[static_cast<size_t>(i)] = std::to_string(i);
+  for (const auto& [name, id] : c.labels.by_name) c.info.label_names[static_cast<size_t>(id)] = name;
+  c.info.metrics = o.value("metrics", std::vector<std::string>{"accuracy"});
+  c.info.main_metric = o.value("main_metric", std::string("accuracy"));
+  c.info.is_pair = c.columns.count("text_b") > 0;
+  return std::make_shared<FileDataset>(std::move(c));
+}
+
+}  // namespace runner

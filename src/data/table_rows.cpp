@@ -1,0 +1,77 @@
+#include "data/table_rows.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace runner {
+
+std::optional<int64_t> LabelReader::read(const std::string& text, std::string& why) const {
+  if (!by_name.empty()) {
+    auto it = by_name.find(text);
+    if (it != by_name.end()) return it->second;
+    std::string known;
+    for (const auto& [name, id] : by_name) known += (known.empty() ? "" : ", ") + ("\"" + name + "\"");
+    why = "label \"" + text + "\" is not one of " + known;
+    return std::nullopt;
+  }
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < 0 || v >= num_labels) {
+    why = "label \"" + text + "\" is not an integer in [0, " + std::to_string(num_labels - 1) + "]";
+    return std::nullopt;
+  }
+  return v;
+}
+
+static std::string row_problem(const Row& row, const ColumnLayout& layout) {
+  int needed = std::max({layout.text_a, layout.text_b, layout.label}) + 1;
+  if (layout.field_count && row.fields.size() != layout.field_count)
+    return std::to_string(row.fields.size()) + " fields, expected " +
+           std::to_string(layout.field_count) + " separated by tabs";
+  if (row.fields.size() < static_cast<size_t>(needed))
+    return std::to_string(row.fields.size()) + " fields, expected at least " +
+           std::to_string(needed);
+  return {};
+}
+
+void rows_to_examples(const std::vector<Row>& rows, const ColumnLayout& layout,
+                      const LabelReader& labels, const BadRowPolicy& policy, SplitData& out) {
+  out.has_labels = layout.label >= 0;
+  for (const Row& row : rows) {
+    if (std::string why = row_problem(row, layout); !why.empty()) {
+      policy.report(row.line, why, out.skipped);
+      continue;
+    }
+    Example ex;
+    ex.id = row.index;
+    if (layout.label >= 0) {
+      std::string why;
+      auto label = labels.read(row.fields[static_cast<size_t>(layout.label)], why);
+      if (!label) {
+        policy.report(row.line, why, out.skipped);
+        continue;
+      }
+      ex.label = *label;
+    }
+    ex.text_a = row.fields[static_cast<size_t>(layout.text_a)];
+    if (layout.text_b >= 0) ex.text_b = row.fields[static_cast<size_t>(layout.text_b)];
+    out.examples.push_back(std::move(ex));
+  }
+}
+
+std::vector<Row> tsv_rows(const std::vector<Line>& lines, bool skip_header,
+                          const BadRowPolicy& policy, std::vector<SkippedRow>& skipped) {
+  std::vector<Row> rows;
+  rows.reserve(lines.size());
+  for (size_t i = skip_header ? 1 : 0; i < lines.size(); ++i) {
+    if (std::string why = utf8_problem(lines[i].text); !why.empty()) {
+      policy.report(lines[i].number, why, skipped);
+      continue;
+    }
+    int64_t index = static_cast<int64_t>(i) - (skip_header ? 1 : 0);
+    rows.push_back({lines[i].number, index, split_tsv(lines[i].text)});
+  }
+  return rows;
+}
+
+}  // namespace runner

@@ -1,0 +1,160 @@
+// GLUE files as distributed and the generic tsv/csv/jsonl datasets, including
+// every malformed-row case of issue 3.
+#include <catch2/catch.hpp>
+
+#include "data/dataset.h"
+#include "registry/registry.h"
+#include "shared.h"
+#include "util/diagnostic.h"
+
+#include <fstream>
+
+using namespace runner;
+
+namespace {
+
+std::shared_ptr<const Dataset> make(const std::string& name, nlohmann::json options) {
+  return registry().factory<DatasetFactory>(Kind::Dataset, name)(options);
+}
+
+std::string glue_dir(const char* task) { return test::shared_dir() + "/data/glue/" + task; }
+
+std::string write_file(const std::string& dir, const std::string& name, const std::string& bytes) {
+  std::ofstream(dir + "/" + name, std::ios::binary) << bytes;
+  return dir + "/" + name;
+}
+
+// The InputError message of loading `split`, or "" when it loads.
+std::string load_error(const Dataset& d, const std::string& split) {
+  try {
+    d.load_split(split);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("glue/mrpc reads all three splits with GLUE's row counts", "[data]") {
+  auto d = make("glue/mrpc", {{"dir", glue_dir("MRPC")}});
+  SplitData train = d->load_split("train");
+  SplitData dev = d->load_split("dev");
+  SplitData test = d->load_split("test");
+  CHECK(train.examples.size() == 3668);
+  CHECK(dev.examples.size() == 408);
+  CHECK(test.examples.size() == 1725);
+  // Label counts from shared/data/README.md.
+  long positives = 0;
+  for (const auto& e : train.examples) positives += e.label == 1;
+  CHECK(positives == 2474);
+  CHECK(train.examples[0].text_a.rfind("Amrozi accused his brother", 0) == 0);
+  CHECK(train.examples[0].text_b.has_value());
+  CHECK(d->info().metrics == std::vector<std::string>{"accuracy", "f1"});
+  CHECK(d->info().num_labels == 2);
+}
+
+TEST_CASE("glue test splits have no labels", "[data]") {
+  auto mrpc = make("glue/mrpc", {{"dir", glue_dir("MRPC")}}) ;
+  SplitData test = mrpc->load_split("test");
+  CHECK_FALSE(test.has_labels);
+  for (const auto& e : test.examples) REQUIRE(e.label == -1);
+  CHECK(test.examples.back().id == 1724);
+  auto sst = make("glue/sst2", {{"dir", glue_dir("SST-2")}});
+  SplitData sst_test = sst->load_split("test");
+  CHECK(sst_test.examples.size() == 1821);
+  CHECK_FALSE(sst_test.has_labels);
+}
+
+TEST_CASE("glue/sst2 keeps the trailing space and counts 67349/872", "[data]") {
+  auto d = make("glue/sst2", {{"dir", glue_dir("SST-2")}});
+  SplitData dev = d->load_split("dev");
+  CHECK(dev.examples.size() == 872);
+  CHECK(dev.examples[0].text_a.back() == ' ');
+  CHECK_FALSE(dev.examples[0].text_b.has_value());
+  CHECK(d->load_split("train").examples.size() == 67349);
+  CHECK(d->info().metrics == std::vector<std::string>{"accuracy"});
+}
+
+TEST_CASE("a BOM before the header is removed", "[data]") {
+  std::string dir = test::tmp_dir("data_bom");
+  write_file(dir, "train.tsv", "\xEF\xBB\xBFtext_a\tlabel\nhello\t1\n");
+  auto d = make("tsv", {{"dir", dir}});
+  SplitData s = d->load_split("train");  // the header's first name must be "text_a", not BOM+text_a
+  REQUIRE(s.examples.size() == 1);
+  CHECK(s.examples[0].text_a == "hello");
+  CHECK(s.examples[0].label == 1);
+}
+
+TEST_CASE("a row with the wrong column count names file:line", "[data]") {
+  std::string dir = test::tmp_dir("data_columns");
+  std::string header = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n";
+  write_file(dir, "train.tsv", header + "1\t1\t2\ta\tb\n0\t3\t4\tonly four\n");
+  auto d = make("glue/mrpc", {{"dir", dir}});
+  std::string err = load_error(*d, "train");
+  CHECK_THAT(err, Catch::Contains(dir + "/train.tsv:3"));
+  CHECK_THAT(err, Catch::Contains("4 fields, expected 5"));
+}
+
+TEST_CASE("a bad label names file:line", "[data]") {
+  std::string dir = test::tmp_dir("data_label");
+  write_file(dir, "dev.tsv", "sentence\tlabel\ngood \t1\nbad \tpositive\n");
+  auto d = make("glue/sst2", {{"dir", dir}});
+  std::string err = load_error(*d, "dev");
+  CHECK_THAT(err, Catch::Contains(dir + "/dev.tsv:3"));
+  CHECK_THAT(err, Catch::Contains("label \"positive\" is not an integer in [0, 1]"));
+}
+
+TEST_CASE("invalid UTF-8 names file:line", "[data]") {
+  std::string dir = test::tmp_dir("data_utf8");
+  write_file(dir, "dev.tsv", "sentence\tlabel\nok \t1\nbad \xC3\x28 byte \t0\n");
+  auto d = make("glue/sst2", {{"dir", dir}});
+  std::string err = load_error(*d, "dev");
+  CHECK_THAT(err, Catch::Contains(dir + "/dev.tsv:3"));
+  CHECK_THAT(err, Catch::Contains("invalid UTF-8"));
+}
+
+TEST_CASE("on_bad_row = skip lists every skipped line", "[data]") {
+  std::string dir = test::tmp_dir("data_skip");
+  write_file(dir, "dev.tsv", "sentence\tlabel\nok \t1\nbad \t7\ntoo\tmany\tfields\n\xFF\t1\nfine \t0\n");
+  auto d = make("glue/sst2", {{"dir", dir}, {"on_bad_row", "skip"}});
+  SplitData s = d->load_split("dev");
+  REQUIRE(s.examples.size() == 2);
+  CHECK(s.examples[1].id == 4);  // data rows keep their file position
+  REQUIRE(s.skipped.size() == 3);
+  std::string log = describe_skipped(s);
+  CHECK_THAT(log, Catch::Contains("skipped 3 malformed rows"));
+  CHECK_THAT(log, Catch::Contains("line 3"));
+  CHECK_THAT(log, Catch::Contains("line 4"));
+  CHECK_THAT(log, Catch::Contains("line 5"));
+}
+
+TEST_CASE("csv with quotes and a label map", "[data]") {
+  std::string dir = test::tmp_dir("data_csv");
+  write_file(dir, "train.csv",
+             "review,verdict,extra\n\"He said \"\"hi\"\", then left\",pos,x\nplain text,neg,y\n");
+  auto d = make("csv", {{"dir", dir},
+                        {"columns", {{"text_a", "review"}, {"label", "verdict"}}},
+                        {"labels", {{"neg", 0}, {"pos", 1}}}});
+  SplitData s = d->load_split("train");
+  REQUIRE(s.examples.size() == 2);
+  CHECK(s.examples[0].text_a == "He said \"hi\", then left");
+  CHECK(s.examples[0].label == 1);
+  CHECK(s.examples[1].label == 0);
+  CHECK(d->info().label_names == std::vector<std::string>{"neg", "pos"});
+}
+
+TEST_CASE("jsonl pairs, and a line that is not JSON", "[data]") {
+  std::string dir = test::tmp_dir("data_jsonl");
+  write_file(dir, "train.jsonl",
+             "{\"q\": \"first\", \"p\": \"second\", \"y\": 1}\n{\"q\": \"x\", \"p\": \"y\"\n");
+  nlohmann::json o = {{"dir", dir}, {"columns", {{"text_a", "q"}, {"text_b", "p"}, {"label", "y"}}}};
+  auto d = make("jsonl", o);
+  CHECK_THAT(load_error(*d, "train"), Catch::Contains("train.jsonl:2"));
+  o["on_bad_row"] = "skip";
+  SplitData s = make("jsonl", o)->load_split("train");
+  REQUIRE(s.examples.size() == 1);
+  CHECK(*s.examples[0].text_b == "second");
+  CHECK(s.examples[0].label == 1);
+  CHECK(d->info().is_pair);
+}
