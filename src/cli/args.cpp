@@ -1,0 +1,162 @@
+#include "cli/args.h"
+
+#include "util/suggest.h"
+
+#include <fmt/format.h>
+
+namespace runner {
+
+std::string ParsedArgs::get(const std::string& flag, const std::string& fallback) const {
+  auto it = flags_.find(flag);
+  return it == flags_.end() || it->second.empty() ? fallback : it->second.back();
+}
+
+const std::vector<std::string>& ParsedArgs::all(const std::string& flag) const {
+  static const std::vector<std::string> none;
+  auto it = flags_.find(flag);
+  return it == flags_.end() ? none : it->second;
+}
+
+std::string ParsedArgs::positional(size_t i, const std::string& fallback) const {
+  return i < positionals_.size() ? positionals_[i] : fallback;
+}
+
+const FlagSpec* find_flag(const std::string& name) {
+  for (const auto& f : flag_table())
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+const CommandSpec* find_command(const std::string& name) {
+  for (const auto& c : command_table())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+struct ArgParser {
+  const CommandSpec& cmd;
+  ParsedArgs& out;
+  std::string& error;
+
+  bool unknown_flag(const std::string& name) {
+    std::vector<std::string> known = cmd.flags;
+    known.push_back("--help");
+    std::string hint = did_you_mean(name, known);
+    error = fmt::format("unknown flag {} for `runner {}`{}", name, cmd.name,
+                        hint.empty() ? "; known flags: " + join(known) : "; " + hint);
+    return false;
+  }
+
+  bool flag(const std::vector<std::string>& args, size_t& i) {
+    std::string name = args[i], value;
+    bool inline_value = false;
+    if (size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      inline_value = true;
+    }
+    bool allowed = false;
+    for (const auto& f : cmd.flags) allowed |= f == name;
+    const FlagSpec* spec = find_flag(name);
+    if (!allowed || !spec) return unknown_flag(name);
+    if (spec->metavar.empty()) {
+      if (inline_value) {
+        error = fmt::format("flag {} takes no value (found \"{}\")", name, value);
+        return false;
+      }
+    } else if (!inline_value) {
+      if (i + 1 >= args.size()) {
+        error = fmt::format("flag {} needs a value: {} {}", name, name, spec->metavar);
+        return false;
+      }
+      value = args[++i];
+    }
+    auto& values = out.flags_[name];
+    if (!values.empty() && !spec->repeatable) {
+      error = fmt::format("flag {} was given twice; it takes one value", name);
+      return false;
+    }
+    values.push_back(value);
+    return true;
+  }
+
+  bool parse(const std::vector<std::string>& args) {
+    for (size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      if (a == "--") {
+        for (++i; i < args.size(); ++i) out.positionals_.push_back(args[i]);
+        break;
+      }
+      if (a.size() > 1 && a[0] == '-') {
+        if (!flag(args, i)) return false;
+      } else {
+        out.positionals_.push_back(a);
+      }
+    }
+    return check_positionals();
+  }
+
+  bool check_positionals() {
+    size_t required = 0;
+    for (const auto& p : cmd.positionals) required += p.required;
+    if (out.positionals_.size() < required) {
+      error = fmt::format("`runner {}` needs {} (got {} argument{})", cmd.name,
+                          cmd.positionals[out.positionals_.size()].name, out.positionals_.size(),
+                          out.positionals_.size() == 1 ? "" : "s");
+      return false;
+    }
+    if (out.positionals_.size() > cmd.positionals.size()) {
+      error = fmt::format("unexpected argument \"{}\" for `runner {}`",
+                          out.positionals_[cmd.positionals.size()], cmd.name);
+      return false;
+    }
+    return true;
+  }
+};
+
+bool parse_command_args(const CommandSpec& cmd, const std::vector<std::string>& args,
+                        ParsedArgs& out, std::string& error) {
+  ArgParser parser{cmd, out, error};
+  return parser.parse(args);
+}
+
+static std::string usage_line(const CommandSpec& cmd) {
+  std::string s = "usage: runner " + cmd.name;
+  for (const auto& p : cmd.positionals) s += p.required ? " " + p.name : " [" + p.name + "]";
+  for (const auto& name : cmd.flags) {
+    const FlagSpec* f = find_flag(name);
+    std::string one = f->metavar.empty() ? f->name : f->name + " " + f->metavar;
+    s += " [" + one + "]" + (f->repeatable ? "..." : "");
+  }
+  return s;
+}
+
+std::string command_help(const CommandSpec& cmd) {
+  std::string s = usage_line(cmd) + "\n\n" + cmd.summary + "\n";
+  if (!cmd.positionals.empty()) {
+    s += "\narguments:\n";
+    for (const auto& p : cmd.positionals) s += fmt::format("  {:<22} {}\n", p.name, p.help);
+  }
+  s += "\nflags:\n";
+  for (const auto& name : cmd.flags) {
+    const FlagSpec* f = find_flag(name);
+    std::string left = f->metavar.empty() ? f->name : f->name + " " + f->metavar;
+    s += fmt::format("  {:<22} {}{}\n", left, f->help, f->repeatable ? " (repeatable)" : "");
+  }
+  s += fmt::format("  {:<22} {}\n", "-h, --help", "Show this help");
+  return s;
+}
+
+std::string general_help() {
+  std::string s =
+      "runner: fine-tune Transformer encoders from declarative TOML/YAML recipes\n\n"
+      "usage: runner COMMAND [ARGS...]\n"
+      "       runner RECIPE [--set KEY=VALUE]...   (the same as `runner run RECIPE`)\n\ncommands:\n";
+  for (const auto& c : command_table()) s += fmt::format("  {:<14} {}\n", c.name, c.summary);
+  s += "\nglobal flags:\n  -h, --help     Show help (after a command: that command's help)\n"
+       "  --version      Show the runner version, git commit and LibTorch version\n"
+       "\nRun `runner COMMAND --help` for a command's arguments and flags.\n";
+  return s;
+}
+
+}  // namespace runner

@@ -1,0 +1,61 @@
+// The command line as data: every flag is declared once in flag_table(), every
+// command once in command_table(); parsing, --help and the tests read them.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace runner {
+
+struct FlagSpec {
+  std::string name;     // "--set"
+  std::string metavar;  // "KEY=VALUE"; empty for a switch
+  std::string help;
+  bool repeatable = false;
+};
+
+struct PositionalSpec {
+  std::string name;  // "RECIPE"
+  std::string help;
+  bool required = true;
+};
+
+class ParsedArgs {
+ public:
+  bool has(const std::string& flag) const { return flags_.count(flag) > 0; }
+  std::string get(const std::string& flag, const std::string& fallback = "") const;
+  const std::vector<std::string>& all(const std::string& flag) const;
+  const std::vector<std::string>& positionals() const { return positionals_; }
+  std::string positional(size_t i, const std::string& fallback = "") const;
+  std::vector<std::string> argv;  // the whole command line, for the record
+
+ private:
+  friend struct ArgParser;
+  std::map<std::string, std::vector<std::string>> flags_;
+  std::vector<std::string> positionals_;
+};
+
+struct CommandSpec {
+  std::string name;
+  std::string summary;  // one line
+  std::vector<PositionalSpec> positionals;
+  std::vector<std::string> flags;  // names from flag_table()
+  std::function<int(const ParsedArgs&)> handler;
+};
+
+const std::vector<FlagSpec>& flag_table();
+const std::vector<CommandSpec>& command_table();
+const FlagSpec* find_flag(const std::string& name);
+const CommandSpec* find_command(const std::string& name);
+
+// Parses argv[first..] for `cmd`. On error returns false with a message that
+// names the flag and the fix.
+bool parse_command_args(const CommandSpec& cmd, const std::vector<std::string>& args,
+                        ParsedArgs& out, std::string& error);
+
+std::string command_help(const CommandSpec& cmd);
+std::string general_help();
+
+}  // namespace runner

@@ -1,0 +1,33 @@
+// The one argument table: every flag once, every command once.
+#include "cli/commands.h"
+
+namespace runner {
+
+const std::vector<FlagSpec>& flag_table() {
+  static const std::vector<FlagSpec> flags = {
+      {"--set", "KEY=VALUE", "Override a recipe option, typed by the schema (e.g. optimizer.lr=3e-5)", true},
+      {"--format", "toml|yaml|json", "Output format (default toml)"},
+  };
+  return flags;
+}
+
+const std::vector<CommandSpec>& command_table() {
+  static const std::vector<CommandSpec> commands = {
+      {"validate", "Check a recipe: every error at once, with file:line:col, exit 0 or 2",
+       {{"RECIPE", "a .toml or .yaml recipe"}}, {"--set"}, cmd_validate},
+      {"print-config", "Print the fully resolved recipe, every default filled in",
+       {{"RECIPE", "a .toml or .yaml recipe"}}, {"--set", "--format"}, cmd_print_config},
+      {"schema", "Print the recipe JSON Schema (draft-07) generated from the components", {}, {},
+       cmd_schema},
+      {"describe", "Show a section's or a component's options (name, type, default, range, doc)",
+       {{"KIND", "a section (run, data, train, ...) or a component kind (optimizer, ...)"},
+        {"NAME", "a component name, e.g. adamw", false}},
+       {}, cmd_describe},
+      {"plugins", "List every registered component by kind, with plugins of RECIPE loaded",
+       {{"RECIPE", "a recipe whose plugins to load first", false}}, {}, cmd_plugins},
+      {"version", "Show the runner version, git commit and LibTorch version", {}, {}, cmd_version},
+  };
+  return commands;
+}
+
+}  // namespace runner

@@ -1,0 +1,29 @@
+// Command handlers, one per subcommand; the table in commands.cpp binds them.
+#pragma once
+
+#include "cli/args.h"
+#include "recipe/recipe.h"
+
+namespace runner {
+
+int cmd_validate(const ParsedArgs& args);
+int cmd_print_config(const ParsedArgs& args);
+int cmd_schema(const ParsedArgs& args);
+int cmd_describe(const ParsedArgs& args);
+int cmd_plugins(const ParsedArgs& args);
+int cmd_version(const ParsedArgs& args);
+
+// Shared by the commands that take a recipe: loads it with --set overrides,
+// prints every diagnostic to stderr; nullopt means exit code 2.
+std::optional<Recipe> load_recipe_or_report(const ParsedArgs& args, bool check_paths = true);
+
+// Exit codes.
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitBadInput = 2;
+
+// From LibTorch (cli/build_info.cpp).
+Capabilities detect_capabilities();
+std::string libtorch_version();
+
+}  // namespace runner

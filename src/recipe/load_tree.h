@@ -1,0 +1,23 @@
+#pragma once
+
+#include "recipe/value.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace runner {
+
+struct LoadedTree {
+  std::optional<Value> root;        // merged tree, `extends` removed, env interpolated
+  std::vector<std::string> files;   // every file read, the given one first
+  Diagnostics diags;
+};
+
+// Reads a recipe and, depth-first, every recipe it `extends` (a string or a list,
+// relative to the file naming it). Bases merge in order, the file itself wins;
+// `plugins` lists are concatenated instead of replaced. A cycle is an error
+// naming the whole cycle.
+LoadedTree load_recipe_tree(const std::string& path);
+
+}  // namespace runner

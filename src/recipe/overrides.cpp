@@ -1,0 +1,200 @@
+#include "recipe/overrides.h"
+
+#include "recipe/parse.h"
+#include "recipe/resolve.h"
+#include "util/suggest.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace runner {
+namespace {
+
+std::vector<std::string> split_dots(const std::string& key) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t dot; (dot = key.find('.', start)) != std::string::npos; start = dot + 1)
+    parts.push_back(key.substr(start, dot - start));
+  parts.push_back(key.substr(start));
+  return parts;
+}
+
+std::string unquote(const std::string& s) {
+  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front())
+    return s.substr(1, s.size() - 2);
+  return s;
+}
+
+// A TOML value parsed from text, e.g. "[1, 2]" or "{ a = 1 }".
+std::optional<Value> parse_toml_value(const std::string& text, const SourceLocation& loc) {
+  ParsedFile parsed = parse_toml_text("v = " + text, "--set");
+  if (!parsed.root || has_errors(parsed.diags)) return std::nullopt;
+  Value v = *parsed.root->find("v");
+  return v;
+}
+
+std::optional<Value> parse_scalar(OptionType t, const std::string& text) {
+  Value v;
+  if (t == OptionType::Bool) {
+    if (text != "true" && text != "false") return std::nullopt;
+    v.type = Value::Type::Bool;
+    v.b = text == "true";
+  } else if (t == OptionType::Int || t == OptionType::Number) {
+    char* end = nullptr;
+    errno = 0;
+    long long i = std::strtoll(text.c_str(), &end, 10);
+    if (!text.empty() && *end == '\0' && errno == 0) {
+      v.type = Value::Type::Int;
+      v.i = i;
+    } else {
+      double f = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || t == OptionType::Int) return std::nullopt;
+      v.type = Value::Type::Float;
+      v.f = f;
+    }
+  } else {
+    v.type = Value::Type::String;
+    v.s = unquote(text);
+  }
+  return v;
+}
+
+OptionType element_of(OptionType t) {
+  if (t == OptionType::IntList || t == OptionType::IntMap) return OptionType::Int;
+  if (t == OptionType::NumberList) return OptionType::Number;
+  return OptionType::String;
+}
+
+std::optional<Value> parse_typed(const OptionSpec& spec, const std::string& text,
+                                 const SourceLocation& loc) {
+  switch (spec.type) {
+    case OptionType::IntList:
+    case OptionType::NumberList:
+    case OptionType::StringList: {
+      if (!text.empty() && text.front() == '[') return parse_toml_value(text, loc);
+      Value list;
+      list.type = Value::Type::List;
+      if (text.empty()) return list;
+      size_t start = 0;
+      while (true) {
+        size_t comma = text.find(',', start);
+        auto item = parse_scalar(element_of(spec.type), text.substr(start, comma - start));
+        if (!item) return std::nullopt;
+        list.list.push_back(*item);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+      return list;
+    }
+    case OptionType::StringMap:
+    case OptionType::IntMap: return parse_toml_value(text, loc);
+    default: return parse_scalar(spec.type, text);
+  }
+}
+
+void set_located(Value& v, const SourceLocation& loc) {
+  v.loc = loc;
+  for (auto& item : v.list) set_located(item, loc);
+  for (auto& [k, item] : v.table) set_located(item, loc);
+}
+
+struct OverrideApplier {
+  Value& root;
+  const Registry& reg;
+  Diagnostics& diags;
+
+  void apply(const std::string& set) {
+    SourceLocation loc{{}, 0, 0, "--set " + set};
+    size_t eq = set.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      diags.push_back(make_error(loc, "", "expected KEY=VALUE, e.g. --set optimizer.lr=3e-5"));
+      return;
+    }
+    std::string key = set.substr(0, eq), text = set.substr(eq + 1);
+    std::vector<std::string> parts = split_dots(key);
+    if (parts.size() == 1) return apply_top_level(parts[0], text, loc);
+    const SectionSpec* section = find_section(parts[0]);
+    if (!section) {
+      std::vector<std::string> names;
+      for (const auto& s : recipe_sections()) names.push_back(s.name);
+      diags.push_back(make_error(loc, key, "unknown section \"" + parts[0] + "\"",
+                                 closest_or_list(parts[0], names)));
+      return;
+    }
+    apply_in_section(*section, parts, key, text, loc);
+  }
+
+  static std::string closest_or_list(const std::string& found, const std::vector<std::string>& known) {
+    std::string hint = did_you_mean(found, known);
+    return hint.empty() ? "known: " + join(known) : hint;
+  }
+
+  void apply_top_level(const std::string& name, const std::string& text, const SourceLocation& loc) {
+    const OptionSpec* spec = find_option(top_level_options(), name);
+    if (!spec || name == "extends") {
+      std::vector<std::string> known = {"plugins"};
+      for (const auto& s : recipe_sections()) known.push_back(s.name + ".<option>");
+      diags.push_back(make_error(loc, name, "unknown key \"" + name + "\" for --set",
+                                 closest_or_list(name, known)));
+      return;
+    }
+    store(root, name, *spec, text, loc, name);
+  }
+
+  void apply_in_section(const SectionSpec& section, const std::vector<std::string>& parts,
+                        const std::string& key, const std::string& text, const SourceLocation& loc) {
+    Value* table = root.find(section.name);
+    if (!table || !table->is_table()) {
+      root.set(section.name, Value::make_table(loc));
+      table = root.find(section.name);
+    }
+    const Component* component = selected_component(section, table, reg);
+    std::vector<OptionSpec> specs = section_options(section, component);
+    const OptionSpec* spec = find_option(specs, parts[1]);
+    bool map_entry = parts.size() == 3 && spec &&
+                     (spec->type == OptionType::StringMap || spec->type == OptionType::IntMap);
+    if (!spec || (parts.size() > 2 && !map_entry)) {
+      std::vector<std::string> known;
+      for (const auto& s : specs) known.push_back(s.name);
+      std::string where = "[" + section.name + "]";
+      if (component) where += " with " + section.selector_key + " \"" + component->spec.name + "\"";
+      diags.push_back(make_error(loc, key, "unknown key \"" + key + "\": no option \"" +
+                                               parts[1] + "\" in " + where,
+                                 closest_or_list(parts[1], known)));
+      return;
+    }
+    if (!map_entry) return store(*table, parts[1], *spec, text, loc, key);
+    Value* map = table->find(parts[1]);
+    if (!map || !map->is_table()) {
+      table->set(parts[1], Value::make_table(loc));
+      map = table->find(parts[1]);
+    }
+    OptionSpec element = *spec;
+    element.type = element_of(spec->type);
+    store(*map, parts[2], element, text, loc, key);
+  }
+
+  void store(Value& table, const std::string& name, const OptionSpec& spec, const std::string& text,
+             const SourceLocation& loc, const std::string& key) {
+    std::optional<Value> v = parse_typed(spec, text, loc);
+    if (!v) {
+      diags.push_back(make_error(loc, key, fmt::format("expected {}, found \"{}\"",
+                                                       spec.expectation(), text)));
+      return;
+    }
+    set_located(*v, loc);
+    table.set(name, *v);
+  }
+};
+
+}  // namespace
+
+void apply_overrides(Value& root, const std::vector<std::string>& sets, const Registry& reg,
+                     Diagnostics& diags) {
+  OverrideApplier applier{root, reg, diags};
+  for (const auto& set : sets) applier.apply(set);
+}
+
+}  // namespace runner

@@ -1,0 +1,257 @@
+#include "recipe/resolve.h"
+
+#include "util/paths.h"
+#include "util/suggest.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+namespace runner {
+namespace fs = std::filesystem;
+namespace {
+
+std::string found_str(const Value& v) {
+  if (v.type == Value::Type::Table) return "a table";
+  if (v.type == Value::Type::List) return "a list " + v.short_str();
+  return v.short_str() + " (" + v.type_name() + ")";
+}
+
+bool in_range(const OptionSpec& s, double x) {
+  if (s.minimum && (s.exclusive_minimum ? x <= *s.minimum : x < *s.minimum)) return false;
+  if (s.maximum && (s.exclusive_maximum ? x >= *s.maximum : x > *s.maximum)) return false;
+  return true;
+}
+
+bool scalar_fits(OptionType t, const OptionSpec& s, const Value& v) {
+  switch (t) {
+    case OptionType::Bool: return v.type == Value::Type::Bool;
+    case OptionType::Int: return v.type == Value::Type::Int && in_range(s, double(v.i));
+    case OptionType::Number:
+      if (v.type == Value::Type::Int) return in_range(s, double(v.i));
+      return v.type == Value::Type::Float && !std::isnan(v.f) && in_range(s, v.f);
+    default: return v.type == Value::Type::String;
+  }
+}
+
+OptionType element_type(OptionType t) {
+  switch (t) {
+    case OptionType::IntList: return OptionType::Int;
+    case OptionType::NumberList: return OptionType::Number;
+    case OptionType::IntMap: return OptionType::Int;
+    default: return OptionType::String;
+  }
+}
+
+nlohmann::ordered_json scalar_json(OptionType t, const Value& v) {
+  if (t == OptionType::Number) return v.type == Value::Type::Int ? double(v.i) : v.f;
+  return nlohmann::ordered_json::parse(v.to_json().dump());
+}
+
+nlohmann::ordered_json coerce(const OptionSpec& s, const Value& v) {
+  switch (s.type) {
+    case OptionType::IntList:
+    case OptionType::NumberList:
+    case OptionType::StringList: {
+      nlohmann::ordered_json a = nlohmann::ordered_json::array();
+      for (const auto& item : v.list) a.push_back(scalar_json(element_type(s.type), item));
+      return a;
+    }
+    case OptionType::StringMap:
+    case OptionType::IntMap: {
+      std::map<std::string, const Value*> sorted;  // TOML and YAML order differ: sort
+      for (const auto& [k, item] : v.table) sorted[k] = &item;
+      nlohmann::ordered_json o = nlohmann::ordered_json::object();
+      for (const auto& [k, item] : sorted) o[k] = scalar_json(element_type(s.type), *item);
+      return o;
+    }
+    default: return scalar_json(s.type, v);
+  }
+}
+
+std::string resolve_path(const OptionSpec& s, const Value& v) {
+  const std::string& p = v.s;
+  fs::path here = v.loc.file.empty() ? fs::current_path() : fs::path(v.loc.file).parent_path();
+  bool explicit_relative = p.rfind("./", 0) == 0 || p.rfind("../", 0) == 0;
+  if (s.type == OptionType::FilePath || explicit_relative)
+    return resolve_against(fs::absolute(here).string(), p);
+  return resolve_against(s.type == OptionType::DataPath ? data_root() : model_root(), p);
+}
+
+struct SectionResolver {
+  const Registry& reg;
+  const ResolveOptions& options;
+  Diagnostics& diags;
+
+  void unknown_key(const std::string& path, const std::string& key, const Value& v,
+                   const std::vector<std::string>& known, const std::string& where) {
+    std::string hint = did_you_mean(key, known);
+    if (hint.empty()) hint = "known keys in " + where + ": " + join(known);
+    diags.push_back(make_error(v.loc, path, "unknown key \"" + key + "\" in " + where, hint));
+  }
+
+  nlohmann::ordered_json option_value(const OptionSpec& s, const Value* v, const std::string& path) {
+    if (!v) return nlohmann::ordered_json::parse(s.default_value.dump());
+    std::string mismatch = option_mismatch(s, *v);
+    if (!mismatch.empty()) {
+      std::string hint;
+      if (s.type == OptionType::Choice && v->type == Value::Type::String)
+        hint = did_you_mean(v->s, s.choices);
+      diags.push_back(make_error(v->loc, path, mismatch, hint));
+      return nullptr;
+    }
+    if (is_path_type(s.type) && !v->s.empty()) return check_path(s, *v, path);
+    return coerce(s, *v);
+  }
+
+  nlohmann::ordered_json check_path(const OptionSpec& s, const Value& v, const std::string& path) {
+    std::string resolved = resolve_path(s, v);
+    if (options.check_paths && s.must_exist && !fs::exists(resolved)) {
+      std::string root_hint =
+          s.type == OptionType::DataPath ? "the data root is " + data_root() + " (set RUNNER_DATA)"
+          : s.type == OptionType::ModelPath ? "the model root is " + model_root() +
+                                                  " (set RUNNER_MODELS)"
+                                            : "relative paths start at the recipe's folder";
+      diags.push_back(make_error(v.loc, path,
+                                 fmt::format("path \"{}\" does not exist (resolved to {})", v.s,
+                                             resolved),
+                                 root_hint));
+    }
+    return resolved;
+  }
+
+  nlohmann::ordered_json section(const SectionSpec& spec, const Value* value) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    if (value && !value->is_table()) {
+      diags.push_back(make_error(value->loc, spec.name,
+                                 "expected a table (section), found " + found_str(*value),
+                                 "write [" + spec.name + "] followed by its keys"));
+      value = nullptr;
+    }
+    const Component* component = selected_component(spec, value, reg);
+    if (spec.component_kind && !component) {
+      report_unknown_component(spec, value);
+      return out;
+    }
+    std::vector<OptionSpec> specs = section_options(spec, component);
+    std::vector<std::string> known;
+    for (const auto& s : specs) known.push_back(s.name);
+    if (value)
+      for (const auto& [k, v] : value->table)
+        if (!find_option(specs, k)) {
+          std::string where = "[" + spec.name + "]";
+          if (component) where += " with " + spec.selector_key + " \"" + component->spec.name + "\"";
+          unknown_key(spec.name + "." + k, k, v, known, where);
+        }
+    for (const auto& s : specs) {
+      const Value* v = value ? value->find(s.name) : nullptr;
+      std::string path = spec.name + "." + s.name;
+      if (!v && s.required) {
+        diags.push_back(make_error(value ? value->loc : SourceLocation{options.recipe_path, 0, 0, {}},
+                                   path, "required option \"" + s.name + "\" is missing (" +
+                                             s.doc + ")",
+                                   "add " + s.name + " = ... to [" + spec.name + "]"));
+        continue;
+      }
+      out[s.name] = option_value(s, v, path);
+    }
+    return out;
+  }
+
+  void report_unknown_component(const SectionSpec& spec, const Value* value) {
+    const Value* sel = value ? value->find(spec.selector_key) : nullptr;
+    std::string path = spec.name + "." + spec.selector_key;
+    std::vector<std::string> known = reg.names(*spec.component_kind);
+    if (sel && sel->type != Value::Type::String) {
+      diags.push_back(make_error(sel->loc, path,
+                                 "expected the name of a " + kind_name(*spec.component_kind) +
+                                     " (string), found " + found_str(*sel),
+                                 "known: " + join(known)));
+      return;
+    }
+    std::string name = sel ? sel->s : spec.default_component;
+    std::string hint = did_you_mean(name, known);
+    diags.push_back(make_error(sel ? sel->loc : SourceLocation{options.recipe_path, 0, 0, {}}, path,
+                               "unknown " + kind_name(*spec.component_kind) + " \"" + name +
+                                   "\" (known " + kind_name(*spec.component_kind) + "s: " +
+                                   join(known) + ")",
+                               hint.empty() ? "run `runner plugins` to list every component, or "
+                                              "load a plugin that provides it"
+                                            : hint));
+  }
+};
+
+}  // namespace
+
+std::string option_mismatch(const OptionSpec& s, const Value& v) {
+  std::string expected = "expected " + s.expectation() + ", found " + found_str(v);
+  switch (s.type) {
+    case OptionType::Choice: {
+      if (v.type != Value::Type::String) return expected;
+      for (const auto& c : s.choices)
+        if (c == v.s) return {};
+      return expected;
+    }
+    case OptionType::IntList:
+    case OptionType::NumberList:
+    case OptionType::StringList:
+      if (v.type != Value::Type::List) return expected;
+      for (const auto& item : v.list)
+        if (!scalar_fits(element_type(s.type), s, item))
+          return "expected " + s.expectation() + ", found element " + found_str(item);
+      return {};
+    case OptionType::StringMap:
+    case OptionType::IntMap:
+      if (v.type != Value::Type::Table) return expected;
+      for (const auto& [k, item] : v.table)
+        if (!scalar_fits(element_type(s.type), s, item))
+          return "expected " + s.expectation() + ", found " + found_str(item) + " at key \"" + k + "\"";
+      return {};
+    default: return scalar_fits(s.type, s, v) ? std::string() : expected;
+  }
+}
+
+const Component* selected_component(const SectionSpec& section, const Value* section_value,
+                                    const Registry& reg) {
+  if (!section.component_kind) return nullptr;
+  const Value* sel = section_value ? section_value->find(section.selector_key) : nullptr;
+  if (sel && sel->type != Value::Type::String) return nullptr;
+  return reg.find(*section.component_kind, sel ? sel->s : section.default_component);
+}
+
+std::vector<OptionSpec> section_options(const SectionSpec& section, const Component* component) {
+  std::vector<OptionSpec> specs;
+  if (section.component_kind) {
+    std::vector<std::string> names;
+    specs.push_back(opt::text(section.selector_key, section.default_component,
+                              "Which " + kind_name(*section.component_kind) + " component to use"));
+  }
+  specs.insert(specs.end(), section.options.begin(), section.options.end());
+  if (component)
+    specs.insert(specs.end(), component->spec.options.begin(), component->spec.options.end());
+  return specs;
+}
+
+nlohmann::ordered_json resolve_tree(const Value& root, const Registry& reg,
+                                    const ResolveOptions& options, Diagnostics& diags) {
+  SectionResolver resolver{reg, options, diags};
+  std::vector<std::string> known;
+  for (const auto& o : top_level_options()) known.push_back(o.name);
+  for (const auto& s : recipe_sections()) known.push_back(s.name);
+  for (const auto& [k, v] : root.table)
+    if (!find_section(k) && !find_option(top_level_options(), k))
+      resolver.unknown_key(k, k, v, known, "the recipe's top level");
+
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& o : top_level_options())
+    if (o.name != "extends") out[o.name] = resolver.option_value(o, root.find(o.name), o.name);
+  for (const auto& s : recipe_sections()) out[s.name] = resolver.section(s, root.find(s.name));
+
+  if (out["run"].is_object() && out["run"].value("name", std::string("x")).empty())
+    out["run"]["name"] = fs::path(options.recipe_path).stem().string();
+  return out;
+}
+
+}  // namespace runner

@@ -1,0 +1,113 @@
+#include "recipe/rules.h"
+
+#include "util/suggest.h"
+
+namespace runner {
+namespace {
+
+struct RuleContext {
+  const nlohmann::ordered_json& r;
+  const Value& tree;
+  const Capabilities& caps;
+  const Registry& reg;
+  Diagnostics& diags;
+
+  const Value* find(const std::string& section, const std::string& key) const {
+    const Value* s = tree.find(section);
+    return s && s->is_table() ? s->find(key) : nullptr;
+  }
+  SourceLocation where(const std::string& section, const std::string& key) const {
+    if (const Value* v = find(section, key)) return v->loc;
+    if (const Value* s = tree.find(section)) return s->loc;
+    return tree.loc;
+  }
+  std::string str(const std::string& section, const std::string& key) const {
+    return r.at(section).at(key).get<std::string>();
+  }
+  void error(const std::string& section, const std::string& key, std::string msg, std::string hint) {
+    diags.push_back(make_error(where(section, key), section + "." + key, std::move(msg), std::move(hint)));
+  }
+  void warning(const std::string& section, const std::string& key, std::string msg, std::string hint) {
+    Diagnostic d = make_error(where(section, key), section + "." + key, std::move(msg), std::move(hint));
+    d.severity = Severity::Warning;
+    diags.push_back(d);
+  }
+  bool trains_on_cpu() const {
+    std::string device = str("run", "device");
+    return device == "cpu" || (device == "auto" && !caps.cuda_available);
+  }
+};
+
+void warmup_given_twice(RuleContext& c) {
+  const Value* steps = c.find("scheduler", "warmup_steps");
+  const Value* ratio = c.find("scheduler", "warmup_ratio");
+  if (steps && ratio)
+    c.error("scheduler", "warmup_ratio",
+            "both warmup_steps and warmup_ratio are set (warmup_steps at " + steps->loc.str() + ")",
+            "keep one of them: warmup_steps counts optimizer steps, warmup_ratio is a fraction of all steps");
+}
+
+void precision_fits_device(RuleContext& c) {
+  std::string precision = c.str("train", "precision");
+  if (precision == "fp16" && c.trains_on_cpu())
+    c.error("train", "precision",
+            "fp16 needs a CUDA device, but this run trains on the CPU (run.device = \"" +
+                c.str("run", "device") + "\")",
+            "use precision = \"bf16\" on a CPU, or set run.device = \"cuda\" on a GPU machine");
+  if (precision == "bf16" && c.trains_on_cpu() && !c.caps.native_bf16)
+    c.warning("train", "precision",
+              "this CPU has no native bf16 instructions (AVX512-BF16/AMX): bf16 autocast runs "
+              "emulated, about 30x slower than fp32",
+              "use precision = \"fp32\" on this machine");
+  if (c.str("run", "device") == "cuda" && !c.caps.cuda_available)
+    c.warning("run", "device",
+              c.caps.cuda_build ? "no CUDA device is visible on this machine"
+                                : "this runner is built without CUDA (CPU-only LibTorch)",
+              "the recipe is valid, but `runner run` will fail here; use device = \"auto\" to fall back to the CPU");
+}
+
+void topology_fits_build(RuleContext& c) {
+  if (c.str("topology", "offload") == "optimizer" && (!c.caps.cuda_build || c.trains_on_cpu()))
+    c.error("topology", "offload",
+            "offload = \"optimizer\" moves optimizer state off the GPU, but " +
+                std::string(c.caps.cuda_build ? "this run trains on the CPU"
+                                              : "this is a CPU build of the runner"),
+            "remove topology.offload (optimizer state already lives in host memory on a CPU)");
+  if (c.str("topology", "backend") == "nccl" && (!c.caps.cuda_build || c.trains_on_cpu()))
+    c.error("topology", "backend", "the nccl backend needs CUDA devices",
+            "use backend = \"gloo\" (or \"auto\") on CPUs");
+}
+
+void components_exist(RuleContext& c) {
+  const auto& loggers = c.r.at("run").at("loggers");
+  std::vector<std::string> known = c.reg.names(Kind::Logger);
+  for (const auto& l : loggers) {
+    std::string name = l.get<std::string>();
+    if (!c.reg.find(Kind::Logger, name))
+      c.error("run", "loggers", "unknown logger \"" + name + "\" (known loggers: " + join(known) + ")",
+              did_you_mean(name, known));
+  }
+  std::string metric = c.str("train", "metric_for_best");
+  if (metric.empty()) return;
+  std::vector<std::string> metrics = {"eval.loss"};
+  for (const auto& m : c.reg.names(Kind::Metric)) metrics.push_back("eval." + m);
+  bool known_metric = false;
+  for (const auto& m : metrics) known_metric |= m == metric;
+  if (!known_metric)
+    c.error("train", "metric_for_best",
+            "unknown metric \"" + metric + "\" (known: " + join(metrics) + ")",
+            did_you_mean(metric, metrics));
+}
+
+}  // namespace
+
+void check_recipe_rules(const nlohmann::ordered_json& resolved, const Value& tree,
+                        const Capabilities& caps, const Registry& reg, Diagnostics& diags) {
+  RuleContext c{resolved, tree, caps, reg, diags};
+  warmup_given_twice(c);
+  precision_fits_device(c);
+  topology_fits_build(c);
+  components_exist(c);
+}
+
+}  // namespace runner

@@ -1,0 +1,23 @@
+// Cross-field rules: what no single option's declaration can say.
+#pragma once
+
+#include "recipe/value.h"
+#include "registry/registry.h"
+
+#include <nlohmann/json.hpp>
+
+namespace runner {
+
+// What this build and machine can do; the CLI fills it from LibTorch.
+struct Capabilities {
+  bool cuda_build = false;      // LibTorch was built with CUDA
+  bool cuda_available = false;  // and a GPU is usable now
+  bool native_bf16 = false;     // the CPU has AVX512-BF16 or AMX
+};
+
+// `tree` is the recipe as written (for locations and for what was set
+// explicitly), `resolved` the same with defaults.
+void check_recipe_rules(const nlohmann::ordered_json& resolved, const Value& tree,
+                        const Capabilities& caps, const Registry& reg, Diagnostics& diags);
+
+}  // namespace runner
