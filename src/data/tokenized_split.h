@@ -1,0 +1,32 @@
+// A split after tokenization: every example's ids stored back to back, plus
+// labels and example ids. Compact, so the token cache can write it as is.
+#pragma once
+
+#include "data/dataset.h"
+#include "tokenizer/encoding.h"
+#include "tokenizer/tokenizer.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace runner {
+
+struct TokenizedSplit {
+  std::vector<int64_t> offsets{0};     // example i is [offsets[i], offsets[i+1])
+  std::vector<int32_t> input_ids;
+  std::vector<uint8_t> token_type_ids;
+  std::vector<int64_t> labels;         // -1 when the split has no labels
+  std::vector<int64_t> example_ids;    // data row in the file
+  bool has_labels = true;
+
+  size_t size() const { return labels.size(); }
+  int64_t length(size_t i) const { return offsets[i + 1] - offsets[i]; }
+  std::vector<int64_t> lengths() const;
+  void add(const Encoding& e, int64_t label, int64_t example_id);
+};
+
+// Encodes every example of `split` ([CLS] a [SEP] (b [SEP]), truncated).
+TokenizedSplit tokenize_split(const SplitData& split, const Tokenizer& tokenizer,
+                              const EncodeOptions& options);
+
+}  // namespace runner
