@@ -1,0 +1,83 @@
+#include "tokenizer/tokenize_command.h"
+
+#include "tokenizer/encoding.h"
+#include "tokenizer/wordpiece_loader.h"
+#include "util/diagnostic.h"
+#include "util/paths.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <istream>
+#include <ostream>
+
+namespace runner {
+
+namespace {
+
+using ordered = nlohmann::ordered_json;
+
+// Adds input_ids and token_type_ids to one JSONL line; returns "" or what is wrong.
+std::string encode_line(const std::string& line, const Tokenizer& tok, const EncodeOptions& opts,
+                        std::string& out_line) {
+  ordered j = ordered::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return "not a JSON object";
+  if (!j.contains("text_a") || !j["text_a"].is_string())
+    return "\"text_a\" is missing or not a string";
+  std::optional<std::string> b;
+  if (j.contains("text_b") && !j["text_b"].is_null()) {
+    if (!j["text_b"].is_string()) return "\"text_b\" is not a string or null";
+    b = j["text_b"].get<std::string>();
+  }
+  std::optional<std::string_view> bv;
+  if (b) bv = *b;
+  Encoding e = encode(tok, j["text_a"].get<std::string>(), bv, opts);
+  j["input_ids"] = e.input_ids;
+  j["token_type_ids"] = e.token_type_ids;
+  out_line = j.dump(-1, ' ', false, ordered::error_handler_t::strict);
+  return {};
+}
+
+std::string resolve_tokenizer_path(const std::string& path) {
+  if (std::filesystem::exists(path)) return path;
+  return resolve_against(model_root(), path);
+}
+
+}  // namespace
+
+int run_tokenize_command(const TokenizeCommandOptions& options, std::istream& in,
+                         std::ostream& out, std::ostream& err) {
+  std::ifstream file;
+  std::istream* src = &in;
+  const std::string where = options.input.empty() ? "<stdin>" : options.input;
+  EncodeOptions opts;
+  try {
+    opts.max_length = options.max_length;
+    opts.truncation = truncation_from_name(options.truncation);
+    if (options.max_length < 4) throw std::invalid_argument("--max-length must be at least 4");
+    if (!options.input.empty()) {
+      file.open(options.input, std::ios::binary);
+      if (!file) throw InputError("cannot open --input " + options.input);
+      src = &file;
+    }
+    auto tok = load_wordpiece({resolve_tokenizer_path(options.tokenizer), options.format, "auto"});
+    std::string line, encoded;
+    for (int number = 1; std::getline(*src, line); ++number) {
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      std::string why = encode_line(line, *tok, opts, encoded);
+      if (!why.empty()) {
+        err << where << ":" << number << ": " << why
+            << " (expected {\"text_a\": \"...\", \"text_b\": \"...\" or null})\n";
+        return 2;
+      }
+      out << encoded << '\n';
+    }
+  } catch (const std::exception& e) {
+    err << "error: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace runner
