@@ -1,0 +1,147 @@
+#include "run/run_dir.h"
+#include "train/checkpoint_io.h"
+#include "util/diagnostic.h"
+
+#include "runner_build_config.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace runner {
+namespace {
+
+std::string utc_compact() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  return buf;
+}
+
+std::string short_id() {
+  std::random_device rd;
+  return fmt::format("{:06x}", rd() & 0xffffff);
+}
+
+void check_writable(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || ::access(dir.c_str(), W_OK) != 0)
+    throw InputError(make_error(
+        {}, "run.output_dir",
+        fmt::format("cannot write to {}: {}", dir, ec ? ec.message() : std::strerror(errno)),
+        "set run.output_dir to a writable directory"));
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  return gethostname(buf, sizeof buf - 1) == 0 ? buf : "unknown";
+}
+
+std::string cpuinfo_field(const std::string& key) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(key, 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(colon + 2);
+    }
+  return {};
+}
+
+}  // namespace
+
+RunPaths create_run_dir(const std::string& output_dir, const std::string& run_name) {
+  check_writable(output_dir);
+  std::string parent = output_dir + "/" + run_name;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    RunPaths p{parent + "/" + utc_compact() + "-" + short_id()};
+    std::error_code ec;
+    fs::create_directories(parent, ec);
+    if (fs::create_directory(p.dir, ec)) {
+      fs::create_directories(p.checkpoints());
+      return p;
+    }
+  }
+  throw InputError(make_error({}, "run.output_dir", "cannot create a run directory under " + parent,
+                              "check the directory's permissions"));
+}
+
+std::vector<std::string> list_run_dirs(const std::string& output_dir, const std::string& run_name) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(output_dir + "/" + run_name, ec))
+    if (e.is_directory()) out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());  // names start with the UTC time
+  return out;
+}
+
+std::string cpu_model() {
+  std::string m = cpuinfo_field("model name");
+  return m.empty() ? "unknown" : m;
+}
+
+bool cpu_has_native_bf16() {
+  std::string flags = " " + cpuinfo_field("flags") + " ";
+  return flags.find(" avx512_bf16 ") != std::string::npos ||
+         flags.find(" amx_bf16 ") != std::string::npos;
+}
+
+std::string utc_timestamp() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+nlohmann::json content_hashes(const std::vector<std::string>& paths) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& p : paths) {
+    try {
+      out[p] = sha256_file(p);
+    } catch (const std::exception& e) {
+      throw InputError(make_error(SourceLocation{p, 0, 0, ""}, "", std::string("cannot hash: ") + e.what(),
+                                  "check that the data and tokenizer files are readable"));
+    }
+  }
+  return out;
+}
+
+nlohmann::json environment_info(const EnvInputs& in) {
+  return {{"runner_version", RUNNER_VERSION},
+          {"git_commit", RUNNER_GIT_COMMIT},
+          {"compiler", RUNNER_COMPILER},
+          {"libtorch_version", libtorch_version()},
+          {"cpu_model", cpu_model()},
+          {"cpu_native_bf16", cpu_has_native_bf16()},
+          {"gpu_model", gpu_model()},
+          {"device", in.device},
+          {"threads", in.threads},
+          {"host", host_name()},
+          {"command_line", in.command_line},
+          {"seeds", in.seeds},
+          {"content_sha256", content_hashes(in.hashed_files)},
+          {"started_utc", utc_timestamp()}};
+}
+
+void write_json_atomic(const std::string& path, const nlohmann::json& j) {
+  std::string tmp = path + ".tmp";
+  write_file_synced(tmp, j.dump(2) + "\n");
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw std::runtime_error(fmt::format("cannot rename {} to {}: {}", tmp, path, std::strerror(errno)));
+}
+
+}  // namespace runner

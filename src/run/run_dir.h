@@ -1,0 +1,57 @@
+// The run directory runs/<run name>/<UTC time>-<short id>/ and the records in it:
+// env.json (what ran where), summary.json (how it ended).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace runner {
+
+struct RunPaths {
+  std::string dir;  // the run directory itself
+  std::string checkpoints() const { return dir + "/checkpoints"; }
+  std::string final_model() const { return dir + "/final"; }
+  std::string metrics() const { return dir + "/metrics.jsonl"; }
+  std::string log() const { return dir + "/train.log"; }
+  std::string env() const { return dir + "/env.json"; }
+  std::string summary() const { return dir + "/summary.json"; }
+  std::string recipe_as_given() const { return dir + "/recipe.given"; }
+  std::string recipe_resolved() const { return dir + "/recipe.resolved.json"; }
+};
+
+// Creates <output_dir>/<run_name>/<YYYYmmddTHHMMSSZ>-<6 hex>/ with checkpoints/
+// in it, after checking that output_dir is writable; throws InputError naming
+// the directory and the OS error otherwise.
+RunPaths create_run_dir(const std::string& output_dir, const std::string& run_name);
+
+// Run directories of `run_name` under output_dir, oldest first.
+std::vector<std::string> list_run_dirs(const std::string& output_dir, const std::string& run_name);
+
+struct EnvInputs {
+  std::vector<std::string> command_line;
+  nlohmann::json seeds = nlohmann::json::object();
+  std::vector<std::string> hashed_files;  // data files and tokenizer files
+  int threads = 0;
+  std::string device = "cpu";
+};
+
+// Runner version and commit, compiler, LibTorch version, CPU and GPU model,
+// threads, host, command line, seeds and the sha256 of every hashed file.
+nlohmann::json environment_info(const EnvInputs& in);
+// sha256 of each path, keyed by path (an unreadable file throws InputError).
+nlohmann::json content_hashes(const std::vector<std::string>& paths);
+
+std::string cpu_model();            // /proc/cpuinfo "model name", or "unknown"
+bool cpu_has_native_bf16();         // avx512_bf16 or amx_bf16 in /proc/cpuinfo flags
+std::string utc_timestamp();        // 2024-05-01T12:00:00Z
+
+// Writes JSON to a temporary file, fsyncs it and renames it over `path`.
+void write_json_atomic(const std::string& path, const nlohmann::json& j);
+
+// Defined with LibTorch (run/torch_info.cpp).
+std::string libtorch_version();
+std::string gpu_model();  // "none" without CUDA
+
+}  // namespace runner

@@ -1,0 +1,14 @@
+#include "run/run_dir.h"
+
+#include <torch/version.h>
+
+namespace runner {
+
+std::string libtorch_version() { return TORCH_VERSION; }
+
+std::string gpu_model() {
+  if (!torch::cuda::is_available()) return "none";
+  return std::to_string(torch::cuda::device_count()) + " CUDA device(s)";
+}
+
+}  // namespace runner

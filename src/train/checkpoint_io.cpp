@@ -1,0 +1,235 @@
+#include "train/checkpoint_io.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace runner {
+namespace {
+
+constexpr const char* kManifest = "manifest.json";
+constexpr const char* kTmpPrefix = ".tmp-";
+
+[[noreturn]] void os_error(const std::string& what, const std::string& path) {
+  throw std::runtime_error(fmt::format("{} {}: {}", what, path, std::strerror(errno)));
+}
+
+std::string hex(const unsigned char* data, unsigned len) {
+  std::string out;
+  for (unsigned i = 0; i < len; ++i) out += fmt::format("{:02x}", data[i]);
+  return out;
+}
+
+class Sha256 {
+ public:
+  Sha256() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr); }
+  ~Sha256() { EVP_MD_CTX_free(ctx_); }
+  void update(const void* data, size_t n) { EVP_DigestUpdate(ctx_, data, n); }
+  std::string hex_digest() {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned len = 0;
+    EVP_DigestFinal_ex(ctx_, md, &len);
+    return hex(md, len);
+  }
+
+ private:
+  EVP_MD_CTX* ctx_;
+};
+
+void remove_stale_temporaries(const std::string& checkpoints_dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(checkpoints_dir, ec))
+    if (e.path().filename().string().rfind(kTmpPrefix, 0) == 0) fs::remove_all(e.path(), ec);
+}
+
+std::string manifest_bytes(const std::vector<CheckpointFile>& files) {
+  nlohmann::json m = {{"format", 1}, {"files", nlohmann::json::object()}};
+  for (const auto& f : files)
+    m["files"][f.name] = {{"sha256", sha256_hex(f.bytes)}, {"bytes", f.bytes.size()}};
+  return m.dump(2) + "\n";
+}
+
+void write_into(const std::string& tmp, const std::vector<CheckpointFile>& files,
+                const CheckpointWriteHook& hook) {
+  fs::create_directories(tmp);
+  for (const auto& f : files) {
+    if (hook) hook(f.name);
+    write_file_synced(tmp + "/" + f.name, f.bytes);
+  }
+  if (hook) hook(kManifest);
+  write_file_synced(tmp + "/" + kManifest, manifest_bytes(files));
+  fsync_directory(tmp);
+}
+
+}  // namespace
+
+std::string sha256_hex(const std::string& bytes) {
+  Sha256 h;
+  h.update(bytes.data(), bytes.size());
+  return h.hex_digest();
+}
+
+std::string sha256_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) os_error("cannot read", path);
+  Sha256 h;
+  std::vector<char> buf(1 << 20);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    h.update(buf.data(), static_cast<size_t>(in.gcount()));
+  }
+  return h.hex_digest();
+}
+
+std::string read_file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) os_error("cannot read", path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_file_synced(const std::string& path, const std::string& bytes) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) os_error("cannot create", path);
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int saved = errno;
+      ::close(fd);
+      errno = saved;
+      os_error("cannot write", path);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    int saved = errno;
+    ::close(fd);
+    errno = saved;
+    os_error("cannot fsync", path);
+  }
+  if (::close(fd) != 0) os_error("cannot close", path);
+}
+
+void fsync_directory(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) os_error("cannot open directory", dir);
+  int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) os_error("cannot fsync directory", dir);
+}
+
+std::string checkpoint_name(long long step) { return fmt::format("step-{:08d}", step); }
+
+std::optional<long long> checkpoint_step(const std::string& name) {
+  if (name.rfind("step-", 0) != 0 || name.size() <= 5) return std::nullopt;
+  std::string digits = name.substr(5);
+  if (!std::all_of(digits.begin(), digits.end(), ::isdigit)) return std::nullopt;
+  return std::stoll(digits);
+}
+
+std::string write_checkpoint(const std::string& checkpoints_dir, const std::string& name,
+                             const std::vector<CheckpointFile>& files,
+                             const CheckpointWriteHook& hook) {
+  fs::create_directories(checkpoints_dir);
+  std::string final_dir = checkpoints_dir + "/" + name;
+  if (fs::exists(final_dir) && verify_checkpoint(final_dir).empty()) return final_dir;
+  remove_stale_temporaries(checkpoints_dir);
+  std::string tmp = checkpoints_dir + "/" + kTmpPrefix + name;
+  try {
+    write_into(tmp, files, hook);
+    if (fs::exists(final_dir)) fs::remove_all(final_dir);  // an invalid leftover
+    if (::rename(tmp.c_str(), final_dir.c_str()) != 0) os_error("cannot rename into", final_dir);
+    fsync_directory(checkpoints_dir);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+  return final_dir;
+}
+
+std::string verify_checkpoint(const std::string& dir) {
+  nlohmann::json manifest;
+  try {
+    manifest = nlohmann::json::parse(read_file_bytes(dir + "/" + kManifest));
+  } catch (const std::exception& e) {
+    return fmt::format("{}: unreadable ({})", kManifest, e.what());
+  }
+  if (!manifest.contains("files") || !manifest["files"].is_object())
+    return fmt::format("{}: no \"files\" table", kManifest);
+  for (const auto& [file, entry] : manifest["files"].items()) {
+    std::string path = dir + "/" + file;
+    std::error_code ec;
+    auto size = fs::file_size(path, ec);
+    if (ec) return fmt::format("{}: missing", file);
+    if (size != entry.value("bytes", 0ULL))
+      return fmt::format("{}: {} bytes, the manifest says {}", file, size,
+                         entry.value("bytes", 0ULL));
+    std::string actual = sha256_file(path);
+    if (actual != entry.value("sha256", std::string()))
+      return fmt::format("{}: sha256 {}, the manifest says {}", file, actual,
+                         entry.value("sha256", std::string()));
+  }
+  return {};
+}
+
+std::vector<std::string> list_checkpoints(const std::string& checkpoints_dir) {
+  std::vector<std::pair<long long, std::string>> found;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(checkpoints_dir, ec))
+    if (auto step = checkpoint_step(e.path().filename().string()); step && e.is_directory())
+      found.emplace_back(*step, e.path().string());
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (auto& f : found) out.push_back(f.second);
+  return out;
+}
+
+std::optional<std::string> newest_valid_checkpoint(
+    const std::string& checkpoints_dir, const std::function<void(const std::string&)>& warn) {
+  auto all = list_checkpoints(checkpoints_dir);
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    std::string problem = verify_checkpoint(*it);
+    if (problem.empty()) return *it;
+    if (warn)
+      warn(fmt::format("checkpoint {} fails verification ({}); skipping it and trying the "
+                       "previous one",
+                       *it, problem));
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> prune_checkpoints(const std::string& checkpoints_dir, int keep_last,
+                                           const std::string& best_dir) {
+  auto norm = [](const std::string& p) { return fs::path(p).lexically_normal().string(); };
+  auto all = list_checkpoints(checkpoints_dir);
+  std::set<std::string> keep;
+  size_t first_kept = all.size() > static_cast<size_t>(keep_last) ? all.size() - keep_last : 0;
+  for (size_t i = first_kept; i < all.size(); ++i) keep.insert(norm(all[i]));
+  if (auto newest = newest_valid_checkpoint(checkpoints_dir, nullptr)) keep.insert(norm(*newest));
+  if (!best_dir.empty()) keep.insert(norm(best_dir));
+  std::vector<std::string> removed;
+  for (const auto& dir : all) {
+    if (keep.count(norm(dir))) continue;
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    if (!ec) removed.push_back(dir);
+  }
+  return removed;
+}
+
+}  // namespace runner

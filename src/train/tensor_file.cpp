@@ -1,0 +1,85 @@
+#include "train/tensor_file.h"
+#include "util/diagnostic.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+namespace runner {
+namespace {
+
+const std::vector<std::pair<torch::ScalarType, std::string>>& dtype_names() {
+  static const std::vector<std::pair<torch::ScalarType, std::string>> names = {
+      {torch::kFloat32, "F32"}, {torch::kFloat64, "F64"}, {torch::kFloat16, "F16"},
+      {torch::kBFloat16, "BF16"}, {torch::kInt64, "I64"}, {torch::kInt32, "I32"},
+      {torch::kUInt8, "U8"},      {torch::kBool, "BOOL"}};
+  return names;
+}
+
+std::string dtype_name(torch::ScalarType t) {
+  for (const auto& [type, name] : dtype_names())
+    if (type == t) return name;
+  throw std::logic_error(fmt::format("tensor_file: unsupported dtype {}", c10::toString(t)));
+}
+
+[[noreturn]] void malformed(const std::string& origin, const std::string& what) {
+  throw InputError(make_error(SourceLocation{origin, 0, 0, ""}, "", "malformed tensor file: " + what,
+                              "the checkpoint is damaged; resume from an earlier one"));
+}
+
+torch::ScalarType dtype_of(const std::string& name, const std::string& origin) {
+  for (const auto& [type, n] : dtype_names())
+    if (n == name) return type;
+  malformed(origin, "unknown dtype " + name);
+}
+
+}  // namespace
+
+std::string encode_tensors(const TensorMap& tensors) {
+  nlohmann::json header = nlohmann::json::object();
+  std::string data;
+  for (const auto& [name, t] : tensors) {
+    torch::Tensor c = t.detach().to(torch::kCPU).contiguous();
+    size_t begin = data.size();
+    data.append(static_cast<const char*>(c.data_ptr()), c.nbytes());
+    header[name] = {{"dtype", dtype_name(c.scalar_type())},
+                    {"shape", c.sizes().vec()},
+                    {"data_offsets", {begin, data.size()}}};
+  }
+  std::string h = header.dump();
+  h.append((8 - h.size() % 8) % 8, ' ');
+  uint64_t n = h.size();
+  std::string out(8, '\0');
+  std::memcpy(out.data(), &n, 8);  // little-endian hosts only, as LibTorch's CPU builds
+  return out + h + data;
+}
+
+TensorMap decode_tensors(const std::string& bytes, const std::string& origin) {
+  if (bytes.size() < 8) malformed(origin, "shorter than its 8-byte header length");
+  uint64_t n = 0;
+  std::memcpy(&n, bytes.data(), 8);
+  if (n > bytes.size() - 8) malformed(origin, fmt::format("header length {} past the end", n));
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(bytes.substr(8, n));
+  } catch (const std::exception& e) {
+    malformed(origin, std::string("header is not JSON: ") + e.what());
+  }
+  size_t base = 8 + n;
+  TensorMap out;
+  for (const auto& [name, e] : header.items()) {
+    if (name == "__metadata__") continue;
+    auto type = dtype_of(e.at("dtype").get<std::string>(), origin);
+    auto shape = e.at("shape").get<std::vector<int64_t>>();
+    auto offsets = e.at("data_offsets").get<std::vector<size_t>>();
+    torch::Tensor t = torch::empty(shape, torch::TensorOptions().dtype(type));
+    if (offsets.size() != 2 || offsets[1] < offsets[0] || base + offsets[1] > bytes.size() ||
+        offsets[1] - offsets[0] != t.nbytes())
+      malformed(origin, fmt::format("tensor '{}' has bad data offsets", name));
+    std::memcpy(t.data_ptr(), bytes.data() + base + offsets[0], t.nbytes());
+    out[name] = t;
+  }
+  return out;
+}
+
+}  // namespace runner

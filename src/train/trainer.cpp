@@ -1,0 +1,244 @@
+#include "train/trainer.h"
+#include "train/trainer_interval.h"
+#include "optim/grad_clip.h"
+#include "run/run_dir.h"
+#include "train/interrupt.h"
+#include "util/diagnostic.h"
+
+#include <ATen/autocast_mode.h>
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace runner {
+
+namespace {
+
+// torch.autocast("cpu", dtype=torch.bfloat16) for the guard's lifetime.
+class AutocastGuard {
+ public:
+  explicit AutocastGuard(bool bf16) : active_(bf16) {
+    if (!active_) return;
+    previous_ = at::autocast::is_cpu_enabled();
+    at::autocast::set_cpu_enabled(true);
+    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+    at::autocast::increment_nesting();
+  }
+  ~AutocastGuard() {
+    if (!active_) return;
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    at::autocast::set_cpu_enabled(previous_);
+  }
+
+ private:
+  bool active_;
+  bool previous_ = false;
+};
+
+}  // namespace
+
+TrainerConfig trainer_config_from(const nlohmann::json& t) {
+  TrainerConfig c;
+  c.epochs = t.at("epochs");
+  c.max_steps = t.at("max_steps");
+  c.grad_accum = t.at("grad_accum");
+  c.max_grad_norm = t.at("max_grad_norm");
+  c.precision = t.at("precision");
+  c.eval_every = t.at("eval_every");
+  c.eval_each_epoch = t.at("eval_each_epoch");
+  c.log_every = t.at("log_every");
+  c.checkpoint_every = t.at("checkpoint_every");
+  c.keep_last = t.at("keep_last");
+  c.metric_for_best = t.at("metric_for_best");
+  c.greater_is_better = t.at("greater_is_better");
+  c.early_stopping_patience = t.at("early_stopping_patience");
+  c.nan_policy = t.at("nan_policy");
+  c.loss_scale_init = t.at("loss_scale_init");
+  c.loss_scale_growth_interval = t.at("loss_scale_growth_interval");
+  return c;
+}
+
+bool bf16_is_emulated() { return !cpu_has_native_bf16(); }
+
+Trainer::Trainer(TrainerConfig config, std::shared_ptr<SequenceClassifier> model,
+                 std::unique_ptr<Optimizer> optimizer, ScheduleMaker schedule,
+                 BatchSource& data, const EvalSet* eval, std::vector<Logger*> loggers)
+    : config_(std::move(config)),
+      model_(std::move(model)),
+      optimizer_(std::move(optimizer)),
+      data_(data),
+      eval_(eval),
+      loggers_(std::move(loggers)),
+      scaler_(config_.precision == "fp16", config_.loss_scale_init,
+              config_.loss_scale_growth_interval),
+      interval_(std::make_shared<Interval>()) {
+  if (config_.precision == "fp16" && !torch::cuda::is_available())
+    throw InputError(make_error({}, "train.precision", "fp16 needs CUDA, and none is available",
+                                "use precision = \"bf16\" (autocast) or \"fp32\" on CPU"));
+  long long per_epoch = steps_per_epoch();
+  total_steps_ = config_.max_steps > 0
+                     ? config_.max_steps
+                     : static_cast<long long>(std::ceil(config_.epochs * per_epoch));
+  schedule_ = schedule(total_steps_);
+}
+
+long long Trainer::steps_per_epoch() const {
+  long long n = data_.batches_per_epoch();
+  return (n + config_.grad_accum - 1) / config_.grad_accum;
+}
+
+bool Trainer::finished() const {
+  return state_.global_step >= total_steps_ || stop_early_ || pending_interrupt() != 0;
+}
+
+long long Trainer::window_size(long long b) const {
+  long long start = b - b % config_.grad_accum;
+  return std::min(config_.grad_accum, data_.batches_per_epoch() - start);
+}
+
+TrainOutcome Trainer::train() {
+  started_ = std::chrono::steady_clock::now();
+  model_->train();
+  emit({{"event", "start"},
+        {"total_steps", total_steps_},
+        {"steps_per_epoch", steps_per_epoch()},
+        {"grad_accum", config_.grad_accum},
+        {"precision", config_.precision},
+        {"resumed_at_step", state_.global_step}});
+  if (data_.batches_per_epoch() == 0)
+    throw InputError(make_error({}, "data", "the training split yields no batches",
+                                "check data.train_split and data.max_train_examples"));
+  while (!finished()) run_epoch();
+  TrainOutcome out;
+  out.status = stop_early_ ? TrainStatus::EarlyStopped : TrainStatus::Completed;
+  if (int sig = pending_interrupt()) {
+    out.status = TrainStatus::Interrupted;
+    out.signal = sig;
+  }
+  out.last_eval = last_eval_;
+  if (state_.best.has_best)
+    out.best = {{"value", state_.best.value}, {"step", state_.best.step},
+                {"checkpoint", state_.best.checkpoint}};
+  out.global_step = state_.global_step;
+  out.samples = state_.samples_seen;
+  out.train_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  return out;
+}
+
+// The heart of the loop: micro-batches accumulate into windows; a full window
+// (or the epoch's last, shorter one) makes one optimizer step.
+void Trainer::run_epoch() {
+  data_.start_epoch(state_.epoch);
+  const long long epoch = state_.epoch, n = data_.batches_per_epoch();
+  AutocastGuard autocast(config_.precision == "bf16");
+  while (state_.epoch == epoch && !finished()) {
+    long long b = state_.batch_in_epoch;
+    micro_step(data_.batch(b), window_size(b));
+    state_.batch_in_epoch = b + 1;
+    bool epoch_end = b + 1 == n;
+    if (!epoch_end && (b + 1) % config_.grad_accum != 0) continue;
+    optimizer_step();
+    after_step(epoch_end);
+  }
+}
+
+void Trainer::micro_step(const TrainBatch& batch, long long window) {
+  ModelOutput out = model_->forward(batch.tensors);
+  if (loss_is_bad(out.loss, batch)) {
+    window_bad_ = true;
+  } else {
+    torch::Tensor scaled = scaler_.scale_loss(out.loss / static_cast<double>(window));
+    scaled.backward();
+    torch::Tensor detached = out.loss.detach().to(torch::kFloat64);
+    window_loss_ = window_loss_.defined() ? window_loss_ + detached : detached;
+  }
+  ++window_micro_;
+  interval_->samples += batch.examples;
+  interval_->tokens += batch.tokens;
+  state_.samples_seen += batch.examples;
+}
+
+bool Trainer::loss_is_bad(const torch::Tensor& loss, const TrainBatch& batch) {
+  // One host read of a scalar per micro-batch: free on CPU, where the value is
+  // already computed.
+  if (loss.isfinite().item<bool>()) return false;
+  if (config_.nan_policy == "skip") {
+    emit({{"event", "nan_skip"}, {"step", state_.global_step + 1}, {"examples", batch.example_ids}});
+    return true;
+  }
+  throw InputError(make_error(
+      {}, "train.nan_policy",
+      fmt::format("the loss is {} at optimizer step {} (epoch {}, micro-batch {}); examples: {}",
+                  loss.item<double>(), state_.global_step + 1, state_.epoch,
+                  state_.batch_in_epoch, fmt::join(batch.example_ids, ", ")),
+      "lower optimizer.lr, check these examples, or set train.nan_policy = \"skip\""));
+}
+
+void Trainer::optimizer_step() {
+  const auto& params = optimizer_->parameters();
+  bool found_inf = scaler_.unscale(params) || window_bad_;
+  torch::Tensor norm = clip_grad_norm(params, config_.max_grad_norm);
+  double lr = optimizer_->base_lr() * schedule_(state_.scheduler_step);
+  if (!found_inf) {
+    optimizer_->step(lr);
+    ++state_.scheduler_step;  // a skipped step does not advance the schedule
+  }
+  scaler_.update(found_inf && scaler_.enabled());
+  optimizer_->zero_grad();
+  ++state_.global_step;
+  if (window_loss_.defined()) {
+    interval_->loss_sum += window_loss_ / static_cast<double>(window_micro_);
+    ++interval_->steps;
+  }
+  interval_->grad_norm = norm;
+  interval_->lr = lr;
+  window_loss_ = torch::Tensor();
+  window_micro_ = 0;
+  window_bad_ = false;
+}
+
+// Logging, evaluation and the epoch transition come before the checkpoint, so
+// that a resumed run never repeats them.
+void Trainer::after_step(bool epoch_end) {
+  long long step = state_.global_step;
+  emit({{"event", "progress"}, {"step", step}, {"total_steps", total_steps_}});
+  if (step % config_.log_every == 0 || step == total_steps_) log_interval();
+  if (config_.eval_every > 0 && step % config_.eval_every == 0) maybe_evaluate(false);
+  if (epoch_end) {
+    maybe_evaluate(true);
+    ++state_.epoch;
+    state_.batch_in_epoch = 0;
+  }
+  bool periodic = config_.checkpoint_every > 0 && step % config_.checkpoint_every == 0;
+  bool last = step >= total_steps_ || stop_early_ || pending_interrupt() != 0;
+  if (periodic || last || save_best_) save_checkpoint();
+  save_best_ = false;
+}
+
+void Trainer::log_interval() {
+  Interval& iv = *interval_;
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - iv.since).count();
+  nlohmann::json e = {{"event", "train"},
+                      {"step", state_.global_step},
+                      {"total_steps", total_steps_},
+                      {"epoch", state_.epoch},
+                      {"lr", iv.lr},
+                      {"samples_per_s", seconds > 0 ? iv.samples / seconds : 0.0},
+                      {"tokens_per_s", seconds > 0 ? iv.tokens / seconds : 0.0},
+                      {"effective_batch", iv.steps > 0 ? iv.samples / iv.steps : 0}};
+  if (iv.steps > 0) e["loss"] = iv.loss_sum.item<double>() / static_cast<double>(iv.steps);
+  if (iv.grad_norm.defined()) e["grad_norm"] = iv.grad_norm.item<double>();
+  if (scaler_.enabled()) {
+    e["loss_scale"] = scaler_.state().scale;
+    e["skipped_steps"] = scaler_.state().skipped_steps;
+  }
+  emit(e);
+  interval_ = std::make_shared<Interval>();
+}
+
+void Trainer::emit(const nlohmann::json& event) {
+  for (Logger* l : loggers_) l->log(event);
+}
+
+}  // namespace runner

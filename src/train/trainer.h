@@ -1,0 +1,117 @@
+// The training engine. Lifecycle: construct (setup), optionally resume(),
+// train(), then the caller saves the final model and cleans up. One optimizer
+// step = one window of grad_accum micro-batches (the last window of an epoch may
+// be shorter); the loss is divided by the window's actual size.
+#pragma once
+
+#include "optim/loss_scaler.h"
+#include "optim/optimizer.h"
+#include "optim/scheduler.h"
+#include "run/logger.h"
+#include "train/batch_source.h"
+#include "train/training_state.h"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace runner {
+
+struct TrainerConfig {
+  double epochs = 1.0;
+  long long max_steps = 0;
+  long long grad_accum = 1;
+  double max_grad_norm = 1.0;
+  std::string precision = "fp32";
+  long long eval_every = 0;
+  bool eval_each_epoch = true;
+  long long log_every = 50;
+  long long checkpoint_every = 0;
+  int keep_last = 2;
+  std::string metric_for_best;  // "f1" or "eval.f1"; empty = the eval set's first metric
+  bool greater_is_better = true;
+  long long early_stopping_patience = 0;
+  std::string nan_policy = "abort";
+  double loss_scale_init = 65536.0;
+  long long loss_scale_growth_interval = 2000;
+  std::string checkpoints_dir;  // empty: no checkpoints
+};
+
+// From the resolved [train] section.
+TrainerConfig trainer_config_from(const nlohmann::json& train_section);
+
+enum class TrainStatus { Completed, Interrupted, EarlyStopped };
+
+struct TrainOutcome {
+  TrainStatus status = TrainStatus::Completed;
+  int signal = 0;                   // for Interrupted
+  nlohmann::json last_eval;         // the last evaluation's event, or null
+  nlohmann::json best;              // best metric, step and checkpoint, or null
+  long long global_step = 0;
+  long long samples = 0;
+  double train_seconds = 0.0;
+};
+
+class Trainer {
+ public:
+  using ScheduleMaker = std::function<LrMultiplier(long long total_steps)>;
+  Trainer(TrainerConfig config, std::shared_ptr<SequenceClassifier> model,
+          std::unique_ptr<Optimizer> optimizer, ScheduleMaker schedule, BatchSource& data,
+          const EvalSet* eval, std::vector<Logger*> loggers);
+
+  long long total_steps() const { return total_steps_; }
+  long long steps_per_epoch() const;
+  // Continues from a saved state (model, optimizer, RNG, position ...).
+  void resume(const TrainingState& state);
+  TrainOutcome train();
+  // Evaluates now and returns the event ({"event": "eval", "loss": ..., metrics}).
+  nlohmann::json evaluate();
+  TrainingState capture_state() const;
+  // The checkpoint written for the current step; empty if checkpoints are off.
+  std::string save_checkpoint();
+  // Test hook passed to write_checkpoint.
+  void set_checkpoint_hook(CheckpointWriteHook hook) { checkpoint_hook_ = std::move(hook); }
+
+ private:
+  struct Interval;  // running sums between two log events
+  bool finished() const;
+  void run_epoch();
+  long long window_size(long long batch_index) const;
+  void micro_step(const TrainBatch& batch, long long window);
+  void optimizer_step();
+  void after_step(bool epoch_end);
+  std::string best_metric_name() const;
+  bool loss_is_bad(const torch::Tensor& loss, const TrainBatch& batch);
+  void log_interval();
+  void maybe_evaluate(bool epoch_end);
+  void record_eval(nlohmann::json& event);
+  void emit(const nlohmann::json& event);
+
+  TrainerConfig config_;
+  std::shared_ptr<SequenceClassifier> model_;
+  std::unique_ptr<Optimizer> optimizer_;
+  LrMultiplier schedule_;
+  BatchSource& data_;
+  const EvalSet* eval_;
+  std::vector<Logger*> loggers_;
+  LossScaler scaler_;
+  TrainingState state_;  // the scalar progress; tensors are captured on demand
+  long long total_steps_ = 0;
+  std::shared_ptr<Interval> interval_;
+  torch::Tensor window_loss_;     // sum of this window's micro-batch losses (unscaled, undivided)
+  long long window_micro_ = 0;
+  bool window_bad_ = false;
+  bool stop_early_ = false;
+  bool save_best_ = false;
+  nlohmann::json last_eval_;
+  CheckpointWriteHook checkpoint_hook_;
+  std::chrono::steady_clock::time_point started_;
+};
+
+// Whether LibTorch runs bf16 natively here; false means emulated and slow.
+bool bf16_is_emulated();
+
+}  // namespace runner

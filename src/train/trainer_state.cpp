@@ -1,0 +1,149 @@
+// The trainer's saved state and evaluation: capture / resume, checkpoints, the
+// best metric and early stopping.
+#include "registry/registry.h"
+#include "train/interrupt.h"
+#include "train/metric.h"
+#include "train/trainer.h"
+#include "train/trainer_interval.h"
+#include "util/diagnostic.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+namespace runner {
+
+namespace {
+
+TensorMap model_tensors(torch::nn::Module& m) {
+  TensorMap out;
+  for (const auto& p : m.named_parameters()) out[p.key()] = p.value().detach().clone();
+  for (const auto& b : m.named_buffers()) out[b.key()] = b.value().detach().clone();
+  return out;
+}
+
+void copy_into(const std::string& name, torch::Tensor target, const TensorMap& saved) {
+  auto it = saved.find(name);
+  if (it == saved.end() || it->second.sizes() != target.sizes())
+    throw InputError(make_error({}, "",
+                                fmt::format("checkpoint model state has no tensor '{}' of shape {}",
+                                            name, fmt::join(target.sizes().vec(), "x")),
+                                "resume with the recipe the run was started with"));
+  target.copy_(it->second);
+}
+
+}  // namespace
+
+TrainingState Trainer::capture_state() const {
+  TrainingState s = state_;
+  s.model = model_tensors(*model_);
+  s.optimizer = optimizer_->state();
+  s.loss_scaler = scaler_.state();
+  s.sampler = data_.state();
+  capture_rng(s);
+  const Interval& iv = *interval_;
+  s.pending_log = {{"loss_sum", iv.loss_sum.item<double>()}, {"steps", iv.steps},
+                   {"samples", iv.samples}, {"tokens", iv.tokens}, {"lr", iv.lr}};
+  if (iv.grad_norm.defined()) s.pending_log["grad_norm"] = iv.grad_norm.item<double>();
+  return s;
+}
+
+void Trainer::resume(const TrainingState& s) {
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : model_->named_parameters()) copy_into(p.key(), p.value(), s.model);
+    for (auto& b : model_->named_buffers()) copy_into(b.key(), b.value(), s.model);
+  }
+  optimizer_->load_state(s.optimizer);
+  scaler_.load_state(s.loss_scaler);
+  data_.load_state(s.sampler);
+  restore_rng(s);
+  state_ = s;
+  state_.model.clear();
+  state_.optimizer.clear();
+  const auto& p = s.pending_log;
+  Interval& iv = *interval_;
+  iv.loss_sum = torch::full({}, p.value("loss_sum", 0.0), torch::kFloat64);
+  iv.steps = p.value("steps", 0LL);
+  iv.samples = p.value("samples", 0LL);
+  iv.tokens = p.value("tokens", 0LL);
+  iv.lr = p.value("lr", 0.0);
+  if (p.contains("grad_norm")) iv.grad_norm = torch::full({}, p["grad_norm"].get<double>());
+}
+
+std::string Trainer::save_checkpoint() {
+  if (config_.checkpoints_dir.empty()) return {};
+  std::string name = checkpoint_name(state_.global_step);
+  std::string path = write_checkpoint(config_.checkpoints_dir, name,
+                                      encode_training_state(capture_state()), checkpoint_hook_);
+  std::string best = state_.best.has_best && !state_.best.checkpoint.empty()
+                         ? config_.checkpoints_dir + "/" + state_.best.checkpoint
+                         : std::string();
+  auto removed = prune_checkpoints(config_.checkpoints_dir, config_.keep_last, best);
+  emit({{"event", "checkpoint"}, {"step", state_.global_step}, {"path", path},
+        {"removed", removed}});
+  return path;
+}
+
+nlohmann::json Trainer::evaluate() {
+  if (!eval_) return nullptr;
+  torch::NoGradGuard no_grad;
+  model_->eval();
+  MetricInput in;
+  double loss_sum = 0.0;
+  long long examples = 0;
+  for (const auto& b : eval_->batches) {
+    ModelOutput out = model_->forward(b.tensors);
+    loss_sum += out.loss.item<double>() * static_cast<double>(b.examples);
+    examples += b.examples;
+    torch::Tensor pred = out.logits.argmax(-1).to(torch::kInt64).contiguous();
+    torch::Tensor gold = b.tensors.labels.to(torch::kInt64).contiguous();
+    in.predictions.insert(in.predictions.end(), pred.data_ptr<int64_t>(),
+                          pred.data_ptr<int64_t>() + pred.numel());
+    in.labels.insert(in.labels.end(), gold.data_ptr<int64_t>(), gold.data_ptr<int64_t>() + gold.numel());
+  }
+  model_->train();
+  nlohmann::json e = {{"event", "eval"}, {"step", state_.global_step}, {"epoch", state_.epoch},
+                      {"loss", examples ? loss_sum / static_cast<double>(examples) : 0.0},
+                      {"examples", examples}};
+  for (const auto& name : eval_->metrics)
+    e[name] = registry().factory<MetricFactory>(Kind::Metric, name)()(in);
+  return e;
+}
+
+void Trainer::maybe_evaluate(bool epoch_end) {
+  if (!eval_ || (epoch_end && !config_.eval_each_epoch)) return;
+  if (last_eval_.is_object() && last_eval_.value("step", -1LL) == state_.global_step) return;
+  nlohmann::json e = evaluate();
+  record_eval(e);
+  emit(e);
+  last_eval_ = e;
+}
+
+// Updates the best metric and the early-stopping counter; a new best gets a
+// checkpoint at this step so that it is always on disk.
+void Trainer::record_eval(nlohmann::json& e) {
+  std::string metric = best_metric_name();
+  if (!e.contains(metric)) return;
+  double v = e[metric];
+  BestMetricState& b = state_.best;
+  bool better = !b.has_best || (config_.greater_is_better ? v > b.value : v < b.value);
+  if (better) {
+    b = {true, v, state_.global_step, checkpoint_name(state_.global_step), 0};
+    e["is_best"] = true;
+    save_best_ = true;
+  } else if (++b.evals_without_improvement >= config_.early_stopping_patience &&
+             config_.early_stopping_patience > 0) {
+    stop_early_ = true;
+    e["early_stop"] = true;
+  }
+}
+
+std::string Trainer::best_metric_name() const {
+  std::string m = config_.metric_for_best;
+  if (m.rfind("eval.", 0) == 0) m = m.substr(5);
+  if (m.empty() && eval_ && !eval_->metrics.empty()) m = eval_->metrics.front();
+  return m;
+}
+
+}  // namespace runner

@@ -1,0 +1,115 @@
+#include "train/training_state.h"
+#include "train/tensor_file.h"
+#include "util/diagnostic.h"
+
+#include <fmt/format.h>
+
+#include <ATen/CPUGeneratorImpl.h>
+
+namespace runner {
+namespace {
+
+nlohmann::json scalars_json(const TrainingState& s) {
+  return {{"format_version", TrainingState::kFormatVersion},
+          {"global_step", s.global_step},
+          {"scheduler_step", s.scheduler_step},
+          {"epoch", s.epoch},
+          {"batch_in_epoch", s.batch_in_epoch},
+          {"samples_seen", s.samples_seen},
+          {"loss_scaler",
+           {{"scale", s.loss_scaler.scale},
+            {"growth_tracker", s.loss_scaler.growth_tracker},
+            {"skipped_steps", s.loss_scaler.skipped_steps}}},
+          {"sampler", s.sampler},
+          {"best",
+           {{"has_best", s.best.has_best},
+            {"value", s.best.value},
+            {"step", s.best.step},
+            {"checkpoint", s.best.checkpoint},
+            {"evals_without_improvement", s.best.evals_without_improvement}}},
+          {"world_size", s.world_size},
+          {"cuda_devices", s.cuda_rng.size()},
+          {"pending_log", s.pending_log}};
+}
+
+void read_scalars(const nlohmann::json& j, TrainingState& s) {
+  s.global_step = j.at("global_step");
+  s.scheduler_step = j.at("scheduler_step");
+  s.epoch = j.at("epoch");
+  s.batch_in_epoch = j.at("batch_in_epoch");
+  s.samples_seen = j.at("samples_seen");
+  const auto& ls = j.at("loss_scaler");
+  s.loss_scaler = {ls.at("scale"), ls.at("growth_tracker"), ls.at("skipped_steps")};
+  s.sampler = j.at("sampler");
+  const auto& b = j.at("best");
+  s.best = {b.at("has_best"), b.at("value"), b.at("step"), b.at("checkpoint"),
+            b.at("evals_without_improvement")};
+  s.world_size = j.at("world_size");
+  s.pending_log = j.value("pending_log", nlohmann::json::object());
+}
+
+TensorMap rng_tensors(const TrainingState& s) {
+  TensorMap m;
+  if (s.cpu_rng.defined()) m["cpu"] = s.cpu_rng;
+  for (size_t i = 0; i < s.cuda_rng.size(); ++i) m[fmt::format("cuda.{}", i)] = s.cuda_rng[i];
+  return m;
+}
+
+}  // namespace
+
+void capture_rng(TrainingState& s) {
+  auto gen = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  s.cpu_rng = gen.get_state();
+}
+
+void restore_rng(const TrainingState& s) {
+  if (!s.cpu_rng.defined()) return;
+  auto gen = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  gen.set_state(s.cpu_rng);
+}
+
+std::vector<CheckpointFile> encode_training_state(const TrainingState& s) {
+  return {{"state.json", scalars_json(s).dump(2) + "\n"},
+          {"model.safetensors", encode_tensors(s.model)},
+          {"optimizer.safetensors", encode_tensors(s.optimizer)},
+          {"rng.safetensors", encode_tensors(rng_tensors(s))}};
+}
+
+TrainingState load_training_state(const std::string& dir) {
+  std::string state_path = dir + "/state.json";
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_file_bytes(state_path));
+  } catch (const std::exception& e) {
+    throw InputError(make_error(SourceLocation{state_path, 0, 0, ""}, "", std::string("unreadable: ") + e.what(),
+                                "resume from an earlier checkpoint"));
+  }
+  int version = j.value("format_version", 0);
+  if (version != TrainingState::kFormatVersion)
+    throw InputError(make_error(
+        SourceLocation{state_path, 0, 0, ""}, "",
+        fmt::format("training state format {}, this runner reads format {}", version,
+                    TrainingState::kFormatVersion),
+        "resume with the runner version that wrote the checkpoint"));
+  TrainingState s;
+  try {
+    read_scalars(j, s);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(make_error(SourceLocation{state_path, 0, 0, ""}, "", std::string("missing or bad field: ") + e.what(),
+                                "the checkpoint is damaged; resume from an earlier one"));
+  }
+  auto load = [&dir](const std::string& f) {
+    return decode_tensors(read_file_bytes(dir + "/" + f), dir + "/" + f);
+  };
+  s.model = load("model.safetensors");
+  s.optimizer = load("optimizer.safetensors");
+  TensorMap rng = load("rng.safetensors");
+  if (rng.count("cpu")) s.cpu_rng = rng.at("cpu");
+  for (size_t i = 0; i < j.value("cuda_devices", size_t{0}); ++i)
+    s.cuda_rng.push_back(rng.at(fmt::format("cuda.{}", i)));
+  return s;
+}
+
+}  // namespace runner

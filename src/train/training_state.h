@@ -1,0 +1,56 @@
+// Everything a run needs to continue exactly where it stopped, as ONE versioned
+// struct saved and loaded as a whole. A checkpoint directory holds it as
+// state.json (scalars), model.safetensors, optimizer.safetensors and
+// rng.safetensors, plus the manifest written by checkpoint_io.
+#pragma once
+
+#include "optim/loss_scaler.h"
+#include "optim/optimizer.h"
+#include "train/checkpoint_io.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+namespace runner {
+
+struct BestMetricState {
+  bool has_best = false;
+  double value = 0.0;
+  long long step = 0;
+  std::string checkpoint;                // directory name of the best checkpoint
+  long long evals_without_improvement = 0;  // early stopping counter
+};
+
+struct TrainingState {
+  static constexpr int kFormatVersion = 1;
+
+  TensorMap model;       // parameters and persistent buffers by name
+  TensorMap optimizer;   // Optimizer::state()
+  long long global_step = 0;     // optimizer windows completed (skipped fp16 steps included)
+  long long scheduler_step = 0;  // steps the schedule advanced (skipped fp16 steps excluded)
+  long long epoch = 0;           // epoch in progress, 0-based
+  long long batch_in_epoch = 0;  // micro-batches of this epoch already consumed
+  long long samples_seen = 0;
+  LossScalerState loss_scaler;
+  nlohmann::json sampler = nlohmann::json::object();  // the sampler's own state
+  torch::Tensor cpu_rng;                               // default CPU generator state
+  std::vector<torch::Tensor> cuda_rng;                 // one per CUDA device, if any
+  BestMetricState best;
+  int world_size = 1;
+  // Running sums of the logging interval not yet reported, so logs after a resume
+  // match an uninterrupted run.
+  nlohmann::json pending_log = nlohmann::json::object();
+};
+
+// Captures / restores the process-wide random generators (CPU, and CUDA when present).
+void capture_rng(TrainingState& s);
+void restore_rng(const TrainingState& s);
+
+std::vector<CheckpointFile> encode_training_state(const TrainingState& s);
+// Reads a verified checkpoint directory; throws InputError naming the file on a
+// version or format mismatch.
+TrainingState load_training_state(const std::string& checkpoint_dir);
+
+}  // namespace runner

@@ -1,0 +1,160 @@
+// Checkpoints: atomic writes, verification against the manifest, keep_last, and
+// the training state round trip.
+#include "train/checkpoint_io.h"
+#include "train/training_state.h"
+
+#include "shared.h"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace runner;
+namespace fs = std::filesystem;
+
+namespace {
+
+TrainingState sample_state(long long step) {
+  TrainingState s;
+  s.model["encoder.weight"] = torch::randn({3, 4});
+  s.model["encoder.bias"] = torch::arange(3, torch::kFloat64);
+  s.optimizer["encoder.weight/step"] = torch::full({}, static_cast<float>(step));
+  s.optimizer["encoder.weight/exp_avg"] = torch::randn({3, 4});
+  s.global_step = step;
+  s.scheduler_step = step - 1;
+  s.epoch = 2;
+  s.batch_in_epoch = 17;
+  s.samples_seen = 1234;
+  s.loss_scaler = {512.0, 7, 3};
+  s.sampler = {{"seed", 42}, {"epoch", 2}};
+  s.best = {true, 0.8125, 40, "step-00000040", 1};
+  s.world_size = 1;
+  capture_rng(s);
+  return s;
+}
+
+void flip_byte(const std::string& path, size_t offset) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(offset));
+  char c = 0;
+  f.read(&c, 1);
+  c = static_cast<char>(c ^ 0x5a);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.write(&c, 1);
+}
+
+}  // namespace
+
+TEST_CASE("sha256 of known strings", "[train][checkpoint]") {
+  // FIPS 180-2 test vector and the empty string.
+  CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+TEST_CASE("training state round-trips bit-exactly through a checkpoint", "[train][checkpoint]") {
+  std::string dir = runner::test::tmp_dir("ckpt_roundtrip");
+  TrainingState s = sample_state(50);
+  std::string path = write_checkpoint(dir, checkpoint_name(50), encode_training_state(s));
+  CHECK(fs::path(path).filename() == "step-00000050");
+  CHECK(verify_checkpoint(path).empty());
+  TrainingState r = load_training_state(path);
+  CHECK(torch::equal(r.model.at("encoder.weight"), s.model.at("encoder.weight")));
+  CHECK(r.model.at("encoder.bias").scalar_type() == torch::kFloat64);
+  CHECK(torch::equal(r.optimizer.at("encoder.weight/exp_avg"), s.optimizer.at("encoder.weight/exp_avg")));
+  CHECK(r.global_step == 50);
+  CHECK(r.scheduler_step == 49);
+  CHECK(r.batch_in_epoch == 17);
+  CHECK(r.loss_scaler.scale == 512.0);
+  CHECK(r.loss_scaler.skipped_steps == 3);
+  CHECK(r.sampler == s.sampler);
+  CHECK(r.best.checkpoint == "step-00000040");
+  CHECK(r.best.evals_without_improvement == 1);
+
+  // The RNG stream continues identically after a restore.
+  torch::Tensor expected = torch::randn({5});
+  restore_rng(r);
+  CHECK(torch::equal(torch::randn({5}), expected));
+}
+
+TEST_CASE("a failed checkpoint write leaves the previous checkpoint valid", "[train][checkpoint]") {
+  std::string dir = runner::test::tmp_dir("ckpt_write_failure");
+  std::string first = write_checkpoint(dir, checkpoint_name(10), encode_training_state(sample_state(10)));
+  auto fail_on_optimizer = [](const std::string& file) {
+    if (file == "optimizer.safetensors") throw std::runtime_error("injected: No space left on device");
+  };
+  CHECK_THROWS_WITH(write_checkpoint(dir, checkpoint_name(20),
+                                     encode_training_state(sample_state(20)), fail_on_optimizer),
+                    Catch::Contains("No space left"));
+  CHECK_FALSE(fs::exists(dir + "/step-00000020"));
+  for (const auto& e : fs::directory_iterator(dir))
+    CHECK(e.path().filename().string().rfind(".tmp-", 0) != 0);
+  auto newest = newest_valid_checkpoint(dir, nullptr);
+  REQUIRE(newest);
+  CHECK(*newest == first);
+  CHECK(load_training_state(*newest).global_step == 10);
+}
+
+TEST_CASE("a corrupted checkpoint is detected and skipped with a warning", "[train][checkpoint]") {
+  std::string dir = runner::test::tmp_dir("ckpt_corrupt");
+  std::string first = write_checkpoint(dir, checkpoint_name(10), encode_training_state(sample_state(10)));
+  std::string second = write_checkpoint(dir, checkpoint_name(20), encode_training_state(sample_state(20)));
+  flip_byte(second + "/model.safetensors", 100);
+  CHECK_THAT(verify_checkpoint(second), Catch::Contains("model.safetensors: sha256"));
+  std::vector<std::string> warnings;
+  auto newest = newest_valid_checkpoint(dir, [&](const std::string& w) { warnings.push_back(w); });
+  REQUIRE(newest);
+  CHECK(*newest == first);
+  REQUIRE(warnings.size() == 1);
+  CHECK_THAT(warnings[0], Catch::Contains("step-00000020") && Catch::Contains("model.safetensors"));
+
+  fs::remove(first + "/rng.safetensors");
+  CHECK_THAT(verify_checkpoint(first), Catch::Contains("rng.safetensors: missing"));
+  CHECK_FALSE(newest_valid_checkpoint(dir, nullptr));
+}
+
+TEST_CASE("an interrupted write leaves only a temporary directory that is ignored and cleaned",
+          "[train][checkpoint]") {
+  std::string dir = runner::test::tmp_dir("ckpt_interrupted");
+  std::string first = write_checkpoint(dir, checkpoint_name(5), encode_training_state(sample_state(5)));
+  fs::create_directories(dir + "/.tmp-step-00000009");  // what a SIGKILL mid-write leaves
+  std::ofstream(dir + "/.tmp-step-00000009/model.safetensors") << "partial";
+  CHECK(list_checkpoints(dir).size() == 1);
+  CHECK(*newest_valid_checkpoint(dir, nullptr) == first);
+  write_checkpoint(dir, checkpoint_name(10), encode_training_state(sample_state(10)));
+  CHECK_FALSE(fs::exists(dir + "/.tmp-step-00000009"));
+}
+
+TEST_CASE("keep_last never deletes the best or the newest valid checkpoint", "[train][checkpoint]") {
+  std::string dir = runner::test::tmp_dir("ckpt_keep_last");
+  std::vector<std::string> paths;
+  for (long long step : {10, 20, 30, 40, 50})
+    paths.push_back(write_checkpoint(dir, checkpoint_name(step), encode_training_state(sample_state(step))));
+  prune_checkpoints(dir, 2, paths[0]);  // step 10 is the best
+  auto left = list_checkpoints(dir);
+  REQUIRE(left.size() == 3);
+  CHECK(left[0] == paths[0]);
+  CHECK(left[1] == paths[3]);
+  CHECK(left[2] == paths[4]);
+
+  flip_byte(paths[4] + "/state.json", 3);  // the newest is now invalid
+  prune_checkpoints(dir, 1, "");
+  left = list_checkpoints(dir);
+  REQUIRE(left.size() == 2);  // the newest by count and the newest valid one
+  CHECK(left[0] == paths[3]);
+  CHECK(left[1] == paths[4]);
+}
+
+TEST_CASE("a training state of another format version is refused", "[train][checkpoint]") {
+  std::string dir = runner::test::tmp_dir("ckpt_version");
+  auto files = encode_training_state(sample_state(1));
+  for (auto& f : files)
+    if (f.name == "state.json") {
+      auto j = nlohmann::json::parse(f.bytes);
+      j["format_version"] = 99;
+      f.bytes = j.dump();
+    }
+  std::string path = write_checkpoint(dir, checkpoint_name(1), files);
+  CHECK_THROWS_WITH(load_training_state(path),
+                    Catch::Contains("format 99") && Catch::Contains("state.json"));
+}

@@ -1,0 +1,70 @@
+// The run directory and its records.
+#include "run/run_dir.h"
+#include "train/checkpoint_io.h"
+
+#include "runner_build_config.h"
+#include "shared.h"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <unistd.h>
+
+using namespace runner;
+namespace fs = std::filesystem;
+
+TEST_CASE("run directories are runs/<name>/<UTC time>-<short id>/ with checkpoints/",
+          "[train][run]") {
+  std::string out = runner::test::tmp_dir("run_dirs");
+  RunPaths a = create_run_dir(out, "mrpc_tiny");
+  RunPaths b = create_run_dir(out, "mrpc_tiny");
+  CHECK(a.dir != b.dir);
+  CHECK(fs::is_directory(a.checkpoints()));
+  std::string leaf = fs::path(a.dir).filename().string();
+  CHECK(std::regex_match(leaf, std::regex(R"(\d{8}T\d{6}Z-[0-9a-f]{6})")));
+  CHECK(fs::path(a.dir).parent_path() == fs::path(out) / "mrpc_tiny");
+  CHECK(list_run_dirs(out, "mrpc_tiny").size() == 2);
+}
+
+TEST_CASE("an unwritable output directory is refused before training", "[train][run]") {
+  std::string out = runner::test::tmp_dir("run_dirs_ro");
+  fs::permissions(out, fs::perms::owner_read | fs::perms::owner_exec);
+  if (::access(out.c_str(), W_OK) == 0) {
+    WARN("running as root: permissions do not restrict writes; checked with a file instead");
+    std::ofstream(out + "/file") << "x";
+    CHECK_THROWS_WITH(create_run_dir(out + "/file", "x"), Catch::Contains("run.output_dir"));
+  } else {
+    CHECK_THROWS_WITH(create_run_dir(out, "x"), Catch::Contains("cannot write to"));
+  }
+  fs::permissions(out, fs::perms::owner_all);
+}
+
+TEST_CASE("env.json records versions, machine, command line, seeds and content hashes",
+          "[train][run]") {
+  std::string data = runner::test::shared_dir() + "/data/glue/MRPC/dev.tsv";
+  EnvInputs in;
+  in.command_line = {"runner", "run", "recipes/mrpc.toml"};
+  in.seeds = {{"run.seed", 42}};
+  in.hashed_files = {data};
+  in.threads = 2;
+  nlohmann::json env = environment_info(in);
+  CHECK(env["runner_version"] == RUNNER_VERSION);
+  CHECK(env["git_commit"] == RUNNER_GIT_COMMIT);
+  CHECK(env["libtorch_version"].get<std::string>().rfind("1.13", 0) == 0);
+  CHECK_FALSE(env["cpu_model"].get<std::string>().empty());
+  CHECK(env["command_line"][2] == "recipes/mrpc.toml");
+  CHECK(env["seeds"]["run.seed"] == 42);
+  // shared/data/README.md lists this sha256 for MRPC dev.tsv.
+  CHECK(env["content_sha256"][data] ==
+        "9e8f284788040f7c9ecde2e1b3c07237c756f926bd9ef8548ef5d34b56f69f17");
+}
+
+TEST_CASE("summary.json is replaced atomically", "[train][run]") {
+  std::string dir = runner::test::tmp_dir("summary");
+  write_json_atomic(dir + "/summary.json", {{"status", "running"}});
+  write_json_atomic(dir + "/summary.json", {{"status", "completed"}});
+  CHECK(nlohmann::json::parse(read_file_bytes(dir + "/summary.json"))["status"] == "completed");
+  CHECK_FALSE(fs::exists(dir + "/summary.json.tmp"));
+}
