@@ -1,0 +1,195 @@
+#include "model/bert.h"
+
+#include <torch/version.h>
+
+#include <limits>
+
+namespace runner {
+namespace {
+
+torch::nn::LayerNorm make_layer_norm(const BertConfig& c) {
+  return torch::nn::LayerNorm(
+      torch::nn::LayerNormOptions({c.hidden_size}).eps(c.layer_norm_eps).elementwise_affine(true));
+}
+
+torch::Tensor apply_dropout(const torch::Tensor& x, double p, bool training) {
+  return p > 0.0 && training ? torch::dropout(x, p, true) : x;
+}
+
+// (1 - mask) * finfo(float32).min, shaped to broadcast over heads and queries.
+torch::Tensor additive_mask(const torch::Tensor& attention_mask) {
+  auto m = attention_mask.unsqueeze(1).unsqueeze(2).to(torch::kFloat32);
+  return (1.0 - m) * std::numeric_limits<float>::lowest();
+}
+
+}  // namespace
+
+BertEmbeddings::BertEmbeddings(const BertConfig& c) : dropout_p(c.hidden_dropout_prob) {
+  word_embeddings = register_module(
+      "word_embeddings",
+      torch::nn::Embedding(torch::nn::EmbeddingOptions(c.vocab_size, c.hidden_size)
+                               .padding_idx(c.pad_token_id)));
+  position_embeddings = register_module(
+      "position_embeddings", torch::nn::Embedding(c.max_position_embeddings, c.hidden_size));
+  token_type_embeddings = register_module(
+      "token_type_embeddings", torch::nn::Embedding(c.type_vocab_size, c.hidden_size));
+  layer_norm = register_module("LayerNorm", make_layer_norm(c));
+}
+
+torch::Tensor BertEmbeddings::forward(const torch::Tensor& input_ids,
+                                      const torch::Tensor& token_type_ids,
+                                      const torch::Tensor& position_ids) {
+  auto x = word_embeddings(input_ids) + token_type_embeddings(token_type_ids);
+  x = x + position_embeddings(position_ids);
+  return apply_dropout(layer_norm(x), dropout_p, is_training());
+}
+
+BertSelfAttention::BertSelfAttention(const BertConfig& c)
+    : heads(c.num_attention_heads), head_dim(c.head_dim()),
+      dropout_p(c.attention_probs_dropout_prob) {
+  query = register_module("query", torch::nn::Linear(c.hidden_size, c.hidden_size));
+  key = register_module("key", torch::nn::Linear(c.hidden_size, c.hidden_size));
+  value = register_module("value", torch::nn::Linear(c.hidden_size, c.hidden_size));
+}
+
+// q, k, v: [B, heads, L, head_dim]; returns the context [B, heads, L, head_dim].
+torch::Tensor BertSelfAttention::attend(const torch::Tensor& q, const torch::Tensor& k,
+                                        const torch::Tensor& v, const torch::Tensor& mask) {
+#if TORCH_VERSION_MAJOR >= 2
+  return at::scaled_dot_product_attention(q, k, v, mask, is_training() ? dropout_p : 0.0);
+#else
+  // Hugging Face's eager path, op for op: matmul, divide by sqrt(d), add mask, softmax.
+  auto scores = torch::matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(head_dim));
+  auto probs = torch::softmax(scores + mask, -1);
+  return torch::matmul(apply_dropout(probs, dropout_p, is_training()), v);
+#endif
+}
+
+torch::Tensor BertSelfAttention::forward(const torch::Tensor& hidden, const AttentionInputs& a) {
+  if (a.token_index.defined()) return forward_unpadded(hidden, a);
+  auto split = [&](const torch::Tensor& x) {  // [B, L, H] -> [B, heads, L, d]
+    return x.view({a.batch, a.length, heads, head_dim}).permute({0, 2, 1, 3});
+  };
+  auto q = query(hidden);  // Hugging Face projects the query first, then key and value
+  auto k = split(key(hidden)), v = split(value(hidden));
+  auto context = attend(split(q), k, v, a.additive_mask);
+  return context.permute({0, 2, 1, 3}).contiguous().view({a.batch, a.length, heads * head_dim});
+}
+
+BertResidualOutput::BertResidualOutput(int64_t in, const BertConfig& c)
+    : dropout_p(c.hidden_dropout_prob) {
+  dense = register_module("dense", torch::nn::Linear(in, c.hidden_size));
+  layer_norm = register_module("LayerNorm", make_layer_norm(c));
+}
+
+torch::Tensor BertResidualOutput::forward(const torch::Tensor& x, const torch::Tensor& residual) {
+  return layer_norm(apply_dropout(dense(x), dropout_p, is_training()) + residual);
+}
+
+BertAttention::BertAttention(const BertConfig& c) {
+  self = register_module("self", std::make_shared<BertSelfAttention>(c));
+  output = register_module("output", std::make_shared<BertResidualOutput>(c.hidden_size, c));
+}
+
+torch::Tensor BertAttention::forward(const torch::Tensor& hidden, const AttentionInputs& a) {
+  return output->forward(self->forward(hidden, a), hidden);
+}
+
+BertIntermediate::BertIntermediate(const BertConfig& c) : act(c.hidden_act) {
+  dense = register_module("dense", torch::nn::Linear(c.hidden_size, c.intermediate_size));
+}
+
+torch::Tensor BertIntermediate::forward(const torch::Tensor& x) {
+  auto h = dense(x);
+  if (act == "gelu") return torch::gelu(h);  // exact erf form
+  if (act == "relu") return torch::relu(h);
+  return torch::gelu(h, "tanh");  // gelu_new, gelu_pytorch_tanh
+}
+
+BertLayer::BertLayer(const BertConfig& c) {
+  attention = register_module("attention", std::make_shared<BertAttention>(c));
+  intermediate = register_module("intermediate", std::make_shared<BertIntermediate>(c));
+  output = register_module("output", std::make_shared<BertResidualOutput>(c.intermediate_size, c));
+}
+
+torch::Tensor BertLayer::forward(const torch::Tensor& hidden, const AttentionInputs& a) {
+  auto attended = attention->forward(hidden, a);
+  return output->forward(intermediate->forward(attended), attended);
+}
+
+BertForSequenceClassification::BertForSequenceClassification(BertConfig config)
+    : config_(std::move(config)) {
+  validate_bert_config(config_, "model config");
+  // Registration order is Hugging Face's module order, hence its parameter order.
+  auto bert = register_module("bert", std::make_shared<torch::nn::Module>("BertModel"));
+  embeddings_ = bert->register_module("embeddings", std::make_shared<BertEmbeddings>(config_));
+  auto encoder = bert->register_module("encoder", std::make_shared<torch::nn::Module>("BertEncoder"));
+  layers_ = encoder->register_module("layer", torch::nn::ModuleList());
+  for (long long i = 0; i < config_.num_hidden_layers; ++i)
+    layers_->push_back(std::make_shared<BertLayer>(config_));
+  auto pooler = bert->register_module("pooler", std::make_shared<torch::nn::Module>("BertPooler"));
+  pooler_ = pooler->register_module("dense", torch::nn::Linear(config_.hidden_size, config_.hidden_size));
+  classifier_ = register_module("classifier", torch::nn::Linear(config_.hidden_size, config_.num_labels));
+}
+
+void BertForSequenceClassification::init_weights(const std::vector<std::string>& only) {
+  torch::NoGradGuard no_grad;
+  const double std_dev = config_.initializer_range;
+  auto wanted = [&](const std::string& name) {
+    return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
+  };
+  auto ends_with = [](const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  for (auto& p : named_parameters()) {
+    if (!wanted(p.key())) continue;
+    if (ends_with(p.key(), "LayerNorm.weight")) p.value().fill_(1.0);
+    else if (ends_with(p.key(), ".bias")) p.value().zero_();
+    else p.value().normal_(0.0, std_dev);
+    if (p.key() == "bert.embeddings.word_embeddings.weight")
+      p.value()[config_.pad_token_id].zero_();
+  }
+}
+
+torch::Tensor BertForSequenceClassification::pool(const torch::Tensor& first_tokens) {
+  return torch::tanh(pooler_(first_tokens));
+}
+
+torch::Tensor BertForSequenceClassification::encode_padded(const ModelBatch& b,
+                                                           const ForwardOptions& o,
+                                                           ModelOutput& out) {
+  AttentionInputs a;
+  a.batch = b.input_ids.size(0);
+  a.length = b.input_ids.size(1);
+  a.additive_mask = additive_mask(b.attention_mask);
+  auto positions = torch::arange(a.length, b.input_ids.options()).unsqueeze(0);
+  auto h = embeddings_->forward(b.input_ids, b.token_type_ids, positions);
+  if (o.output_hidden_states) out.hidden_states.push_back(h);
+  for (const auto& layer : *layers_) {
+    h = layer->as<BertLayer>()->forward(h, a);
+    if (o.output_hidden_states) out.hidden_states.push_back(h);
+  }
+  return pool(h.select(1, 0));
+}
+
+torch::Tensor BertForSequenceClassification::loss(const torch::Tensor& logits,
+                                                  const torch::Tensor& labels) const {
+  if (config_.num_labels == 1 || config_.problem_type == "regression")
+    return torch::mse_loss(logits.squeeze(), labels.squeeze().to(logits.scalar_type()));
+  return torch::cross_entropy_loss(logits.view({-1, config_.num_labels}), labels.view({-1}));
+}
+
+ModelOutput BertForSequenceClassification::forward(const ModelBatch& b, const ForwardOptions& o) {
+  ModelOutput out;
+  // The packed path needs every sequence to start at column 0 (the pooler reads
+  // it); hidden states are returned padded, as Hugging Face returns them.
+  bool unpadded = execution_ == Execution::Unpadded && !o.output_hidden_states &&
+                  b.attention_mask.select(1, 0).all().item<bool>();
+  out.pooled = unpadded ? encode_unpadded(b) : encode_padded(b, o, out);
+  auto dropped = apply_dropout(out.pooled, config_.effective_classifier_dropout(), is_training());
+  out.logits = classifier_(dropped);
+  if (b.labels.defined()) out.loss = loss(out.logits, b.labels);
+  return out;
+}
+
+}  // namespace runner

@@ -1,0 +1,115 @@
+// BertForSequenceClassification in LibTorch, module for module as Hugging Face
+// transformers 4.40 builds it, so that named_parameters() yields Hugging Face's
+// state-dict keys in Hugging Face's order and the padded forward performs the
+// same op sequence (bit-identical results single-threaded on the same LibTorch).
+#pragma once
+
+#include "model/bert_config.h"
+#include "model/model.h"
+
+namespace runner {
+
+// Per-batch tensors built once and shared by every layer.
+struct AttentionInputs {
+  torch::Tensor additive_mask;  // [B, 1, 1, L]: 0 for tokens, finfo(float).min for padding
+  torch::Tensor token_index;    // unpadded only: [T] flat positions of the real tokens in B*L
+  int64_t batch = 0, length = 0;
+};
+
+class BertEmbeddings : public torch::nn::Module {
+ public:
+  explicit BertEmbeddings(const BertConfig& c);
+  // ids, token types and position ids of the same shape; the result adds a
+  // trailing hidden dimension.
+  torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
+                        const torch::Tensor& position_ids);
+  torch::nn::Embedding word_embeddings{nullptr}, position_embeddings{nullptr},
+      token_type_embeddings{nullptr};
+  torch::nn::LayerNorm layer_norm{nullptr};
+  double dropout_p;
+};
+
+class BertSelfAttention : public torch::nn::Module {
+ public:
+  explicit BertSelfAttention(const BertConfig& c);
+  // hidden [B, L, H] (padded) or [T, H] (unpadded, then `a.token_index` is set).
+  torch::Tensor forward(const torch::Tensor& hidden, const AttentionInputs& a);
+  torch::nn::Linear query{nullptr}, key{nullptr}, value{nullptr};
+  int64_t heads, head_dim;
+  double dropout_p;
+
+ private:
+  torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                       const torch::Tensor& additive_mask);
+  torch::Tensor forward_unpadded(const torch::Tensor& hidden, const AttentionInputs& a);
+};
+
+// dense -> dropout -> LayerNorm(x + residual): BertSelfOutput and BertOutput.
+class BertResidualOutput : public torch::nn::Module {
+ public:
+  BertResidualOutput(int64_t in, const BertConfig& c);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& residual);
+  torch::nn::Linear dense{nullptr};
+  torch::nn::LayerNorm layer_norm{nullptr};
+  double dropout_p;
+};
+
+class BertAttention : public torch::nn::Module {
+ public:
+  explicit BertAttention(const BertConfig& c);
+  torch::Tensor forward(const torch::Tensor& hidden, const AttentionInputs& a);
+  std::shared_ptr<BertSelfAttention> self;
+  std::shared_ptr<BertResidualOutput> output;
+};
+
+class BertIntermediate : public torch::nn::Module {
+ public:
+  explicit BertIntermediate(const BertConfig& c);
+  torch::Tensor forward(const torch::Tensor& x);
+  torch::nn::Linear dense{nullptr};
+  std::string act;
+};
+
+class BertLayer : public torch::nn::Module {
+ public:
+  explicit BertLayer(const BertConfig& c);
+  torch::Tensor forward(const torch::Tensor& hidden, const AttentionInputs& a);
+  std::shared_ptr<BertAttention> attention;
+  std::shared_ptr<BertIntermediate> intermediate;
+  std::shared_ptr<BertResidualOutput> output;
+};
+
+class BertForSequenceClassification : public SequenceClassifier {
+ public:
+  // Builds the modules; their weights are whatever LibTorch's constructors
+  // drew. Call init_weights() (fresh model) or load weights afterwards.
+  explicit BertForSequenceClassification(BertConfig config);
+
+  ModelOutput forward(const ModelBatch& batch, const ForwardOptions& options = {}) override;
+  nlohmann::json hf_config() const override { return bert_config_to_json(config_); }
+  long long num_labels() const override { return config_.num_labels; }
+  void set_execution(Execution e) override { execution_ = e; }
+  Execution execution() const override { return execution_; }
+
+  // Hugging Face _init_weights, in named_parameters() order: Linear and
+  // Embedding weights N(0, initializer_range), biases 0, LayerNorm 1 / 0, the
+  // padding row of word_embeddings 0. With `only` non-empty, just those
+  // parameter names (the missing keys after loading a checkpoint).
+  void init_weights(const std::vector<std::string>& only = {});
+
+  const BertConfig& config() const { return config_; }
+
+ private:
+  torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o, ModelOutput& out);
+  torch::Tensor encode_unpadded(const ModelBatch& b);  // returns the pooled output
+  torch::Tensor pool(const torch::Tensor& first_tokens);
+  torch::Tensor loss(const torch::Tensor& logits, const torch::Tensor& labels) const;
+
+  BertConfig config_;
+  Execution execution_ = Execution::Unpadded;
+  std::shared_ptr<BertEmbeddings> embeddings_;
+  torch::nn::ModuleList layers_;
+  torch::nn::Linear pooler_{nullptr}, classifier_{nullptr};
+};
+
+}  // namespace runner

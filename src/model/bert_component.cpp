@@ -1,0 +1,142 @@
+#include "model/bert_component.h"
+
+#include "registry/builtins.h"
+#include "registry/registry.h"
+#include "util/diagnostic.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <mutex>
+
+namespace runner {
+namespace {
+
+void override_int(const nlohmann::json& o, const char* key, long long& field) {
+  long long v = o.value(key, 0LL);
+  if (v > 0) field = v;
+}
+
+void override_number(const nlohmann::json& o, const char* key, double& field, double unset) {
+  double v = o.value(key, unset);
+  if (v != unset) field = v;
+}
+
+// The default CPU generator's state, restored on scope exit.
+class GeneratorStateGuard {
+ public:
+  GeneratorStateGuard() : gen_(at::detail::getDefaultCPUGenerator()) {
+    std::lock_guard<std::mutex> lock(gen_.mutex());
+    state_ = gen_.get_state();
+  }
+  ~GeneratorStateGuard() {
+    std::lock_guard<std::mutex> lock(gen_.mutex());
+    gen_.set_state(state_);
+  }
+
+ private:
+  at::Generator gen_;
+  at::Tensor state_;
+};
+
+std::shared_ptr<SequenceClassifier> make_bert(const nlohmann::json& options,
+                                              const ModelContext& context) {
+  BertConfig config = bert_config_from_options(options, context);
+  std::string pretrained = options.value("pretrained", std::string());
+  LoadedBert loaded = build_bert(config, pretrained);
+  std::string warning = loaded.report.warning();
+  if (!warning.empty()) fmt::print(stderr, "warning: {}\n", warning);
+  loaded.model->set_execution(options.value("execution", std::string("unpadded")) == "padded"
+                                  ? Execution::Padded
+                                  : Execution::Unpadded);
+  return loaded.model;
+}
+
+}  // namespace
+
+std::vector<OptionSpec> bert_options() {
+  std::vector<std::string> presets = bert_preset_names();
+  return {
+      opt::model_path("pretrained", "",
+                      "Hugging Face model folder (config.json + weights); empty = random init"),
+      opt::choice("preset", presets, "bert-base", "Architecture when no pretrained folder is given"),
+      opt::integer("num_hidden_layers", 0, "Override: encoder layers; 0 = keep").at_least(0),
+      opt::integer("hidden_size", 0, "Override: hidden width; 0 = keep").at_least(0),
+      opt::integer("num_attention_heads", 0, "Override: attention heads; 0 = keep").at_least(0),
+      opt::integer("intermediate_size", 0, "Override: feed-forward width; 0 = keep").at_least(0),
+      opt::integer("max_position_embeddings", 0, "Override: position table size; 0 = keep")
+          .at_least(0),
+      opt::choice("hidden_act", {"", "gelu", "gelu_new", "gelu_pytorch_tanh", "relu"}, "",
+                  "Override: activation (gelu = exact erf); empty = keep"),
+      opt::number("hidden_dropout_prob", -1, "Override: hidden dropout; negative = keep")
+          .at_least(-1).below(1),
+      opt::number("attention_probs_dropout_prob", -1,
+                  "Override: attention dropout; negative = keep").at_least(-1).below(1),
+      opt::number("classifier_dropout", -1,
+                  "Override: classifier dropout; negative = keep (unset: hidden dropout)")
+          .at_least(-1).below(1),
+      opt::number("initializer_range", 0, "Override: init std of weights; 0 = keep").at_least(0),
+      opt::number("layer_norm_eps", 0, "Override: LayerNorm epsilon; 0 = keep").at_least(0),
+      opt::choice("execution", {"unpadded", "padded"}, "unpadded",
+                  "Run Linear/LayerNorm/GELU on real tokens only, or on the padded batch"),
+  };
+}
+
+BertConfig bert_config_from_options(const nlohmann::json& o, const ModelContext& context) {
+  std::string pretrained = o.value("pretrained", std::string());
+  BertConfig c = pretrained.empty()
+                     ? bert_preset(o.value("preset", std::string("bert-base")))
+                     : read_bert_config((std::filesystem::path(pretrained) / "config.json").string());
+  override_int(o, "num_hidden_layers", c.num_hidden_layers);
+  override_int(o, "hidden_size", c.hidden_size);
+  override_int(o, "num_attention_heads", c.num_attention_heads);
+  override_int(o, "intermediate_size", c.intermediate_size);
+  override_int(o, "max_position_embeddings", c.max_position_embeddings);
+  if (!o.value("hidden_act", std::string()).empty()) c.hidden_act = o.at("hidden_act");
+  override_number(o, "hidden_dropout_prob", c.hidden_dropout_prob, -1);
+  override_number(o, "attention_probs_dropout_prob", c.attention_probs_dropout_prob, -1);
+  if (o.value("classifier_dropout", -1.0) >= 0) c.classifier_dropout = o.at("classifier_dropout");
+  override_number(o, "initializer_range", c.initializer_range, 0);
+  override_number(o, "layer_norm_eps", c.layer_norm_eps, 0);
+  if (context.num_labels > 0) {
+    if (c.num_labels != context.num_labels || c.id2label.size() != context.label_names.size())
+      c.id2label.clear();
+    c.num_labels = context.num_labels;
+    if (!context.label_names.empty()) c.id2label = context.label_names;
+    c.problem_type = c.num_labels == 1 ? "regression" : "single_label_classification";
+  }
+  validate_bert_config(c, pretrained.empty() ? "[model] section" : pretrained + "/config.json");
+  return c;
+}
+
+LoadedBert build_bert(const BertConfig& config, const std::string& weights) {
+  LoadedBert out;
+  if (weights.empty()) {
+    out.model = std::make_shared<BertForSequenceClassification>(config);
+    out.model->init_weights();
+    return out;
+  }
+  {
+    GeneratorStateGuard keep_rng;  // from_pretrained draws nothing for loaded weights
+    out.model = std::make_shared<BertForSequenceClassification>(config);
+  }
+  out.report = load_state_dict(*out.model, read_weights(weights), weights);
+  if (!out.report.missing.empty()) out.model->init_weights(out.report.missing);
+  return out;
+}
+
+std::shared_ptr<SequenceClassifier> make_model(const nlohmann::json& section,
+                                               const ModelContext& context) {
+  std::string type = section.value("type", std::string("bert"));
+  return registry().factory<ModelFactory>(Kind::Model, type)(section, context);
+}
+
+void register_models(Registry& r) {
+  add_builtin(r,
+              ComponentSpec{Kind::Model, "bert",
+                            "BERT for sequence classification, Hugging Face compatible", bert_options()},
+              ModelFactory(make_bert));
+}
+
+}  // namespace runner

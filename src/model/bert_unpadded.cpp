@@ -1,0 +1,47 @@
+// Unpadded execution (as in the MLPerf BERT submissions): everything except the
+// attention product itself runs on the packed real tokens [T, H], so no GEMM,
+// LayerNorm or GELU is spent on padding. Attention scatters the projected
+// tokens into a padded [B, heads, L, d] layout and gathers the context back.
+#include "model/bert.h"
+
+#include <limits>
+
+namespace runner {
+
+torch::Tensor BertSelfAttention::forward_unpadded(const torch::Tensor& hidden,
+                                                  const AttentionInputs& a) {
+  const int64_t width = heads * head_dim;
+  // One GEMM for query, key and value; concatenating the weights costs far
+  // less than two extra passes over the activations.
+  auto weight = torch::cat({query->weight, key->weight, value->weight}, 0);
+  auto bias = torch::cat({query->bias, key->bias, value->bias}, 0);
+  auto qkv = torch::linear(hidden, weight, bias);  // [T, 3H]
+  auto padded = torch::zeros({a.batch * a.length, 3 * width}, qkv.options())
+                    .index_copy(0, a.token_index, qkv)
+                    .view({a.batch, a.length, 3, heads, head_dim})
+                    .permute({2, 0, 3, 1, 4});  // [3, B, heads, L, d]
+  auto context = attend(padded[0], padded[1], padded[2], a.additive_mask);
+  return context.permute({0, 2, 1, 3}).reshape({a.batch * a.length, width})
+      .index_select(0, a.token_index);
+}
+
+torch::Tensor BertForSequenceClassification::encode_unpadded(const ModelBatch& b) {
+  AttentionInputs a;
+  a.batch = b.input_ids.size(0);
+  a.length = b.input_ids.size(1);
+  auto mask = b.attention_mask.unsqueeze(1).unsqueeze(2).to(torch::kFloat32);
+  a.additive_mask = (1.0 - mask) * std::numeric_limits<float>::lowest();
+  a.token_index = torch::nonzero(b.attention_mask.reshape({-1})).squeeze(1);  // ascending
+  auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
+  auto types = b.token_type_ids.reshape({-1}).index_select(0, a.token_index);
+  auto positions = a.token_index.remainder(a.length);
+  auto h = embeddings_->forward(ids, types, positions);  // [T, H]
+  for (const auto& layer : *layers_) h = layer->as<BertLayer>()->forward(h, a);
+  // Row r's first token (column 0, present by the caller's check) sits after
+  // the real tokens of rows 0..r-1.
+  auto lengths = b.attention_mask.ne(0).sum(1);
+  auto starts = torch::cumsum(lengths, 0) - lengths;
+  return pool(h.index_select(0, starts));
+}
+
+}  // namespace runner
