@@ -1,7 +1,6 @@
 // What this build and machine offer, asked of LibTorch.
 #include "cli/commands.h"
 
-#include <torch/version.h>
 
 #include <fstream>
 #include <string>
@@ -24,7 +23,5 @@ Capabilities detect_capabilities() {
   caps.native_bf16 = cpu_has_native_bf16();
   return caps;
 }
-
-std::string libtorch_version() { return TORCH_VERSION; }
 
 }  // namespace runner

@@ -5,6 +5,7 @@
 #include "recipe/schema.h"
 #include "recipe/sections.h"
 #include "registry/plugin.h"
+#include "run/run_dir.h"
 #include "util/suggest.h"
 
 #include <fmt/format.h>

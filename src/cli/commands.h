@@ -22,8 +22,7 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitBadInput = 2;
 
-// From LibTorch (cli/build_info.cpp).
+// What this build and machine offer, from LibTorch (cli/build_info.cpp).
 Capabilities detect_capabilities();
-std::string libtorch_version();
 
 }  // namespace runner

@@ -60,8 +60,8 @@ RecipeLoad load_recipe(const RecipeRequest& request, Registry& reg) {
   load_plugins(r.tree, reg, out.diags);
   apply_overrides(r.tree, request.overrides, reg, out.diags);
   load_plugins(r.tree, reg, out.diags);  // --set plugins=... may name more
-  if (has_errors(out.diags)) return out;
 
+  // Resolve even after a bad override: every error of the recipe is reported at once.
   ResolveOptions options{request.path, request.check_paths};
   r.resolved = resolve_tree(r.tree, reg, options, out.diags);
   if (has_errors(out.diags)) return out;

@@ -93,6 +93,11 @@ struct SectionResolver {
   }
 
   nlohmann::ordered_json option_value(const OptionSpec& s, const Value* v, const std::string& path) {
+    if (!v && is_path_type(s.type) && !s.default_value.get<std::string>().empty()) {
+      Value def = Value::make_string(s.default_value.get<std::string>(),
+                                     SourceLocation{{}, 0, 0, "the default of " + path});
+      return check_path(s, def, path);
+    }
     if (!v) return nlohmann::ordered_json::parse(s.default_value.dump());
     std::string mismatch = option_mismatch(s, *v);
     if (!mismatch.empty()) {
@@ -224,7 +229,6 @@ const Component* selected_component(const SectionSpec& section, const Value* sec
 std::vector<OptionSpec> section_options(const SectionSpec& section, const Component* component) {
   std::vector<OptionSpec> specs;
   if (section.component_kind) {
-    std::vector<std::string> names;
     specs.push_back(opt::text(section.selector_key, section.default_component,
                               "Which " + kind_name(*section.component_kind) + " component to use"));
   }
