@@ -7,6 +7,12 @@ const std::vector<FlagSpec>& flag_table() {
   static const std::vector<FlagSpec> flags = {
       {"--set", "KEY=VALUE", "Override a recipe option, typed by the schema (e.g. optimizer.lr=3e-5)", true},
       {"--format", "toml|yaml|json", "Output format (default toml)"},
+      {"--tokenizer", "PATH", "Tokenizer folder (vocab.txt and/or tokenizer.json) or file; "
+                              "relative names resolve against $RUNNER_MODELS"},
+      {"--tokenizer-format", "auto|vocab_txt|tokenizer_json", "Which tokenizer file to read (default auto)"},
+      {"--max-length", "N", "Maximum tokens per example, special tokens included"},
+      {"--truncation", "longest_first|only_first|only_second", "How pairs are cut to --max-length"},
+      {"--input", "FILE", "Read JSONL input from FILE instead of standard input"},
   };
   return flags;
 }
@@ -25,6 +31,8 @@ const std::vector<CommandSpec>& command_table() {
        {}, cmd_describe},
       {"plugins", "List every registered component by kind, with plugins of RECIPE loaded",
        {{"RECIPE", "a recipe whose plugins to load first", false}}, {}, cmd_plugins},
+ {"tokenize", "Tokenize JSONL lines {\"text_a\", \"text_b\"} and add input_ids and token_type_ids",
+       {}, {"--tokenizer", "--tokenizer-format", "--max-length", "--truncation", "--input"}, cmd_tokenize},
       {"version", "Show the runner version, git commit and LibTorch version", {}, {}, cmd_version},
   };
   return commands;

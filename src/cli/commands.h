@@ -12,6 +12,7 @@ int cmd_schema(const ParsedArgs& args);
 int cmd_describe(const ParsedArgs& args);
 int cmd_plugins(const ParsedArgs& args);
 int cmd_version(const ParsedArgs& args);
+int cmd_tokenize(const ParsedArgs& args);
 
 // Shared by the commands that take a recipe: loads it with --set overrides,
 // prints every diagnostic to stderr; nullopt means exit code 2.
