@@ -81,9 +81,11 @@ class BertLayer : public torch::nn::Module {
 
 class BertForSequenceClassification : public SequenceClassifier {
  public:
-  // Builds the modules; their weights are whatever LibTorch's constructors
-  // drew. Call init_weights() (fresh model) or load weights afterwards.
-  explicit BertForSequenceClassification(BertConfig config);
+  // Builds the modules. With hf_init, initialises them as Hugging Face's
+  // constructor does (BertModel's post_init before the classifier is built, so
+  // a seed gives the very weights Python gives); without, the weights are
+  // whatever LibTorch's constructors drew, to be loaded or initialised after.
+  explicit BertForSequenceClassification(BertConfig config, bool hf_init = false);
 
   ModelOutput forward(const ModelBatch& batch, const ForwardOptions& options = {}) override;
   nlohmann::json hf_config() const override { return bert_config_to_json(config_); }

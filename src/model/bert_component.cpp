@@ -113,8 +113,7 @@ BertConfig bert_config_from_options(const nlohmann::json& o, const ModelContext&
 LoadedBert build_bert(const BertConfig& config, const std::string& weights) {
   LoadedBert out;
   if (weights.empty()) {
-    out.model = std::make_shared<BertForSequenceClassification>(config);
-    out.model->init_weights();
+    out.model = std::make_shared<BertForSequenceClassification>(config, /*hf_init=*/true);
     return out;
   }
   {

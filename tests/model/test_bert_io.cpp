@@ -68,7 +68,7 @@ TEST_CASE("init: seed 1234 reproduces Hugging Face's random weights", "[model]")
       ++compared;
     }
   }
-  CHECK(compared == 16);  // 3 embeddings + 6 per layer x 2 + pooler
+  CHECK(compared == 17);  // 3 embeddings + 6 per layer x 2 + pooler + classifier
 }
 
 TEST_CASE("save_pretrained round trip is bit-identical", "[model]") {
@@ -119,7 +119,7 @@ TEST_CASE("loading: a shape mismatch names the key and both shapes", "[model]") 
   auto config = read_bert_config(golden("tiny_bert/config.json"));
   config.num_labels = 3;
   BertForSequenceClassification model(config);
-  CHECK_THROWS_WITH(load_state_dict(model, read_weights(golden("tiny_bert")), "tiny"),
+  CHECK_THROWS_WITH(load_state_dict(model, read_weights(golden("tiny_bert/pytorch_model.bin")), "tiny"),
                     Catch::Contains("classifier.weight") && Catch::Contains("[2, 64]") &&
                         Catch::Contains("[3, 64]"));
 }

@@ -1,0 +1,116 @@
+#include "model/predict.h"
+
+#include "model/bert_component.h"
+#include "tokenizer/encoding.h"
+#include "tokenizer/wordpiece_loader.h"
+#include "util/diagnostic.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <istream>
+#include <ostream>
+
+namespace runner {
+namespace {
+
+struct PendingExample {
+  nlohmann::json line;  // the input object, echoed with the prediction
+  Encoding encoding;
+};
+
+ModelBatch pad_batch(const std::vector<PendingExample>& examples, int64_t pad_id) {
+  int64_t rows = static_cast<int64_t>(examples.size()), longest = 0;
+  for (const auto& e : examples)
+    longest = std::max<int64_t>(longest, static_cast<int64_t>(e.encoding.input_ids.size()));
+  ModelBatch b;
+  b.input_ids = torch::full({rows, longest}, pad_id, torch::kInt64);
+  b.token_type_ids = torch::zeros({rows, longest}, torch::kInt64);
+  b.attention_mask = torch::zeros({rows, longest}, torch::kInt64);
+  auto ids = b.input_ids.accessor<int64_t, 2>(), types = b.token_type_ids.accessor<int64_t, 2>(),
+       mask = b.attention_mask.accessor<int64_t, 2>();
+  for (int64_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < examples[r].encoding.input_ids.size(); ++c) {
+      ids[r][c] = examples[r].encoding.input_ids[c];
+      types[r][c] = examples[r].encoding.token_type_ids[c];
+      mask[r][c] = 1;
+    }
+  return b;
+}
+
+void predict_batch(BertForSequenceClassification& model, std::vector<PendingExample>& batch,
+                   int64_t pad_id, std::ostream& out) {
+  if (batch.empty()) return;
+  auto logits = model.forward(pad_batch(batch, pad_id)).logits.to(torch::kFloat32).contiguous();
+  auto best = logits.argmax(1);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    nlohmann::json line = batch[i].line;
+    auto row = logits[static_cast<int64_t>(i)];
+    line["logits"] = std::vector<float>(row.data_ptr<float>(), row.data_ptr<float>() + row.numel());
+    if (model.num_labels() > 1) {
+      long long label = best[static_cast<int64_t>(i)].item<int64_t>();
+      line["label"] = label;
+      line["label_name"] = model.config().label_name(label);
+    }
+    out << line.dump() << "\n";
+  }
+  batch.clear();
+}
+
+// The text fields of one input line; throws InputError naming the line.
+PendingExample parse_line(const std::string& text, long long line_no, const Tokenizer& tokenizer,
+                          const EncodeOptions& encode_options) {
+  auto fail = [&](const std::string& msg) {
+    throw InputError(make_error(SourceLocation{"--input", static_cast<int>(line_no), 0, {}}, "", msg,
+                                "each line must be a JSON object {\"text_a\": \"...\", "
+                                "\"text_b\": \"...\"} (text_b optional)"));
+  };
+  PendingExample e;
+  e.line = nlohmann::json::parse(text, nullptr, false);
+  if (e.line.is_discarded() || !e.line.is_object()) fail("not a JSON object");
+  if (!e.line.contains("text_a") || !e.line["text_a"].is_string()) fail("no \"text_a\" string");
+  std::optional<std::string> b;
+  if (e.line.contains("text_b") && !e.line["text_b"].is_null()) {
+    if (!e.line["text_b"].is_string()) fail("\"text_b\" is not a string");
+    b = e.line["text_b"].get<std::string>();
+  }
+  std::string a = e.line["text_a"].get<std::string>();
+  e.encoding = encode(tokenizer, a, b ? std::optional<std::string_view>(*b) : std::nullopt,
+                      encode_options);
+  return e;
+}
+
+}  // namespace
+
+int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::ostream& out,
+                        std::ostream& err) {
+  try {
+    auto config = read_bert_config((std::filesystem::path(o.model) / "config.json").string());
+    auto loaded = build_bert(config, o.model);
+    if (!loaded.report.missing.empty())
+      err << "warning: " << loaded.report.warning() << "\n  predictions use random weights there\n";
+    auto& model = *loaded.model;
+    model.eval();
+    torch::NoGradGuard no_grad;
+    auto tokenizer = load_wordpiece(WordPieceSource{o.tokenizer.empty() ? o.model : o.tokenizer});
+    EncodeOptions encode_options{o.max_length, truncation_from_name(o.truncation)};
+    int64_t pad_id = tokenizer->special_ids().pad >= 0 ? tokenizer->special_ids().pad : 0;
+    std::vector<PendingExample> batch;
+    std::string text;
+    for (long long line_no = 1; std::getline(in, text); ++line_no) {
+      if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+      batch.push_back(parse_line(text, line_no, *tokenizer, encode_options));
+      if (static_cast<int>(batch.size()) >= o.batch_size) predict_batch(model, batch, pad_id, out);
+    }
+    predict_batch(model, batch, pad_id, out);
+    return 0;
+  } catch (const InputError& e) {
+    err << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    err << "error: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace runner

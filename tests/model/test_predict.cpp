@@ -1,0 +1,78 @@
+// The predict command body and the export folder, against the golden logits.
+#include <catch2/catch.hpp>
+
+#include "golden.h"
+#include "model/export.h"
+#include "model/predict.h"
+
+#include <filesystem>
+#include <sstream>
+
+using namespace runner;
+using runner::test::golden;
+
+namespace {
+
+// model_parity/batch.json's four MRPC pairs as predict input lines.
+std::string parity_input() {
+  auto batch = test::read_json(golden("model_parity/batch.json"));
+  std::string lines;
+  for (size_t i = 0; i < 4; ++i)
+    lines += nlohmann::json{{"id", i}, {"text_a", batch["text_a"][i]}, {"text_b", batch["text_b"][i]}}
+                 .dump() + "\n";
+  return lines;
+}
+
+// Runs predict and checks every line against expected.json's fp32 logits.
+void check_predictions(const PredictCommandOptions& options) {
+  std::istringstream in(parity_input());
+  std::ostringstream out, err;
+  REQUIRE(run_predict_command(options, in, out, err) == 0);
+  auto expected = test::read_json(golden("model_parity/expected.json"));
+  std::istringstream lines(out.str());
+  std::string line;
+  size_t n = 0;
+  for (; std::getline(lines, line); ++n) {
+    auto j = nlohmann::json::parse(line);
+    REQUIRE(j.at("id") == n);
+    for (size_t k = 0; k < 2; ++k)
+      CHECK(j.at("logits")[k].get<double>() ==
+            Approx(expected.at("logits")[n][k].get<double>()).margin(1e-5));
+    CHECK(j.at("label") == expected.at("predictions")[n]);
+    CHECK(j.at("label_name") == "LABEL_" + std::to_string(j.at("label").get<int>()));
+  }
+  CHECK(n == 4);
+}
+
+}  // namespace
+
+TEST_CASE("predict: tiny_bert logits equal the golden logits, batched", "[model]") {
+  PredictCommandOptions options;
+  options.model = golden("tiny_bert");
+  options.tokenizer = test::shared_dir() + "/models/bert-base-uncased";
+  options.batch_size = 3;  // two batches, padded to different lengths
+  check_predictions(options);
+}
+
+TEST_CASE("predict: a bad input line is exit code 2 naming the line", "[model]") {
+  PredictCommandOptions options;
+  options.model = golden("tiny_bert");
+  options.tokenizer = test::shared_dir() + "/models/bert-base-uncased";
+  std::istringstream in("{\"text_a\": \"fine\"}\n{\"text_b\": \"no text_a\"}\n");
+  std::ostringstream out, err;
+  CHECK(run_predict_command(options, in, out, err) == 2);
+  CHECK(err.str().find("--input:2") != std::string::npos);
+  CHECK(err.str().find("text_a") != std::string::npos);
+}
+
+TEST_CASE("export: a Hugging Face folder with tokenizer files predicts the same", "[model]") {
+  auto model = test::load_tiny_bert(golden("tiny_bert/model.safetensors"));
+  std::string dir = test::tmp_dir("export") + "/hf";
+  auto copied = export_hf_folder(*model, dir, test::shared_dir() + "/models/bert-base-uncased");
+  CHECK(copied == std::vector<std::string>{"vocab.txt", "tokenizer.json", "tokenizer_config.json"});
+  for (const char* f : {"config.json", "model.safetensors", "vocab.txt", "tokenizer.json"})
+    CHECK(std::filesystem::is_regular_file(std::filesystem::path(dir) / f));
+  PredictCommandOptions options;
+  options.model = dir;  // the tokenizer comes from the exported folder itself
+  check_predictions(options);
+}
