@@ -80,7 +80,12 @@ struct Loader {
     ParsedFile parsed = parse_recipe_file(path);
     if (!parsed.root) {
       for (auto& d : parsed.diags) {
-        if (named_at.known() && d.where.line == 0) d.hint = "named by extends at " + named_at.str();
+        if (named_at.known() && d.where.line == 0) {  // the base itself is unreadable
+          d.message = path + ": " + d.message;
+          d.where = named_at;
+          d.key_path = "extends";
+          d.hint = "extends paths are relative to the file that names them";
+        }
         out.diags.push_back(d);
       }
       return std::nullopt;

@@ -73,7 +73,8 @@ nlohmann::ordered_json coerce(const OptionSpec& s, const Value& v) {
 
 std::string resolve_path(const OptionSpec& s, const Value& v) {
   const std::string& p = v.s;
-  fs::path here = v.loc.file.empty() ? fs::current_path() : fs::path(v.loc.file).parent_path();
+  fs::path here = fs::path(v.loc.file).parent_path();
+  if (here.empty()) here = fs::current_path();  // from --set, a default, or a file in the cwd
   bool explicit_relative = p.rfind("./", 0) == 0 || p.rfind("../", 0) == 0;
   if (s.type == OptionType::FilePath || explicit_relative)
     return resolve_against(fs::absolute(here).string(), p);
@@ -114,8 +115,10 @@ struct SectionResolver {
   nlohmann::ordered_json check_path(const OptionSpec& s, const Value& v, const std::string& path) {
     std::string resolved = resolve_path(s, v);
     if (options.check_paths && s.must_exist && !fs::exists(resolved)) {
+      bool explicit_relative = v.s.rfind("./", 0) == 0 || v.s.rfind("../", 0) == 0;
       std::string root_hint =
-          s.type == OptionType::DataPath ? "the data root is " + data_root() + " (set RUNNER_DATA)"
+          explicit_relative ? "paths starting with ./ or ../ are relative to the recipe's folder"
+          : s.type == OptionType::DataPath ? "the data root is " + data_root() + " (set RUNNER_DATA)"
           : s.type == OptionType::ModelPath ? "the model root is " + model_root() +
                                                   " (set RUNNER_MODELS)"
                                             : "relative paths start at the recipe's folder";

@@ -41,7 +41,11 @@ struct RuleContext {
 void warmup_given_twice(RuleContext& c) {
   const Value* steps = c.find("scheduler", "warmup_steps");
   const Value* ratio = c.find("scheduler", "warmup_ratio");
-  if (steps && ratio)
+  // Zero means "not used", so a printed (fully resolved) recipe stays valid.
+  bool steps_used = steps && steps->type == Value::Type::Int && steps->i > 0;
+  bool ratio_used = ratio && ((ratio->type == Value::Type::Float && ratio->f > 0) ||
+                              (ratio->type == Value::Type::Int && ratio->i > 0));
+  if (steps_used && ratio_used)
     c.error("scheduler", "warmup_ratio",
             "both warmup_steps and warmup_ratio are set (warmup_steps at " + steps->loc.str() + ")",
             "keep one of them: warmup_steps counts optimizer steps, warmup_ratio is a fraction of all steps");

@@ -1,0 +1,58 @@
+// What ships must hold: every recipe validates, the committed schema is the
+// generated one, and shipped recipes point editors at it.
+#include <catch2/catch.hpp>
+
+#include "shared.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using runner::test::run_command;
+
+static std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST_CASE("every shipped recipe validates", "[recipe]") {
+  fs::path root = fs::path(runner::test::source_dir()) / "recipes";
+  int count = 0;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    std::string ext = e.path().extension().string();
+    if (ext != ".toml" && ext != ".yaml" && ext != ".yml") continue;
+    if (e.path().parent_path().filename() == "sweeps") continue;  // sweep files, not recipes
+    auto r = run_command(runner::test::runner_exe() + " validate " + e.path().string());
+    INFO(e.path().string() << "\n" << r.out);
+    CHECK(r.exit_code == 0);
+    // Editors find the schema: Taplo's directive in TOML, the YAML language server's in YAML.
+    std::string first = slurp(e.path()).substr(0, 200);
+    CHECK(first.find(ext == ".toml" ? "#:schema " : "# yaml-language-server: $schema=") == 0);
+    ++count;
+  }
+  CHECK(count >= 4);
+}
+
+TEST_CASE("the committed schema equals `runner schema`", "[recipe]") {
+  auto r = run_command(runner::test::runner_exe() + " schema 2>/dev/null");
+  REQUIRE(r.exit_code == 0);
+  std::string committed = slurp(fs::path(runner::test::source_dir()) / "schemas/recipe.schema.json");
+  INFO("regenerate with: ./build/runner schema > schemas/recipe.schema.json");
+  CHECK(r.out == committed);
+}
+
+TEST_CASE("print-config fills every default and prints TOML, YAML and JSON", "[recipe]") {
+  std::string recipe = runner::test::source_dir() + "/recipes/smoke/mrpc_smoke.toml";
+  auto toml = run_command(runner::test::runner_exe() + " print-config " + recipe);
+  REQUIRE(toml.exit_code == 0);
+  CHECK(toml.out.find("[topology]\nprocesses_per_node = 1\n") != std::string::npos);
+  CHECK(toml.out.find("keep_last = 2\n") != std::string::npos);  // a default the recipe does not set
+  auto json = run_command(runner::test::runner_exe() + " print-config --format json " + recipe);
+  CHECK(json.out.find("\"keep_last\": 2") != std::string::npos);
+  auto bad = run_command(runner::test::runner_exe() + " print-config --format xml " + recipe);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.out.find("expected toml, yaml or json, found \"xml\"") != std::string::npos);
+}
