@@ -13,6 +13,11 @@ const std::vector<FlagSpec>& flag_table() {
       {"--max-length", "N", "Maximum tokens per example, special tokens included"},
       {"--truncation", "longest_first|only_first|only_second", "How pairs are cut to --max-length"},
       {"--input", "FILE", "Read JSONL input from FILE instead of standard input"},
+      {"--model", "DIR", "A Hugging Face model folder (config.json + model.safetensors or pytorch_model.bin)"},
+      {"--batch-size", "N", "Examples per forward pass"},
+      {"--resume", "auto", "Continue the newest unfinished run of this recipe instead of starting a new one"},
+      {"--allow-changes", "KEY,...", "Resume even though these recipe keys (or key prefixes, or "
+                                     "content_sha256.<file>) differ from the run's", true},
   };
   return flags;
 }
@@ -33,6 +38,14 @@ const std::vector<CommandSpec>& command_table() {
        {{"RECIPE", "a recipe whose plugins to load first", false}}, {}, cmd_plugins},
  {"tokenize", "Tokenize JSONL lines {\"text_a\", \"text_b\"} and add input_ids and token_type_ids",
        {}, {"--tokenizer", "--tokenizer-format", "--max-length", "--truncation", "--input"}, cmd_tokenize},
+      {"run", "Train a recipe end to end into runs/<name>/<UTC time>-<id>/ (also: runner RECIPE)",
+       {{"RECIPE", "a .toml or .yaml recipe"}}, {"--set", "--resume", "--allow-changes"}, cmd_run},
+      {"resume", "Continue a run from its newest valid checkpoint, checking that nothing changed",
+       {{"RUN_DIR", "a run directory written by runner run"}}, {"--set", "--allow-changes"},
+       cmd_resume},
+      {"predict", "Write logits and the predicted label for each JSONL line {\"text_a\", \"text_b\"}",
+       {}, {"--model", "--tokenizer", "--input", "--max-length", "--truncation", "--batch-size"},
+       cmd_predict},
       {"version", "Show the runner version, git commit and LibTorch version", {}, {}, cmd_version},
   };
   return commands;

@@ -13,6 +13,9 @@ int cmd_describe(const ParsedArgs& args);
 int cmd_plugins(const ParsedArgs& args);
 int cmd_version(const ParsedArgs& args);
 int cmd_tokenize(const ParsedArgs& args);
+int cmd_predict(const ParsedArgs& args);
+int cmd_run(const ParsedArgs& args);     // cli/cmd_run.cpp
+int cmd_resume(const ParsedArgs& args);  // cli/cmd_run.cpp
 
 // Shared by the commands that take a recipe: loads it with --set overrides,
 // prints every diagnostic to stderr; nullopt means exit code 2.

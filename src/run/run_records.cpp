@@ -1,0 +1,180 @@
+#include "run/run_records.h"
+
+#include "recipe/emit.h"
+#include "train/checkpoint_io.h"
+#include "util/diagnostic.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace runner {
+namespace {
+
+// "/train/epochs" -> "train.epochs"
+std::string dotted(const std::string& pointer) {
+  std::string out = pointer.substr(pointer.empty() ? 0 : 1);
+  for (char& c : out)
+    if (c == '/') c = '.';
+  return out;
+}
+
+std::vector<RunChange> flat_changes(const nlohmann::json& before, const nlohmann::json& after,
+                                    const std::string& prefix) {
+  nlohmann::json a = before.flatten(), b = after.flatten();
+  std::set<std::string> keys;
+  for (const auto& [k, v] : a.items()) keys.insert(k);
+  for (const auto& [k, v] : b.items()) keys.insert(k);
+  std::vector<RunChange> out;
+  for (const auto& k : keys) {
+    bool in_a = a.contains(k), in_b = b.contains(k);
+    if (in_a && in_b && a[k] == b[k]) continue;
+    out.push_back({prefix + dotted(k), in_a ? a[k].dump() : "(absent)", in_b ? b[k].dump() : "(absent)"});
+  }
+  return out;
+}
+
+bool allowed_key(const std::string& key, const std::vector<std::string>& allowed) {
+  for (const auto& a : allowed)
+    if (key == a || (key.size() > a.size() && key.compare(0, a.size(), a) == 0 && key[a.size()] == '.'))
+      return true;
+  return false;
+}
+
+// Whether a metrics.jsonl line belongs to a step after `step`.
+bool jsonl_after(const std::string& line, long long step) {
+  try {
+    auto j = nlohmann::json::parse(line);
+    return j.contains("step") && j["step"].is_number() && j["step"].get<long long>() > step;
+  } catch (const nlohmann::json::exception&) {
+    return true;  // a line torn by a kill: drop it
+  }
+}
+
+// Whether a train.log line ("train step=12 loss=...") belongs to a step after `step`.
+bool text_after(const std::string& line, long long step) {
+  auto at = line.find(" step=");
+  if (at == std::string::npos) return false;
+  try {
+    return std::stoll(line.substr(at + 6)) > step;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+void cut_file(const std::string& path, long long step,
+              bool (*after)(const std::string&, long long)) {
+  std::ifstream in(path);
+  if (!in) return;
+  std::string kept, line;
+  while (std::getline(in, line))
+    if (!after(line, step)) kept += line + "\n";
+  in.close();
+  std::string tmp = path + ".tmp";
+  write_file_synced(tmp, kept);
+  fs::rename(tmp, path);
+}
+
+}  // namespace
+
+void copy_given_recipe(const Recipe& recipe, const RunPaths& paths) {
+  fs::path main(recipe.path);
+  fs::copy_file(main, paths.recipe_as_given() + main.extension().string(),
+                fs::copy_options::overwrite_existing);
+  for (const auto& f : recipe.files) {
+    if (fs::equivalent(f, main)) continue;
+    fs::create_directories(paths.recipe_as_given() + ".d");
+    fs::copy_file(f, paths.recipe_as_given() + ".d/" + fs::path(f).filename().string(),
+                  fs::copy_options::overwrite_existing);
+  }
+}
+
+void write_resolved_recipe(const Recipe& recipe, const RunPaths& paths) {
+  std::string tmp = paths.recipe_resolved() + ".tmp";
+  write_file_synced(tmp, emit_recipe(recipe.resolved, RecipeFormat::Json));
+  fs::rename(tmp, paths.recipe_resolved());
+}
+
+nlohmann::json read_json_file(const std::string& path) {
+  try {
+    return nlohmann::json::parse(read_file_bytes(path));
+  } catch (const std::exception& e) {
+    throw InputError(make_error(SourceLocation{path, 0, 0, ""}, "",
+                                std::string("cannot read this run record: ") + e.what(),
+                                "pass a run directory written by `runner run`"));
+  }
+}
+
+std::vector<RunChange> recipe_changes(const nlohmann::json& before, const nlohmann::json& after) {
+  return flat_changes(before, after, "");
+}
+
+std::vector<RunChange> content_changes(const nlohmann::json& before, const nlohmann::json& after) {
+  std::vector<RunChange> out;
+  std::set<std::string> paths;
+  for (const auto& [k, v] : before.items()) paths.insert(k);
+  for (const auto& [k, v] : after.items()) paths.insert(k);
+  for (const auto& p : paths) {
+    std::string a = before.contains(p) ? before[p].dump() : "(absent)";
+    std::string b = after.contains(p) ? after[p].dump() : "(absent)";
+    if (a != b) out.push_back({"content_sha256." + p, a, b});
+  }
+  return out;
+}
+
+void check_changes(const std::vector<RunChange>& changes, const std::vector<std::string>& allowed,
+                   const std::string& run_dir) {
+  std::string diff;
+  std::vector<std::string> keys;
+  for (const auto& c : changes) {
+    if (allowed_key(c.key, allowed)) continue;
+    diff += fmt::format("\n    {}: {} -> {}", c.key, c.before, c.after);
+    keys.push_back(c.key);
+  }
+  if (keys.empty()) return;
+  throw InputError(make_error(
+      SourceLocation{run_dir, 0, 0, ""}, "",
+      fmt::format("the run would resume with {} change{} from what it was started with:{}",
+                  keys.size(), keys.size() == 1 ? "" : "s", diff),
+      fmt::format("undo the change, or accept it with --allow-changes {}", fmt::join(keys, ","))));
+}
+
+void cut_event_logs(const RunPaths& paths, long long step) {
+  cut_file(paths.metrics(), step, jsonl_after);
+  cut_file(paths.log(), step, text_after);
+}
+
+nlohmann::json origin_json(const RecipeOrigin& o) {
+  return {{"path", o.path}, {"overrides", o.overrides}};
+}
+
+RecipeOrigin origin_from_env(const nlohmann::json& env, const std::string& env_path) {
+  if (!env.contains("recipe") || !env["recipe"].contains("path"))
+    throw InputError(make_error(SourceLocation{env_path, 0, 0, ""}, "recipe",
+                                "no recipe path recorded", "pass a run directory written by `runner run`"));
+  return {env["recipe"]["path"].get<std::string>(),
+          env["recipe"].value("overrides", std::vector<std::string>{})};
+}
+
+std::string newest_unfinished_run(const std::string& output_dir, const std::string& run_name) {
+  auto dirs = list_run_dirs(output_dir, run_name);
+  for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) {
+    RunPaths p{*it};
+    if (!fs::exists(p.env())) continue;
+    std::string status;
+    try {
+      status = nlohmann::json::parse(read_file_bytes(p.summary())).value("status", "");
+    } catch (const std::exception&) {
+      status.clear();  // no summary yet: the run was killed early
+    }
+    if (status != "completed") return *it;
+  }
+  return {};
+}
+
+}  // namespace runner

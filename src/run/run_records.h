@@ -1,0 +1,55 @@
+// The records a run keeps next to its checkpoints, free of LibTorch: the recipe
+// as given and resolved, what a resume must compare, and the event logs cut back
+// to a checkpoint when a run continues.
+#pragma once
+
+#include "recipe/recipe.h"
+#include "run/run_dir.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace runner {
+
+// The recipe file (and every file it extends) copied byte for byte:
+// recipe.given.<ext> and recipe.given.d/<name> for extended files.
+void copy_given_recipe(const Recipe& recipe, const RunPaths& paths);
+// recipe.resolved.json: every option with its default, paths absolute.
+void write_resolved_recipe(const Recipe& recipe, const RunPaths& paths);
+nlohmann::json read_json_file(const std::string& path);  // throws InputError naming the file
+
+// One difference between what a run was started with and what it resumes with.
+struct RunChange {
+  std::string key;  // "train.epochs", or "content_sha256./path/to/train.tsv"
+  std::string before, after;  // JSON text; "(absent)" when missing on one side
+};
+
+// Key-by-key differences of two resolved recipes.
+std::vector<RunChange> recipe_changes(const nlohmann::json& before, const nlohmann::json& after);
+// Differences of two path -> sha256 maps.
+std::vector<RunChange> content_changes(const nlohmann::json& before, const nlohmann::json& after);
+
+// Throws InputError showing every change not named in `allowed` (a key, or a
+// prefix of keys such as "train" or "content_sha256").
+void check_changes(const std::vector<RunChange>& changes, const std::vector<std::string>& allowed,
+                   const std::string& run_dir);
+
+// Drops the events of steps after `step` from metrics.jsonl and train.log, so
+// that a run resumed from the checkpoint of `step` appends no duplicated steps.
+void cut_event_logs(const RunPaths& paths, long long step);
+
+// What `runner resume` needs to load the recipe again, kept in env.json.
+struct RecipeOrigin {
+  std::string path;                    // absolute
+  std::vector<std::string> overrides;  // --set values, in order
+};
+nlohmann::json origin_json(const RecipeOrigin& origin);
+RecipeOrigin origin_from_env(const nlohmann::json& env, const std::string& env_path);
+
+// The newest run directory of `run_name` whose summary does not say completed,
+// or empty.
+std::string newest_unfinished_run(const std::string& output_dir, const std::string& run_name);
+
+}  // namespace runner
