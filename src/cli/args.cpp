@@ -141,6 +141,7 @@ std::string command_help(const CommandSpec& cmd) {
   for (const auto& name : cmd.flags) {
     const FlagSpec* f = find_flag(name);
     std::string left = f->metavar.empty() ? f->name : f->name + " " + f->metavar;
+    if (left.size() > 22) left += "\n" + std::string(25, ' ');
     s += fmt::format("  {:<22} {}{}\n", left, f->help, f->repeatable ? " (repeatable)" : "");
   }
   s += fmt::format("  {:<22} {}\n", "-h, --help", "Show this help");

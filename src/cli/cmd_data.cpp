@@ -1,6 +1,7 @@
-// Commands about data: tokenize.
+// Commands that read JSONL examples: tokenize, predict.
 #include "cli/commands.h"
 
+#include "model/predict.h"
 #include "tokenizer/tokenize_command.h"
 
 #include <fmt/format.h>
@@ -25,6 +26,19 @@ static bool int_flag(const ParsedArgs& args, const std::string& flag, int& value
   return true;
 }
 
+// Runs `body` over --input (or standard input when it is absent).
+template <class Body>
+static int with_input(const ParsedArgs& args, Body body) {
+  std::string input = args.get("--input");
+  if (input.empty()) return body(std::cin);
+  std::ifstream in(input, std::ios::binary);
+  if (!in) {
+    std::cerr << fmt::format("error: --input: cannot open {}\n", input);
+    return kExitBadInput;
+  }
+  return body(in);
+}
+
 int cmd_tokenize(const ParsedArgs& args) {
   TokenizeCommandOptions options;
   options.tokenizer = args.get("--tokenizer", options.tokenizer);
@@ -32,13 +46,26 @@ int cmd_tokenize(const ParsedArgs& args) {
   options.format = args.get("--tokenizer-format", options.format);
   options.input = args.get("--input");
   if (!int_flag(args, "--max-length", options.max_length)) return kExitBadInput;
-  if (options.input.empty()) return run_tokenize_command(options, std::cin, std::cout, std::cerr);
-  std::ifstream in(options.input, std::ios::binary);
-  if (!in) {
-    std::cerr << fmt::format("error: --input: cannot open {}\n", options.input);
+  return with_input(args, [&](std::istream& in) {
+    return run_tokenize_command(options, in, std::cout, std::cerr);
+  });
+}
+
+int cmd_predict(const ParsedArgs& args) {
+  PredictCommandOptions options;
+  options.model = args.get("--model");
+  options.tokenizer = args.get("--tokenizer");
+  options.truncation = args.get("--truncation", options.truncation);
+  if (!int_flag(args, "--max-length", options.max_length) ||
+      !int_flag(args, "--batch-size", options.batch_size))
+    return kExitBadInput;
+  if (options.model.empty()) {
+    std::cerr << "error: runner predict needs --model DIR (a Hugging Face folder)\n";
     return kExitBadInput;
   }
-  return run_tokenize_command(options, in, std::cout, std::cerr);
+  return with_input(args, [&](std::istream& in) {
+    return run_predict_command(options, in, std::cout, std::cerr);
+  });
 }
 
 }  // namespace runner

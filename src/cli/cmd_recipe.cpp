@@ -101,12 +101,12 @@ int cmd_describe(const ParsedArgs& args) {
   if (const SectionSpec* s = find_section(what)) {
     if (!name.empty() && s->component_kind) return describe_kind(*s->component_kind, name);
     std::cout << fmt::format("[{}]: {}\n\noptions:\n{}", s->name, s->doc, options_table(s->options));
-    if (s->component_kind)
-      std::cout << fmt::format("\n{} selects the {} (default \"{}\"); `runner describe {} NAME` "
-                               "shows a component's own options\n",
-                               s->selector_key, kind_name(*s->component_kind), s->default_component,
-                               s->name);
-    return kExitOk;
+    if (!s->component_kind) return kExitOk;
+    std::cout << fmt::format("\n{} selects the {} (default \"{}\"); `runner describe {} NAME` "
+                             "shows a component's own options.\n\n",
+                             s->selector_key, kind_name(*s->component_kind), s->default_component,
+                             s->name);
+    return describe_kind(*s->component_kind, "");
   }
   if (auto kind = kind_from_name(what)) return describe_kind(*kind, name);
   std::vector<std::string> known;

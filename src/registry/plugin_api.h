@@ -9,7 +9,9 @@
 
 #include "registry/registry.h"
 
+#ifndef RUNNER_PLUGIN_ABI_VERSION  // tests build a plugin with another version
 #define RUNNER_PLUGIN_ABI_VERSION 1
+#endif
 
 namespace runner {
 
