@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs what the runner needs from Debian 12 packages (only what is missing),
+# then configures and builds it in ./build. Safe to run again: it does only what
+# is left to do. Usage: scripts/setup.sh [--debug]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  g++ git meson ninja-build pkg-config
+  libtorch-dev libgloo-dev    # LibTorch 1.13.1 (CPU); its c10d headers need gloo
+  libopenblas0-openmp         # without it LibTorch falls back to reference BLAS (~20x slower)
+  libtomlplusplus-dev libyaml-cpp-dev libfmt-dev nlohmann-json3-dev libvalijson-dev
+  libutf8proc-dev libssl-dev catch2
+)
+
+log_dir=build-logs
+mkdir -p "$log_dir"
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "setup: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+    sudo=sudo
+  fi
+  echo "setup: installing ${#missing[@]} Debian packages: ${missing[*]}"
+  if ! { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+           --no-install-recommends "${missing[@]}"; } >"$log_dir/apt.log" 2>&1; then
+    echo "setup: apt-get failed; the last lines of $log_dir/apt.log:" >&2
+    tail -n 20 "$log_dir/apt.log" >&2
+    echo "setup: this needs Debian 12 (bookworm) package sources and a network to them" >&2
+    exit 1
+  fi
+fi
+
+buildtype=release
+[[ ${1:-} == --debug ]] && buildtype=debugoptimized
+if [[ ! -f build/build.ninja ]]; then
+  echo "setup: configuring ./build ($buildtype)"
+  meson setup build --buildtype="$buildtype" >"$log_dir/meson-setup.log" 2>&1 || {
+    tail -n 30 "$log_dir/meson-setup.log" >&2; exit 1; }
+fi
+echo "setup: building (the first build takes a few minutes; log in $log_dir/build.log)"
+start=$(date +%s)
+if ! ninja -C build >"$log_dir/build.log" 2>&1; then
+  grep -E "error|FAILED" "$log_dir/build.log" | head -n 30 >&2
+  echo "setup: the build failed; full log in $log_dir/build.log" >&2
+  exit 1
+fi
+echo "setup: ready in $(( $(date +%s) - start )) s: ./build/runner"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs every test suite (one meson test per area, two at a time) and ends with
+# one line "N passed, N failed", counting Catch2 test cases over all areas.
+# Tests read ../shared through RUNNER_SHARED (default: ../shared beside the project).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+export RUNNER_CACHE=${RUNNER_CACHE:-$PWD/build/test-cache}  # keep test runs off ~/.cache
+ninja -C build >/dev/null || { echo "test: the build failed; run scripts/setup.sh" >&2; exit 1; }
+
+meson test -C build --no-rebuild --num-processes 2 --print-errorlogs "$@"
+meson_rc=$?
+
+passed=0 failed=0
+log=build/meson-logs/testlog.json
+while IFS= read -r line; do
+  name=$(grep -oE '"name": "[^"]*"' <<<"$line" | head -n1 | cut -d'"' -f4)
+  if all=$(grep -oE 'All tests passed \([0-9]+ assertions? in [0-9]+ test cases?\)' <<<"$line"); then
+    n=$(grep -oE 'in [0-9]+' <<<"$all" | grep -oE '[0-9]+')
+    passed=$((passed + n))
+  elif counts=$(grep -oE 'test cases: +[0-9]+ \| +[0-9]+ passed \| +[0-9]+ failed' <<<"$line"); then
+    passed=$((passed + $(grep -oE '[0-9]+ passed' <<<"$counts" | grep -oE '[0-9]+')))
+    failed=$((failed + $(grep -oE '[0-9]+ failed' <<<"$counts" | grep -oE '[0-9]+')))
+  elif counts=$(grep -oE 'test cases: +[0-9]+ \| +[0-9]+ failed' <<<"$line"); then
+    failed=$((failed + $(grep -oE '[0-9]+ failed' <<<"$counts" | grep -oE '[0-9]+')))
+  else
+    echo "test: area '$name' ended without a Catch2 summary (crash or timeout): counted as 1 failed"
+    failed=$((failed + 1))
+  fi
+done <"$log"
+
+echo "$passed passed, $failed failed"
+[[ $meson_rc -eq 0 && $failed -eq 0 ]]
