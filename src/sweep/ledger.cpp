@@ -1,0 +1,62 @@
+#include "sweep/ledger.h"
+
+#include "run/run_dir.h"
+#include "run/run_records.h"
+
+#include <filesystem>
+
+namespace runner {
+
+std::string state_name(PointState s) {
+  switch (s) {
+    case PointState::Pending: return "pending";
+    case PointState::Running: return "running";
+    case PointState::Completed: return "completed";
+    case PointState::Failed: return "failed";
+    case PointState::Interrupted: return "interrupted";
+  }
+  return "pending";
+}
+
+PointState parse_state(const std::string& name) {
+  for (PointState s : {PointState::Running, PointState::Completed, PointState::Failed,
+                       PointState::Interrupted})
+    if (state_name(s) == name) return s;
+  return PointState::Pending;
+}
+
+std::string ledger_path(const std::string& sweep_dir) { return sweep_dir + "/sweep_ledger.json"; }
+
+void Ledger::save() const {
+  nlohmann::json points_json = nlohmann::json::object();
+  for (const auto& [id, r] : points)
+    points_json[id] = {{"state", state_name(r.state)},   {"attempts", r.attempts},
+                       {"last_error", r.last_error},     {"last_exit_code", r.last_exit_code}, {"pid", r.pid},
+                       {"updated_utc", r.updated_utc},   {"overrides", r.overrides}};
+  write_json_atomic(path, {{"format", "runner-sweep-ledger"}, {"version", 1},
+                           {"sweep", sweep_name}, {"sweep_file", sweep_file},
+                           {"points", points_json}});
+}
+
+Ledger load_ledger(const std::string& path) {
+  Ledger ledger;
+  ledger.path = path;
+  if (!std::filesystem::exists(path)) return ledger;
+  nlohmann::json j = read_json_file(path);
+  ledger.sweep_name = j.value("sweep", "");
+  ledger.sweep_file = j.value("sweep_file", "");
+  for (const auto& [id, p] : j.value("points", nlohmann::json::object()).items()) {
+    PointRecord r;
+    r.state = parse_state(p.value("state", "pending"));
+    r.attempts = p.value("attempts", 0);
+    r.last_error = p.value("last_error", "");
+    r.last_exit_code = p.value("last_exit_code", 0);
+    r.updated_utc = p.value("updated_utc", "");
+    r.pid = p.value("pid", 0L);
+    r.overrides = p.value("overrides", nlohmann::json::object());
+    ledger.points[id] = std::move(r);
+  }
+  return ledger;
+}
+
+}  // namespace runner

@@ -1,0 +1,42 @@
+// The sweep ledger: <sweep dir>/sweep_ledger.json records each point's state,
+// attempts and last error. Only the sweep process that holds the sweep's lock
+// writes it, and every write replaces the file atomically (temporary file,
+// fsync, rename), so a killed sweep leaves the last complete ledger behind.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+
+namespace runner {
+
+enum class PointState { Pending, Running, Completed, Failed, Interrupted };
+std::string state_name(PointState s);  // "pending", ...
+PointState parse_state(const std::string& name);  // unknown names read as pending
+
+struct PointRecord {
+  PointState state = PointState::Pending;
+  int attempts = 0;
+  std::string last_error;
+  int last_exit_code = 0;
+  long pid = 0;  // the process running the point while state is running
+  std::string updated_utc;
+  nlohmann::json overrides = nlohmann::json::object();  // key -> value, for readers
+};
+
+struct Ledger {
+  std::string path;
+  std::string sweep_name;
+  std::string sweep_file;
+  std::map<std::string, PointRecord> points;  // by point id
+
+  void save() const;  // atomic
+};
+
+std::string ledger_path(const std::string& sweep_dir);
+// The ledger at `path`, or an empty one when there is none yet; a ledger that
+// is not valid JSON throws InputError naming the file.
+Ledger load_ledger(const std::string& path);
+
+}  // namespace runner

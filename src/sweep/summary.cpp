@@ -1,0 +1,161 @@
+#include "sweep/summary.h"
+
+#include "run/run_dir.h"
+#include "sweep/run_result.h"
+#include "sweep/sweep_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+
+namespace runner {
+namespace {
+
+std::vector<std::string> varying_keys(const std::vector<SweepPoint>& points) {
+  std::vector<std::string> keys;
+  for (const auto& p : points)
+    for (const auto& a : p.varying)
+      if (std::find(keys.begin(), keys.end(), a.key) == keys.end()) keys.push_back(a.key);
+  return keys;
+}
+
+void fill_from_run(PointRow& row, const std::string& run_dir, const SweepTable& t) {
+  row.run_dir = run_dir;
+  try {
+    RunResult r = load_run(run_dir);
+    row.best = best_eval(r.evals, t.metric, t.higher_is_better);
+    row.final_metrics = r.final_metrics();
+    row.final_value = final_eval(row.final_metrics, t.metric);
+    if (r.summary.contains("total_wall_seconds"))
+      row.wall_seconds = r.summary["total_wall_seconds"].get<double>();
+  } catch (const std::exception&) {
+    // A run directory without a readable summary yet: the row keeps its status only.
+  }
+}
+
+PointRow row_of(const SweepPoint& p, const Ledger& ledger, const SweepTable& t,
+                const std::string& dir) {
+  PointRow row;
+  row.id = p.id;
+  for (const auto& key : t.keys) {
+    auto it = std::find_if(p.varying.begin(), p.varying.end(),
+                           [&](const Assignment& a) { return a.key == key; });
+    row.override_texts.push_back(it == p.varying.end() ? "" : it->text());
+    if (it != p.varying.end()) row.overrides[key] = it->value.to_json();
+  }
+  auto rec = ledger.points.find(p.id);
+  row.status = rec == ledger.points.end() ? "pending" : state_name(rec->second.state);
+  if (rec != ledger.points.end()) {
+    row.attempts = rec->second.attempts;
+    row.last_error = rec->second.last_error;
+  }
+  std::vector<std::string> runs = list_run_dirs(dir, p.id);
+  if (!runs.empty()) fill_from_run(row, runs.back(), t);
+  return row;
+}
+
+// Completed points with a metric first, best first; then everything else in
+// sweep order.
+void sort_rows(SweepTable& t) {
+  auto ranked = [](const PointRow& r) { return r.status == "completed" && r.best.has_value(); };
+  std::stable_sort(t.rows.begin(), t.rows.end(), [&](const PointRow& a, const PointRow& b) {
+    if (ranked(a) != ranked(b)) return ranked(a);
+    if (!ranked(a)) return false;
+    return t.higher_is_better ? *a.best > *b.best : *a.best < *b.best;
+  });
+}
+
+std::string number(const std::optional<double>& v, const char* fmt_spec = "{:.4f}") {
+  return v ? fmt::format(fmt::runtime(fmt_spec), *v) : "";
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string md_cell(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out.size() > 120 ? out.substr(0, 117) + "..." : out;
+}
+
+}  // namespace
+
+SweepTable collect_results(const SweepFile& sweep, const std::vector<SweepPoint>& points,
+                           const Ledger& ledger) {
+  SweepTable t;
+  t.sweep_name = sweep.name;
+  t.metric = sweep.metric;
+  t.higher_is_better = sweep.higher_is_better;
+  t.keys = varying_keys(points);
+  std::string dir = sweep_dir_of(sweep);
+  for (const auto& p : points) t.rows.push_back(row_of(p, ledger, t, dir));
+  sort_rows(t);
+  return t;
+}
+
+std::string render_markdown(const SweepTable& t) {
+  size_t completed = std::count_if(t.rows.begin(), t.rows.end(),
+                                   [](const PointRow& r) { return r.status == "completed"; });
+  std::string out = fmt::format("Sweep {}: {} of {} points completed; ranked by {} ({} is better)\n\n",
+                                t.sweep_name, completed, t.rows.size(), t.metric,
+                                t.higher_is_better ? "higher" : "lower");
+  std::string head = "| rank | point |", rule = "|---|---|";
+  for (const auto& k : t.keys) head += " " + k + " |", rule += "---|";
+  head += fmt::format(" status | best {0} | final {0} | wall s | attempts | error |", t.metric);
+  rule += "---|---|---|---|---|---|";
+  out += head + "\n" + rule + "\n";
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const PointRow& r = t.rows[i];
+    std::string line = fmt::format("| {} | {} |", i + 1, r.id);
+    for (const auto& v : r.override_texts) line += " " + md_cell(v) + " |";
+    line += fmt::format(" {} | {} | {} | {} | {} | {} |", r.status, number(r.best),
+                        number(r.final_value), number(r.wall_seconds, "{:.1f}"), r.attempts,
+                        md_cell(r.last_error));
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string render_csv(const SweepTable& t) {
+  std::string out = "rank,point";
+  for (const auto& k : t.keys) out += "," + csv_field(k);
+  out += ",status,best_" + t.metric + ",final_" + t.metric + ",wall_seconds,attempts,run_dir,error\n";
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const PointRow& r = t.rows[i];
+    std::string line = fmt::format("{},{}", i + 1, r.id);
+    for (const auto& v : r.override_texts) line += "," + csv_field(v);
+    line += fmt::format(",{},{},{},{},{},{},{}\n", r.status, number(r.best, "{}"),
+                        number(r.final_value, "{}"), number(r.wall_seconds, "{:.3f}"), r.attempts,
+                        csv_field(r.run_dir), csv_field(r.last_error));
+    out += line;
+  }
+  return out;
+}
+
+nlohmann::json render_json(const SweepTable& t) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : t.rows) {
+    auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+    rows.push_back({{"point", r.id},          {"overrides", r.overrides},
+                    {"status", r.status},      {"best", opt(r.best)},
+                    {"final", opt(r.final_value)}, {"final_metrics", r.final_metrics},
+                    {"wall_seconds", opt(r.wall_seconds)}, {"attempts", r.attempts},
+                    {"run_dir", r.run_dir},   {"error", r.last_error}});
+  }
+  return {{"sweep", t.sweep_name}, {"metric", t.metric},
+          {"direction", t.higher_is_better ? "higher" : "lower"}, {"points", rows}};
+}
+
+void write_summaries(const SweepTable& t, const std::string& dir) {
+  std::ofstream(dir + "/sweep_summary.md") << render_markdown(t);
+  std::ofstream(dir + "/sweep_summary.csv") << render_csv(t);
+  write_json_atomic(dir + "/sweep_summary.json", render_json(t));
+}
+
+}  // namespace runner

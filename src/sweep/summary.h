@@ -1,0 +1,44 @@
+// The sweep summary: one row per point (overrides, status, best and final
+// metric, wall time), sorted by the sweep metric, best first; written as
+// sweep_summary.md, .csv and .json in the sweep directory.
+#pragma once
+
+#include "sweep/expand.h"
+#include "sweep/ledger.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace runner {
+
+struct PointRow {
+  std::string id;
+  std::vector<std::string> override_texts;  // one per SweepTable::keys ("" when unset)
+  nlohmann::json overrides = nlohmann::json::object();
+  std::string status;
+  int attempts = 0;
+  std::string last_error;
+  std::string run_dir;  // the point's newest run directory, or ""
+  std::optional<double> best, final_value;
+  nlohmann::json final_metrics = nlohmann::json::object();
+  std::optional<double> wall_seconds;
+};
+
+struct SweepTable {
+  std::string sweep_name, metric;
+  bool higher_is_better = true;
+  std::vector<std::string> keys;  // the varying keys, in order of first appearance
+  std::vector<PointRow> rows;     // completed best first, then the rest
+};
+
+SweepTable collect_results(const SweepFile& sweep, const std::vector<SweepPoint>& points,
+                           const Ledger& ledger);
+std::string render_markdown(const SweepTable& table);
+std::string render_csv(const SweepTable& table);
+nlohmann::json render_json(const SweepTable& table);
+void write_summaries(const SweepTable& table, const std::string& sweep_dir);
+
+}  // namespace runner

@@ -1,0 +1,111 @@
+#include "sweep/sweep_command.h"
+
+#include "sweep/expand.h"
+#include "sweep/ledger.h"
+#include "sweep/summary.h"
+#include "sweep/sweep_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ostream>
+
+namespace runner {
+namespace {
+
+struct LoadedSweep {
+  SweepFile sweep;
+  std::vector<SweepPoint> points;
+};
+
+std::optional<LoadedSweep> load_and_expand(const std::string& path, std::ostream& err) {
+  SweepLoad load = load_sweep_file(path);
+  err << format_all(load.diags);
+  if (!load.sweep) {
+    err << fmt::format("{}: invalid sweep file; nothing was run\n", path);
+    return std::nullopt;
+  }
+  Expansion ex = expand_sweep(*load.sweep);
+  err << format_all(ex.diags);
+  if (has_errors(ex.diags)) {
+    err << fmt::format("{}: the sweep's points are invalid; nothing was run\n", path);
+    return std::nullopt;
+  }
+  return LoadedSweep{std::move(*load.sweep), std::move(ex.points)};
+}
+
+std::string points_table(const LoadedSweep& s, const std::vector<Diagnostics>& checks) {
+  std::vector<std::string> keys;
+  for (const auto& p : s.points)
+    for (const auto& a : p.overrides)
+      if (std::find(keys.begin(), keys.end(), a.key) == keys.end()) keys.push_back(a.key);
+  std::string out = "| # | point |";
+  std::string rule = "|---|---|";
+  for (const auto& k : keys) out += " " + k + " |", rule += "---|";
+  out += " valid |\n" + rule + "---|\n";
+  for (size_t i = 0; i < s.points.size(); ++i) {
+    std::string line = fmt::format("| {} | {} |", i + 1, s.points[i].id);
+    for (const auto& k : keys) {
+      std::string v;
+      for (const auto& a : s.points[i].overrides)
+        if (a.key == k) v = a.text();
+      line += " " + v + " |";
+    }
+    out += line + (checks[i].empty() ? " yes |\n" : " NO |\n");
+  }
+  return out;
+}
+
+int dry_run(const LoadedSweep& s, const SweepCommandOptions& o, std::ostream& out,
+            std::ostream& err) {
+  std::vector<Diagnostics> checks = validate_points(s.sweep, s.points, o.caps);
+  out << fmt::format("Sweep {}: {} points from {}, runs under {}/<point id>/\n\n", s.sweep.name,
+                     s.points.size(), s.sweep.base, sweep_dir_of(s.sweep));
+  out << points_table(s, checks);
+  size_t bad = 0;
+  for (size_t i = 0; i < checks.size(); ++i) {
+    if (checks[i].empty()) continue;
+    ++bad;
+    err << fmt::format("point {} ({}) is invalid:\n{}", i + 1, s.points[i].id, format_all(checks[i]));
+  }
+  if (bad == 0) return 0;
+  err << fmt::format("{}: {} of {} points invalid; fix them before running the sweep\n",
+                     s.sweep.path, bad, s.points.size());
+  return 2;
+}
+
+int print_status(const LoadedSweep& s, std::ostream& out) {
+  Ledger ledger = load_ledger(ledger_path(sweep_dir_of(s.sweep)));
+  out << render_markdown(collect_results(s.sweep, s.points, ledger));
+  return 0;
+}
+
+}  // namespace
+
+int run_sweep_command(const SweepCommandOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.print_schema) {
+    out << sweep_schema().dump(2) << "\n";
+    return 0;
+  }
+  if (o.sweep_path.empty()) {
+    err << "error: runner sweep: expected a sweep file (.toml or .yaml)\n";
+    return 2;
+  }
+  if (o.jobs < 1) {
+    err << fmt::format("error: --jobs: expected an integer >= 1, found {}\n", o.jobs);
+    return 2;
+  }
+  std::optional<LoadedSweep> s = load_and_expand(o.sweep_path, err);
+  if (!s) return 2;
+  if (o.dry_run) return dry_run(*s, o, out, err);
+  if (o.status) return print_status(*s, out);
+  SweepRunOptions run;
+  run.jobs = o.jobs;
+  run.retry_failed = o.retry_failed;
+  run.fail_fast = o.fail_fast;
+  run.runner_exe = o.runner_exe;
+  run.caps = o.caps;
+  return run_sweep(s->sweep, s->points, run, out, err);
+}
+
+}  // namespace runner

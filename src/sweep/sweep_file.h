@@ -1,0 +1,62 @@
+// A sweep file (TOML or YAML): a base recipe, the axes to vary (grid, zip,
+// explicit points), fixed overrides, and the metric that ranks the points.
+// Its keys are declared once in sweep_file.cpp; schemas/sweep.schema.json is
+// generated from them.
+#pragma once
+
+#include "recipe/value.h"
+#include "registry/option.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace runner {
+
+// One recipe override: "optimizer.lr" = 3e-4, with where the sweep file said it.
+struct Assignment {
+  std::string key;
+  Value value;
+  std::string text() const;  // the value as a --set value: 0.0003, true, [a, b], text
+};
+
+// A grid or zip axis: one key and the values it takes.
+struct Axis {
+  std::string key;
+  std::vector<Value> values;
+  SourceLocation loc;
+};
+
+struct SweepFile {
+  std::string path;        // absolute
+  std::string name;        // [name] or the file's stem
+  std::string base;        // the base recipe, absolute
+  std::string metric;      // "eval.f1"
+  bool higher_is_better = true;
+  std::string output_dir;  // sweep directories go to <output_dir>/<name>/
+  std::vector<Assignment> set;
+  std::vector<Axis> grid;
+  std::vector<Axis> zip;
+  std::vector<std::vector<Assignment>> points;
+  std::vector<SourceLocation> point_locations;
+};
+
+struct SweepLoad {
+  std::optional<SweepFile> sweep;
+  Diagnostics diags;
+};
+
+// The scalar keys of a sweep file.
+const std::vector<OptionSpec>& sweep_options();
+// draft-07 JSON Schema of a sweep file (what `runner sweep --schema` prints).
+nlohmann::ordered_json sweep_schema();
+
+// Reads and checks a sweep file: the schema, and the shape of each axis.
+SweepLoad load_sweep_file(const std::string& path);
+
+// "eval.f1" -> "f1"; metrics of eval events are named without the prefix.
+std::string eval_metric_name(const std::string& metric);
+
+}  // namespace runner

@@ -1,0 +1,246 @@
+#include "sweep/sweep_run.h"
+
+#include "recipe/recipe.h"
+#include "run/run_dir.h"
+#include "run/run_records.h"
+#include "sweep/process.h"
+#include "sweep/summary.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <thread>
+
+namespace runner {
+namespace fs = std::filesystem;
+
+std::string sweep_dir_of(const SweepFile& sweep) {
+  return fs::absolute(fs::path(sweep.output_dir) / sweep.name).lexically_normal().string();
+}
+
+std::vector<Diagnostics> validate_points(const SweepFile& sweep,
+                                         const std::vector<SweepPoint>& points,
+                                         const Capabilities& caps) {
+  std::vector<Diagnostics> out;
+  for (const auto& p : points) {
+    RecipeLoad load = load_recipe(RecipeRequest{sweep.base, p.set_args(), true, caps}, registry());
+    Diagnostics errors;
+    for (auto& d : load.diags)
+      if (d.severity == Severity::Error) errors.push_back(std::move(d));
+    out.push_back(std::move(errors));
+  }
+  return out;
+}
+
+namespace {
+
+nlohmann::json overrides_json(const SweepPoint& p) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& a : p.varying) j[a.key] = a.value.to_json();
+  return j;
+}
+
+// The last lines of a point's log that say what went wrong.
+std::string error_from_log(const std::string& log_path) {
+  std::ifstream in(log_path);
+  std::string line, error, last;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    last = line;
+    if (line.rfind("error", 0) == 0) error = line;
+  }
+  std::string msg = error.empty() ? last : error;
+  return msg.size() > 400 ? msg.substr(0, 400) + "..." : msg;
+}
+
+class SweepScheduler {
+ public:
+  SweepScheduler(const SweepFile& sweep, const std::vector<SweepPoint>& points,
+                 const SweepRunOptions& options, Ledger& ledger, std::ostream& out)
+      : sweep_(sweep), points_(points), options_(options), ledger_(ledger), out_(out),
+        dir_(sweep_dir_of(sweep)) {
+    const char* kill_after = std::getenv("RUNNER_TEST_SWEEP_KILL_AFTER");
+    kill_after_ = kill_after ? std::atoi(kill_after) : 0;
+  }
+
+  // Runs the queued point indexes; returns the stop signal, 0 when none.
+  int run(std::vector<size_t> queue) {
+    size_t next = 0;
+    while (next < queue.size() || !running_.empty()) {
+      if (int sig = pending_stop_signal()) stop_all(sig);
+      while (!stopping_ && running_.size() < static_cast<size_t>(jobs()) && next < queue.size())
+        launch(queue[next++]);
+      if (running_.empty()) break;
+      ChildExit e = wait_any_child();
+      if (!e.interrupted) finish(e);
+    }
+    return stop_signal_;
+  }
+
+ private:
+  int jobs() const { return std::max(1, options_.jobs); }
+
+  int threads_per_point() const {
+    int cpus = options_.cpu_threads > 0 ? options_.cpu_threads
+                                        : static_cast<int>(std::thread::hardware_concurrency());
+    return std::max(1, cpus / jobs());
+  }
+
+  std::vector<std::string> command(const SweepPoint& p) const {
+    std::string exe = options_.runner_exe.empty() ? self_executable() : options_.runner_exe;
+    std::vector<std::string> argv = {exe, "run", sweep_.base};
+    std::vector<std::string> sets = p.set_args();
+    sets.push_back("run.output_dir=" + dir_);
+    sets.push_back("run.name=" + p.id);
+    sets.push_back(fmt::format("run.threads={}", threads_per_point()));
+    for (const auto& s : sets) {
+      argv.push_back("--set");
+      argv.push_back(s);
+    }
+    argv.insert(argv.end(), {"--resume", "auto"});
+    return argv;
+  }
+
+  void launch(size_t index) {
+    const SweepPoint& p = points_[index];
+    fs::create_directories(dir_ + "/" + p.id);
+    PointRecord& r = ledger_.points[p.id];
+    r.state = PointState::Running;
+    r.attempts += 1;
+    r.updated_utc = utc_timestamp();
+    r.overrides = overrides_json(p);
+    r.pid = spawn_child(command(p), dir_ + "/" + p.id + "/point.log");
+    running_[r.pid] = index;
+    ledger_.save();
+    out_ << fmt::format("[sweep] started {} (attempt {})\n", p.id, r.attempts) << std::flush;
+  }
+
+  static PointState state_of(const ChildExit& e) {
+    if (e.exit_code == 0) return PointState::Completed;
+    if (e.exit_code == 130 || e.exit_code == 143 || e.signal == SIGKILL)
+      return PointState::Interrupted;
+    return PointState::Failed;
+  }
+
+  void finish(const ChildExit& e) {
+    auto it = running_.find(e.pid);
+    if (it == running_.end()) return;
+    const SweepPoint& p = points_[it->second];
+    running_.erase(it);
+    PointRecord& r = ledger_.points[p.id];
+    r.state = state_of(e);
+    r.last_exit_code = e.exit_code;
+    r.pid = 0;
+    r.updated_utc = utc_timestamp();
+    std::string log = dir_ + "/" + p.id + "/point.log";
+    r.last_error = r.state == PointState::Completed ? "" : error_from_log(log);
+    if (e.signal && r.state == PointState::Failed)
+      r.last_error = fmt::format("crashed with signal {} ({}); {}", e.signal, strsignal(e.signal),
+                                 r.last_error);
+    ledger_.save();
+    out_ << fmt::format("[sweep] {} {} (exit {}){}\n", p.id, state_name(r.state), e.exit_code,
+                        r.last_error.empty() ? "" : ": " + r.last_error)
+         << std::flush;
+    if (r.state == PointState::Completed && kill_after_ > 0 && ++completed_ == kill_after_)
+      std::raise(SIGKILL);
+    if (r.state == PointState::Failed && options_.fail_fast && !stopping_) {
+      out_ << "[sweep] --fail-fast: stopping the other points\n";
+      stop_all(0);
+    }
+  }
+
+  void stop_all(int sig) {
+    if (stopping_) return;
+    stopping_ = true;
+    stop_signal_ = sig;
+    for (const auto& [pid, index] : running_) terminate_child(pid);
+  }
+
+  const SweepFile& sweep_;
+  const std::vector<SweepPoint>& points_;
+  const SweepRunOptions& options_;
+  Ledger& ledger_;
+  std::ostream& out_;
+  std::string dir_;
+  std::map<long, size_t> running_;  // pid -> point index
+  bool stopping_ = false;
+  int stop_signal_ = 0;
+  int kill_after_ = 0, completed_ = 0;
+};
+
+// A point left "running" by a killed sweep may still be checkpointing after its
+// SIGTERM; wait for it before anything resumes the same run directory.
+void wait_for_leftover_children(Ledger& ledger, std::ostream& out) {
+  for (auto& [id, r] : ledger.points) {
+    if (r.state != PointState::Running) continue;
+    for (int i = 0; i < 600 && process_alive(r.pid); ++i) {
+      if (i == 0) out << fmt::format("[sweep] waiting for {} (pid {}) to stop\n", id, r.pid);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    r.state = PointState::Interrupted;
+    r.pid = 0;
+  }
+}
+
+// Which points this invocation runs, marking invalid ones failed.
+std::vector<size_t> plan(const std::vector<SweepPoint>& points,
+                         const std::vector<Diagnostics>& checks, const SweepRunOptions& options,
+                         Ledger& ledger, std::ostream& out) {
+  std::vector<size_t> queue;
+  for (size_t i = 0; i < points.size(); ++i) {
+    PointRecord& r = ledger.points[points[i].id];
+    r.overrides = overrides_json(points[i]);
+    if (!checks[i].empty()) {
+      r.state = PointState::Failed;
+      r.last_error = "invalid point: " + format_all(checks[i]);
+      r.last_exit_code = 2;
+      out << fmt::format("[sweep] {} is invalid, not run:\n{}", points[i].id, format_all(checks[i]));
+      continue;
+    }
+    if (r.state == PointState::Completed) continue;
+    if (r.state == PointState::Failed && !options.retry_failed) {
+      out << fmt::format("[sweep] {} failed before; skipped (use --retry-failed)\n", points[i].id);
+      continue;
+    }
+    queue.push_back(i);
+  }
+  return queue;
+}
+
+}  // namespace
+
+int run_sweep(const SweepFile& sweep, const std::vector<SweepPoint>& points,
+              const SweepRunOptions& options, std::ostream& out, std::ostream& err) {
+  std::string dir = sweep_dir_of(sweep);
+  fs::create_directories(dir);
+  int lock = try_lock_file(dir + "/.sweep.lock");
+  if (lock < 0) {
+    err << fmt::format("error: {}: another `runner sweep` is running this sweep\n  hint: wait for "
+                       "it, or watch it with `runner sweep {} --status`\n", dir, sweep.path);
+    return 2;
+  }
+  Ledger ledger = load_ledger(ledger_path(dir));
+  ledger.sweep_name = sweep.name;
+  ledger.sweep_file = sweep.path;
+  wait_for_leftover_children(ledger, out);
+  std::vector<size_t> queue = plan(points, validate_points(sweep, points, options.caps), options,
+                                   ledger, out);
+  ledger.save();
+  install_sweep_signal_handlers();
+  int sig = SweepScheduler(sweep, points, options, ledger, out).run(queue);
+  SweepTable table = collect_results(sweep, points, ledger);
+  write_summaries(table, dir);
+  out << render_markdown(table);
+  if (sig) return 128 + sig;
+  for (const auto& p : points)
+    if (ledger.points[p.id].state != PointState::Completed) return 1;
+  return 0;
+}
+
+}  // namespace runner

@@ -1,0 +1,41 @@
+// Running a sweep: every point validated first, then run as its own
+// `runner run` child process under <output_dir>/<sweep name>/<point id>/,
+// up to `jobs` at a time, with the ledger updated after every state change.
+// Exit code: 0 every point completed, 1 some point failed or was invalid,
+// 2 bad sweep input, 130/143 the sweep was interrupted.
+//
+// Test hook (for the kill-and-rerun test): RUNNER_TEST_SWEEP_KILL_AFTER=N makes
+// the sweep SIGKILL itself once N points have completed in this process.
+#pragma once
+
+#include "recipe/rules.h"
+#include "sweep/expand.h"
+#include "sweep/ledger.h"
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace runner {
+
+struct SweepRunOptions {
+  int jobs = 1;
+  bool retry_failed = false;
+  bool fail_fast = false;
+  std::string runner_exe;  // what runs each point; empty means this executable
+  int cpu_threads = 0;     // divided between the jobs; 0 means every CPU
+  Capabilities caps;
+};
+
+std::string sweep_dir_of(const SweepFile& sweep);  // <output_dir>/<name>, absolute
+
+// Loads the base recipe with each point's overrides; one Diagnostics per point
+// (empty when the point is valid).
+std::vector<Diagnostics> validate_points(const SweepFile& sweep,
+                                         const std::vector<SweepPoint>& points,
+                                         const Capabilities& caps);
+
+int run_sweep(const SweepFile& sweep, const std::vector<SweepPoint>& points,
+              const SweepRunOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace runner

@@ -1,0 +1,121 @@
+// `runner compare`: tolerance semantics in both directions, exit codes 0/1/2,
+// baselines, and the readable diff of two real runs.
+#include <catch2/catch.hpp>
+
+#include "shared.h"
+#include "sweep/compare.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using namespace runner;
+using runner::test::run_command;
+
+namespace {
+
+// A hand-written run directory: final f1/accuracy/loss and two evaluations.
+std::string fake_run(const std::string& dir, double f1, double loss, double lr) {
+  fs::create_directories(dir);
+  nlohmann::json summary = {{"status", "completed"},
+                            {"final", {{"f1", f1}, {"accuracy", 0.7}, {"loss", loss}, {"examples", 64}}},
+                            {"best", {{"metric", "f1"}, {"value", f1}, {"step", 8}}}};
+  std::ofstream(dir + "/summary.json") << summary.dump();
+  std::ofstream(dir + "/metrics.jsonl")
+      << nlohmann::json{{"event", "train"}, {"step", 1}, {"loss", 0.7}}.dump() << "\n"
+      << nlohmann::json{{"event", "eval"}, {"step", 4}, {"f1", f1 - 0.1}, {"loss", loss + 0.1}}.dump() << "\n"
+      << nlohmann::json{{"event", "eval"}, {"step", 8}, {"f1", f1}, {"loss", loss}}.dump() << "\n";
+  std::ofstream(dir + "/recipe.resolved.json") << nlohmann::json{{"optimizer", {{"lr", lr}}}}.dump();
+  std::ofstream(dir + "/env.json") << nlohmann::json{{"threads", 2}}.dump();
+  return dir;
+}
+
+std::string compare(const std::string& args) { return runner::test::runner_exe() + " compare " + args; }
+
+}  // namespace
+
+TEST_CASE("tolerances: worse by more than max(abs, rel * |A|) regresses, in both directions",
+          "[sweep]") {
+  MetricCheck higher{"eval.f1", 0.01, 0.0, true};
+  CHECK_FALSE(check_metric(0.80, 0.795, higher).regressed);  // worse by 0.005 <= 0.01
+  CHECK_FALSE(check_metric(0.80, 0.79, higher).regressed);   // exactly at the tolerance
+  CHECK(check_metric(0.80, 0.785, higher).regressed);        // worse by 0.015
+  CHECK_FALSE(check_metric(0.80, 0.95, higher).regressed);   // improvements never fail
+  MetricCheck lower{"eval.loss", 0.0, 0.10, false};          // 10% of A = 0.05
+  CHECK_FALSE(check_metric(0.50, 0.54, lower).regressed);
+  CHECK(check_metric(0.50, 0.56, lower).regressed);
+  CHECK_FALSE(check_metric(0.50, 0.10, lower).regressed);
+  MetricCheck both{"eval.f1", 0.02, 0.01, true};  // the larger allowance wins: 0.02
+  CHECK(check_metric(0.80, 0.775, both).allowed == Approx(0.02));
+  CHECK_FALSE(check_metric(0.80, 0.781, both).regressed);
+  MetricCheck exact{"eval.f1", 0.0, 0.0, true};
+  CHECK_FALSE(check_metric(0.8, 0.8, exact).regressed);
+  CHECK(check_metric(0.8, 0.7999, exact).regressed);
+}
+
+TEST_CASE("compare exits 0 within tolerance, 1 on regression, 2 on bad input", "[sweep]") {
+  std::string dir = runner::test::tmp_dir("compare-codes");
+  std::string a = fake_run(dir + "/a", 0.80, 0.50, 1e-3);
+  std::string b = fake_run(dir + "/b", 0.78, 0.60, 3e-4);
+  CHECK(run_command(compare(a + " " + b + " --metric eval.f1 --abs-tol 0.03")).exit_code == 0);
+  CHECK(run_command(compare(a + " " + b + " --metric eval.f1 --abs-tol 0.01")).exit_code == 1);
+  // Loss is lower-is-better by default: 0.60 vs 0.50 is worse by 0.1.
+  CHECK(run_command(compare(a + " " + b + " --metric eval.loss --abs-tol 0.05")).exit_code == 1);
+  CHECK(run_command(compare(b + " " + a + " --metric eval.loss --abs-tol 0.05")).exit_code == 0);
+  // An explicit direction turns the same numbers around.
+  CHECK(run_command(compare(a + " " + b + " --metric eval.loss --direction higher")).exit_code == 0);
+  // One tolerance per metric; best.* reads the eval curve.
+  auto two = run_command(compare(a + " " + b + " --metric eval.f1 --abs-tol 0.03 "
+                                 "--metric best.f1 --abs-tol 0.001"));
+  CHECK(two.exit_code == 1);
+  CHECK(two.out.find("REGRESS  best.f1") != std::string::npos);
+  CHECK(two.out.find("ok       eval.f1") != std::string::npos);
+
+  CHECK(run_command(compare(a + " " + dir + "/missing --metric eval.f1")).exit_code == 2);
+  CHECK(run_command(compare(a + " " + b + " --metric eval.nope")).exit_code == 2);
+  CHECK(run_command(compare(a + " " + b + " --metric eval.f1 --abs-tol -1")).exit_code == 2);
+  CHECK(run_command(compare(a + " " + b + " --metric eval.f1 --direction up")).exit_code == 2);
+  CHECK(run_command(compare(a + " " + b + " --metric f1")).exit_code == 2);
+  auto mismatch = run_command(compare(a + " " + b + " --metric eval.f1 --metric eval.loss "
+                                      "--abs-tol 1 --abs-tol 2 --abs-tol 3"));
+  CHECK(mismatch.exit_code == 2);
+  CHECK(mismatch.out.find("--abs-tol: expected one value for every --metric") != std::string::npos);
+}
+
+TEST_CASE("compare diffs two real runs, and a run against its own baseline", "[sweep]") {
+  std::string dir = runner::test::tmp_dir("compare-real");
+  std::string recipe = runner::test::source_dir() + "/recipes/smoke/mrpc_smoke.toml";
+  std::string common = " --set run.output_dir=" + dir + " --set train.epochs=1"
+                       " --set data.max_train_examples=64 --set data.max_eval_examples=64"
+                       " --set train.eval_every=2 --set run.loggers=jsonl";
+  REQUIRE(run_command(runner::test::runner_exe() + " run " + recipe + common +
+                      " --set run.name=a").exit_code == 0);
+  REQUIRE(run_command(runner::test::runner_exe() + " run " + recipe + common +
+                      " --set run.name=b --set optimizer.lr=3e-4").exit_code == 0);
+  std::string a, b;
+  for (const auto& e : fs::directory_iterator(dir + "/a")) a = e.path().string();
+  for (const auto& e : fs::directory_iterator(dir + "/b")) b = e.path().string();
+
+  auto diff = run_command(compare(a + " " + b));
+  INFO(diff.out);
+  CHECK(diff.exit_code == 0);
+  CHECK(diff.out.find("Final evaluation") != std::string::npos);
+  CHECK(diff.out.find("eval.f1") != std::string::npos);
+  CHECK(diff.out.find("Eval curve of f1 by step") != std::string::npos);
+  CHECK(diff.out.find("Resolved recipe differences (2)") != std::string::npos);  // lr, run.name
+  CHECK(diff.out.find("optimizer.lr: A 0.001 | B 0.0003") != std::string::npos);
+
+  auto baseline = run_command(compare("--write-baseline " + a + " 2>/dev/null"));
+  REQUIRE(baseline.exit_code == 0);
+  nlohmann::json base = nlohmann::json::parse(baseline.out);
+  CHECK(base["format"] == "runner-baseline");
+  CHECK(base["recipe_sha256"].get<std::string>().size() == 64);
+  std::ofstream(dir + "/a.baseline.json") << baseline.out;
+  auto same = run_command(compare(dir + "/a.baseline.json " + a + " --metric eval.f1 --metric eval.loss"));
+  INFO(same.out);
+  CHECK(same.exit_code == 0);  // zero tolerance: the run is its own baseline
+  CHECK(same.out.find("Resolved recipe differences (0)") != std::string::npos);
+  CHECK(run_command(compare("--write-baseline " + dir)).exit_code == 2);  // not a run directory
+}

@@ -1,0 +1,137 @@
+// Running sweeps end to end with the runner executable: the ledger, isolation of
+// bad points, the exit code, the summaries, and a sweep killed half-way.
+#include <catch2/catch.hpp>
+
+#include "shared.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using runner::test::run_command;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+nlohmann::json ledger_of(const std::string& sweep_dir) {
+  return nlohmann::json::parse(slurp(sweep_dir + "/sweep_ledger.json"));
+}
+
+// Tiny points: 64 training pairs, one epoch, one thread each.
+std::string tiny_sweep(const std::string& dir, const std::string& axes) {
+  std::string path = dir + "/sweep.toml";
+  std::ofstream(path) << "name = \"tiny\"\nbase = \"" << runner::test::source_dir()
+                      << "/recipes/smoke/mrpc_smoke.toml\"\nmetric = \"eval.f1\"\n"
+                      << "output_dir = \"" << dir << "/runs\"\n"
+                      << "[set]\n\"train.epochs\" = 1\n\"data.max_train_examples\" = 64\n"
+                      << "\"data.max_eval_examples\" = 64\n\"train.checkpoint_every\" = 2\n"
+                      << "\"run.loggers\" = [\"jsonl\"]\n"
+                      << axes;
+  return path;
+}
+
+std::string sweep_cmd(const std::string& args) {
+  return runner::test::runner_exe() + " sweep " + args;
+}
+
+std::vector<std::string> run_dirs(const std::string& point_dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(point_dir))
+    if (e.is_directory()) out.push_back(e.path().string());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a sweep killed mid-way loses nothing and reruns only what is left", "[sweep]") {
+  std::string dir = runner::test::tmp_dir("sweep-kill");
+  std::string sweep = tiny_sweep(dir, "[grid]\n\"optimizer.lr\" = [1e-3, 3e-4, 1e-4]\n");
+  std::string sweep_dir = dir + "/runs/tiny";
+  // The hook SIGKILLs the sweep process as soon as its first point completes.
+  auto killed = run_command("RUNNER_TEST_SWEEP_KILL_AFTER=1 " + sweep_cmd(sweep));
+  INFO(killed.out);
+  REQUIRE(killed.exit_code == 137);
+  nlohmann::json before = ledger_of(sweep_dir)["points"];
+  std::string done;
+  int completed = 0;
+  for (const auto& [id, p] : before.items())
+    if (p["state"] == "completed") done = id, ++completed;
+  REQUIRE(completed == 1);
+  std::string done_run = run_dirs(sweep_dir + "/" + done).at(0);
+  std::string done_summary = slurp(done_run + "/summary.json");
+
+  auto rerun = run_command(sweep_cmd(sweep));
+  INFO(rerun.out);
+  CHECK(rerun.exit_code == 0);
+  nlohmann::json after = ledger_of(sweep_dir)["points"];
+  REQUIRE(after.size() == 3);
+  for (const auto& [id, p] : after.items()) {
+    CHECK(p["state"] == "completed");
+    CHECK(p["attempts"] == 1);  // nothing ran twice
+    CHECK(run_dirs(sweep_dir + "/" + id).size() == 1);
+  }
+  // The completed point was not touched again.
+  CHECK(slurp(done_run + "/summary.json") == done_summary);
+  CHECK(rerun.out.find("started " + done) == std::string::npos);
+  // Running once more does nothing and still says every point completed.
+  auto third = run_command(sweep_cmd(sweep));
+  CHECK(third.exit_code == 0);
+  CHECK(third.out.find("[sweep] started") == std::string::npos);
+}
+
+TEST_CASE("an invalid point and a point that fails at run time do not stop the others",
+          "[sweep]") {
+  std::string dir = runner::test::tmp_dir("sweep-isolation");
+  // A pretrained folder whose config.json is not JSON: the recipe is valid (the
+  // folder exists) but the run fails when it loads the model.
+  fs::create_directories(dir + "/broken_model");
+  std::ofstream(dir + "/broken_model/config.json") << "{ this is not json";
+  std::string sweep = tiny_sweep(dir, "[[points]]\n\"optimizer.lr\" = 1e-3\n"
+                                      "[[points]]\n\"optimizer.lr\" = -5.0\n"
+                                      "[[points]]\n\"model.pretrained\" = \"" + dir + "/broken_model\"\n"
+                                      "[[points]]\n\"optimizer.lr\" = 3e-4\n");
+  std::string sweep_dir = dir + "/runs/tiny";
+  auto r = run_command(sweep_cmd(sweep + " --jobs 2"));
+  INFO(r.out);
+  CHECK(r.exit_code == 1);
+  nlohmann::json summary = nlohmann::json::parse(slurp(sweep_dir + "/sweep_summary.json"));
+  REQUIRE(summary["points"].size() == 4);
+  std::map<std::string, int> by_status;
+  for (const auto& p : summary["points"]) ++by_status[p["status"].get<std::string>()];
+  CHECK(by_status["completed"] == 2);
+  CHECK(by_status["failed"] == 2);
+  // Completed points come first, ranked by best eval.f1; failures say why.
+  const auto& rows = summary["points"];
+  CHECK(rows[0]["status"] == "completed");
+  CHECK(rows[1]["status"] == "completed");
+  CHECK(rows[0]["best"].get<double>() >= rows[1]["best"].get<double>());
+  std::string errors = rows[2]["error"].get<std::string>() + rows[3]["error"].get<std::string>();
+  CHECK(errors.find("invalid point") != std::string::npos);
+  CHECK(errors.find("config.json") != std::string::npos);
+  std::string md = slurp(sweep_dir + "/sweep_summary.md");
+  CHECK(md.find("2 of 4 points completed") != std::string::npos);
+  CHECK(slurp(sweep_dir + "/sweep_summary.csv").find("rank,point,optimizer.lr,model.pretrained,status") == 0);
+
+  // Failed points are skipped on a rerun unless --retry-failed; --status prints the table.
+  auto again = run_command(sweep_cmd(sweep));
+  CHECK(again.exit_code == 1);
+  CHECK(again.out.find("skipped (use --retry-failed)") != std::string::npos);
+  auto retry = run_command(sweep_cmd(sweep + " --retry-failed"));
+  CHECK(retry.exit_code == 1);
+  nlohmann::json ledger = ledger_of(sweep_dir)["points"];
+  int retried = 0;
+  for (const auto& [id, p] : ledger.items()) retried += p["attempts"] == 2;
+  CHECK(retried == 1);  // the run-time failure ran again; the invalid point never runs
+  auto status = run_command(sweep_cmd(sweep + " --status"));
+  CHECK(status.exit_code == 0);
+  CHECK(status.out.find("| 1 | lr-") != std::string::npos);
+}
