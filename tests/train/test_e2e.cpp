@@ -1,0 +1,208 @@
+// End to end through the real `runner` executable: the smoke recipe trains and
+// fills its run directory; a run killed with SIGKILL at three points and resumed
+// each time ends bitwise equal to an uninterrupted one; SIGTERM checkpoints and
+// exits 143; a resume with a changed recipe is refused with the diff.
+#include "run/run_dir.h"
+#include "train/checkpoint_io.h"
+
+#include "shared.h"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+namespace fs = std::filesystem;
+using runner::test::run_command;
+
+namespace {
+
+std::string smoke_recipe() { return runner::test::source_dir() + "/recipes/smoke/mrpc_smoke.toml"; }
+
+// Overrides that keep every test's files in its own directory and the numbers
+// independent of the machine's core count.
+std::string common_sets(const std::string& dir) {
+  return " --set run.output_dir=" + dir + "/runs --set data.cache_dir=" + dir +
+         "/cache --set run.threads=1";
+}
+
+// A short run with checkpoints every 4 steps and an evaluation every 6:
+// 256 examples / 16 = 16 steps per epoch, 32 steps in all.
+std::string resume_sets(const std::string& dir) {
+  return common_sets(dir) +
+         " --set train.checkpoint_every=4 --set train.eval_every=6 --set train.log_every=2";
+}
+
+runner::test::CommandResult runner_cmd(const std::string& env, const std::string& args) {
+  return run_command(env + " " + runner::test::runner_exe() + " " + args);
+}
+
+std::string only_run_dir(const std::string& dir) {
+  auto dirs = runner::list_run_dirs(dir + "/runs", "mrpc_smoke");
+  REQUIRE(dirs.size() == 1);
+  return dirs[0];
+}
+
+std::vector<nlohmann::json> events(const std::string& run_dir, const std::string& kind) {
+  std::ifstream in(run_dir + "/metrics.jsonl");
+  std::vector<nlohmann::json> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line);
+    if (j["event"] == kind) out.push_back(j);
+  }
+  return out;
+}
+
+// Train and eval events without their timings: what must repeat bit for bit.
+std::vector<nlohmann::json> reproducible_events(const std::string& run_dir) {
+  std::vector<nlohmann::json> out;
+  for (const char* kind : {"train", "eval"})
+    for (auto e : events(run_dir, kind)) {
+      e.erase("samples_per_s");
+      e.erase("tokens_per_s");
+      out.push_back(e);
+    }
+  return out;
+}
+
+nlohmann::json summary(const std::string& run_dir) {
+  return nlohmann::json::parse(runner::read_file_bytes(run_dir + "/summary.json"));
+}
+
+}  // namespace
+
+TEST_CASE("the smoke recipe trains through `runner` and fills the run directory", "[e2e]") {
+  std::string dir = runner::test::tmp_dir("e2e_smoke");
+  auto r = runner_cmd("", smoke_recipe() + common_sets(dir));
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  std::string run = only_run_dir(dir);
+  CHECK(std::regex_match(fs::path(run).filename().string(), std::regex(R"(\d{8}T\d{6}Z-[0-9a-f]{6})")));
+  for (const char* f : {"recipe.given.toml", "recipe.resolved.json", "env.json", "metrics.jsonl",
+                        "train.log", "summary.json", "final/config.json", "final/model.safetensors",
+                        "final/vocab.txt"})
+    CHECK(fs::is_regular_file(fs::path(run) / f));
+  CHECK(runner::read_file_bytes(run + "/recipe.given.toml") == runner::read_file_bytes(smoke_recipe()));
+  auto checkpoints = runner::list_checkpoints(run + "/checkpoints");
+  REQUIRE_FALSE(checkpoints.empty());
+  CHECK(runner::verify_checkpoint(checkpoints.back()).empty());
+
+  nlohmann::json env = nlohmann::json::parse(runner::read_file_bytes(run + "/env.json"));
+  CHECK(env["threads"] == 1);
+  CHECK(env["seeds"]["run.seed"] == 7);
+  // shared/data/README.md: the sha256 of MRPC train.tsv.
+  CHECK(env["content_sha256"][runner::test::shared_dir() + "/data/glue/MRPC/train.tsv"] ==
+        "69abcedee3cf738c6ce58d772e43e1b7cdf5b4edee4aceda459c0d9f4e5599f3");
+
+  nlohmann::json s = summary(run);
+  CHECK(s["status"] == "completed");
+  CHECK(s["global_step"] == 32);  // 2 epochs of 256 / 16
+  CHECK(s["samples_per_s"].get<double>() > 0);
+  CHECK(s["final"]["examples"] == 128);
+  CHECK(s["final"].contains("accuracy"));
+  CHECK(s["final"].contains("f1"));
+  CHECK(s["best"]["metric"] == "f1");  // MRPC's main metric
+
+  auto train = events(run, "train");
+  REQUIRE(train.size() == 8);  // log_every = 4
+  INFO("first loss " << train.front()["loss"] << ", last " << train.back()["loss"]);
+  CHECK(train.back()["loss"].get<double>() < train.front()["loss"].get<double>() - 0.02);
+  std::string log = runner::read_file_bytes(run + "/train.log");
+  CHECK(log.find("train step=32") != std::string::npos);
+  CHECK(std::regex_search(log, std::regex("\ndata .* split=train")));
+}
+
+TEST_CASE("a run killed at three points and resumed each time ends bitwise equal", "[e2e]") {
+  std::string ref_dir = runner::test::tmp_dir("e2e_resume_ref");
+  auto ref = runner_cmd("", smoke_recipe() + resume_sets(ref_dir));
+  INFO(ref.out);
+  REQUIRE(ref.exit_code == 0);
+  std::string ref_run = only_run_dir(ref_dir);
+
+  std::string dir = runner::test::tmp_dir("e2e_resume_killed");
+  // 1. Mid-epoch, two steps after the checkpoint of step 8.
+  auto r = runner_cmd("RUNNER_TEST_KILL_AT_STEP=10", smoke_recipe() + resume_sets(dir));
+  INFO(r.out);
+  REQUIRE(r.exit_code == 128 + 9);
+  std::string run = only_run_dir(dir);
+  CHECK(summary(run)["status"] == "running");
+  // 2. Inside the write of the epoch-end checkpoint (step 16): resumes from 12.
+  r = runner_cmd("RUNNER_TEST_KILL_IN_CHECKPOINT=16:optimizer.safetensors", "resume " + run);
+  INFO(r.out);
+  REQUIRE(r.exit_code == 128 + 9);
+  CHECK_FALSE(fs::exists(run + "/checkpoints/step-00000016"));
+  // 3. In the second epoch, right after an evaluation step's checkpoint was due (24).
+  r = runner_cmd("RUNNER_TEST_KILL_AT_STEP=24", "resume " + run);
+  INFO(r.out);
+  REQUIRE(r.exit_code == 128 + 9);
+  r = runner_cmd("", "resume " + run);
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+
+  CHECK(summary(run)["status"] == "completed");
+  CHECK(summary(run)["final"] == summary(ref_run)["final"]);
+  CHECK(summary(run)["best"]["value"] == summary(ref_run)["best"]["value"]);
+  CHECK(runner::read_file_bytes(run + "/final/model.safetensors") ==
+        runner::read_file_bytes(ref_run + "/final/model.safetensors"));
+  // Every step's log and evaluation, once each and with the same bits.
+  CHECK(reproducible_events(run) == reproducible_events(ref_run));
+}
+
+TEST_CASE("SIGTERM finishes the step, checkpoints, exits 143 and the run resumes", "[e2e]") {
+  std::string dir = runner::test::tmp_dir("e2e_sigterm");
+  auto r = runner_cmd("RUNNER_TEST_TERM_AT_STEP=5", smoke_recipe() + common_sets(dir));
+  INFO(r.out);
+  REQUIRE(r.exit_code == 143);
+  std::string run = only_run_dir(dir);
+  CHECK(summary(run)["status"] == "interrupted");
+  CHECK(summary(run)["signal"] == 15);
+  CHECK(runner::verify_checkpoint(run + "/checkpoints/step-00000005").empty());
+  // --resume auto picks this unfinished run rather than starting another.
+  r = runner_cmd("", smoke_recipe() + common_sets(dir) + " --resume auto");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  CHECK(only_run_dir(dir) == run);
+  CHECK(summary(run)["status"] == "completed");
+  CHECK(summary(run)["global_step"] == 32);
+  auto starts = events(run, "start");
+  REQUIRE(starts.size() == 2);
+  CHECK(starts[1]["resumed_at_step"] == 5);
+}
+
+TEST_CASE("resuming with a changed recipe is refused with the diff unless allowed", "[e2e]") {
+  std::string dir = runner::test::tmp_dir("e2e_changed");
+  std::string recipe = dir + "/smoke.toml";
+  fs::copy_file(smoke_recipe(), recipe);
+  auto r = runner_cmd("RUNNER_TEST_KILL_AT_STEP=3", recipe + common_sets(dir));
+  INFO(r.out);
+  REQUIRE(r.exit_code == 128 + 9);
+  std::string run = only_run_dir(dir);
+  std::string text = runner::read_file_bytes(recipe);
+  text.replace(text.find("epochs = 2"), 10, "epochs = 3");
+  std::ofstream(recipe, std::ios::trunc) << text;
+
+  r = runner_cmd("", "resume " + run);
+  INFO(r.out);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.out, Catch::Contains("train.epochs: 2.0 -> 3.0"));
+  CHECK_THAT(r.out, Catch::Contains("--allow-changes train.epochs"));
+  CHECK(summary(run)["status"] == "running");  // untouched by the refused resume
+
+  r = runner_cmd("", "resume " + run + " --set optimizer.lr=5e-4 --allow-changes train.epochs");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.out, Catch::Contains("optimizer.lr"));
+
+  r = runner_cmd("", "resume " + run + " --allow-changes train.epochs");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  CHECK(summary(run)["global_step"] == 48);
+}
+
+TEST_CASE("resume refuses a directory that is not a run", "[e2e]") {
+  std::string dir = runner::test::tmp_dir("e2e_not_a_run");
+  auto r = runner_cmd("", "resume " + dir);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.out, Catch::Contains(dir + "/env.json"));
+}
