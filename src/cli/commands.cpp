@@ -18,6 +18,11 @@ const std::vector<FlagSpec>& flag_table() {
       {"--resume", "auto", "Continue the newest unfinished run of this recipe instead of starting a new one"},
       {"--allow-changes", "KEY,...", "Resume even though these recipe keys (or key prefixes, or "
                                      "content_sha256.<file>) differ from the run's", true},
+      {"--nproc-per-node", "N", "Worker processes to start on this machine (default topology.processes_per_node)"},
+      {"--nnodes", "M", "Machines taking part (default topology.nodes)"},
+      {"--node-rank", "R", "This machine's index among --nnodes, 0-based (default 0)"},
+      {"--master-addr", "A", "Address of node 0, where rank 0 hosts the rendezvous store (default 127.0.0.1)"},
+      {"--master-port", "P", "Free TCP port on node 0 for the rendezvous (default 29500)"},
   };
   return flags;
 }
@@ -43,6 +48,12 @@ const std::vector<CommandSpec>& command_table() {
       {"resume", "Continue a run from its newest valid checkpoint, checking that nothing changed",
        {{"RUN_DIR", "a run directory written by runner run"}}, {"--set", "--allow-changes"},
        cmd_resume},
+      {"launch", "Start this machine's data-parallel workers for a recipe (torchrun-style); each "
+                 "line they print is prefixed with its rank",
+       {{"RECIPE", "a .toml or .yaml recipe"}},
+       {"--nproc-per-node", "--nnodes", "--node-rank", "--master-addr", "--master-port", "--set",
+        "--resume", "--allow-changes"},
+       cmd_launch},
       {"predict", "Write logits and the predicted label for each JSONL line {\"text_a\", \"text_b\"}",
        {}, {"--model", "--tokenizer", "--input", "--max-length", "--truncation", "--batch-size"},
        cmd_predict},

@@ -72,6 +72,10 @@ void RunLoggers::emit(const nlohmann::json& event) const {
 
 StepWatch::StepWatch() {
   kill_at_step_ = env_integer("RUNNER_TEST_KILL_AT_STEP", -1);
+  // RUNNER_TEST_KILL_RANK=R: only data-parallel rank R kills itself (dist tests).
+  if (env_integer("RUNNER_TEST_KILL_RANK", -1) >= 0 &&
+      env_integer("RUNNER_TEST_KILL_RANK", -1) != env_integer("RANK", 0))
+    kill_at_step_ = -1;
   term_at_step_ = env_integer("RUNNER_TEST_TERM_AT_STEP", -1);
   if (const char* v = std::getenv("RUNNER_TEST_KILL_IN_CHECKPOINT")) {
     std::string s(v);

@@ -32,6 +32,7 @@ torch::Device pick_device(const nlohmann::json& run_section);
 class RunLoggers {
  public:
   RunLoggers(const nlohmann::json& run_section, const RunPaths& paths, bool append);
+  RunLoggers() = default;  // none: the ranks other than 0 of a data-parallel run
   void add(Logger* extra) { all_.push_back(extra); }
   void emit(const nlohmann::json& event) const;
   const std::vector<Logger*>& all() const { return all_; }

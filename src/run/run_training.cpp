@@ -4,6 +4,7 @@
 
 #include "model/export.h"
 #include "run/run_data.h"
+#include "run/run_parallel.h"
 #include "run/run_records.h"
 #include "run/run_setup.h"
 #include "train/interrupt.h"
@@ -30,6 +31,7 @@ struct SessionStart {
   RecipeOrigin origin;
   std::vector<std::string> command_line;
   std::vector<std::string> allow_changes;
+  std::shared_ptr<DistContext> dist;  // null in a single-process run
 };
 
 std::string run_name_of(const Recipe& recipe) {
@@ -107,13 +109,28 @@ struct Session {
   long long samples_at_start = 0;
   std::string resumed_from;
   std::string metric_for_best;  // the recipe's, or the dataset's main metric
+  std::unique_ptr<DataParallel> parallel;
 };
+
+// Under data parallelism: gradients averaged across ranks, and with
+// topology.shard_optimizer an optimizer over this rank's parameters only.
+std::unique_ptr<Optimizer> make_rank_optimizer(const Recipe& r, const SessionStart& s, Session& out) {
+  if (!s.dist) return make_optimizer(r.section("optimizer"), *out.model);
+  bool shard = r.section("topology").at("shard_optimizer");
+  std::vector<NamedParameter> params = named_parameters(*out.model);
+  out.parallel = std::make_unique<DataParallel>(s.dist, params, shard);
+  if (!shard) return make_optimizer(r.section("optimizer"), *out.model);
+  const nlohmann::json section = r.section("optimizer");
+  return registry().factory<OptimizerFactory>(Kind::Optimizer, section.at("type").get<std::string>())(
+      section, owned_parameters(params, out.parallel->owners(), s.dist->rank()));
+}
 
 void build_session(const Recipe& r, const SessionStart& s, RunLoggers& log, StepWatch& watch,
                    Session& out) {
   const nlohmann::json run = r.section("run"), data = r.section("data"), train = r.section("train");
   const nlohmann::json optimizer = r.section("optimizer");
   int threads = apply_thread_setting(run);
+  split_threads(run, s.dist.get());
   apply_determinism(run);
   out.device = pick_device(run);
   if (std::string w = bf16_warning(train.at("precision"), out.device); !w.empty()) {
@@ -121,25 +138,29 @@ void build_session(const Recipe& r, const SessionStart& s, RunLoggers& log, Step
     log.emit({{"event", "warning"}, {"message", w}});
   }
   out.data = open_data(data, r.section("tokenizer"));
-  record_environment(s, data_content_files(out.data, r.section("tokenizer")), run, threads, out.device);
+  if (is_primary(s.dist.get()))
+    record_environment(s, data_content_files(out.data, r.section("tokenizer")), run, threads, out.device);
   tokenize_data(out.data, data, [&log](const nlohmann::json& e) { log.emit(e); });
   const DatasetInfo& info = out.data.dataset->info();
   torch::manual_seed(run.at("seed").get<uint64_t>());
   out.model = make_model(r.section("model"), ModelContext{info.num_labels, {info.label_names}});
   out.model->to(out.device);
+  if (s.dist) broadcast_module(*s.dist, *out.model);
   out.eval = make_eval_set(out.data, data.at("eval_batch_size"), out.device);
-  out.batches = std::make_unique<SplitBatchSource>(
-      out.data.train, out.data.train_split, train_sampler_config(data, run.at("seed").get<uint64_t>()),
-      out.data.padding, out.device);
+  SamplerConfig sampler = train_sampler_config(data, run.at("seed").get<uint64_t>());
+  shard_sampler(sampler, s.dist.get());
+  out.batches = std::make_unique<SplitBatchSource>(out.data.train, out.data.train_split, sampler,
+                                                   out.data.padding, out.device);
   TrainerConfig cfg = trainer_config_from(train);
   cfg.checkpoints_dir = s.paths.checkpoints();
   if (cfg.metric_for_best.empty()) cfg.metric_for_best = info.main_metric;
   out.metric_for_best = cfg.metric_for_best;
   out.trainer = std::make_unique<Trainer>(
-      cfg, out.model, make_optimizer(optimizer, *out.model),
+      cfg, out.model, make_rank_optimizer(r, s, out),
       make_schedule(r.section("scheduler"), optimizer.at("lr")), *out.batches,
       out.data.eval ? &out.eval : nullptr, log.all());
   out.trainer->set_checkpoint_hook(watch.checkpoint_hook());
+  if (out.parallel) out.trainer->set_parallel(out.parallel.get());
   log.emit({{"event", "setup"}, {"threads", threads}, {"device", out.device.str()},
             {"train_examples", out.data.train->size()},
             {"eval_examples", out.data.eval ? out.data.eval->size() : 0},
@@ -179,8 +200,10 @@ struct SummaryWriter {
   Clock::time_point started = Clock::now();
   double previous_wall = 0.0;
   nlohmann::json summary;
+  bool enabled = true;  // rank 0 alone writes it
 
   void write(const std::string& status) {
+    if (!enabled) return;
     double wall = std::chrono::duration<double>(Clock::now() - started).count();
     summary["status"] = status;
     summary["run_dir"] = paths.dir;
@@ -228,7 +251,7 @@ int finish_session(const Recipe& recipe, const SessionStart& start, Session& s, 
     return interrupt_exit_code(out.signal);
   }
   summary.summary["final"] = final_evaluation(s, out);
-  export_final_model(s, start.paths, recipe.section("tokenizer"));
+  if (is_primary(start.dist.get())) export_final_model(s, start.paths, recipe.section("tokenizer"));
   summary.summary["final_model"] = start.paths.final_model();
   log.emit({{"event", "end"}, {"status", "completed"}, {"final", summary.summary["final"]}});
   summary.write("completed");
@@ -237,7 +260,8 @@ int finish_session(const Recipe& recipe, const SessionStart& start, Session& s, 
 
 int run_session(const Recipe& recipe, const SessionStart& start) {
   install_interrupt_handlers();
-  SummaryWriter summary{start.paths, Clock::now(), 0.0, nlohmann::json::object()};
+  const bool primary = is_primary(start.dist.get());
+  SummaryWriter summary{start.paths, Clock::now(), 0.0, nlohmann::json::object(), primary};
   if (start.resuming) summary.previous_wall = previous_wall_seconds(start.paths);
   summary.summary = {{"run_name", run_name_of(recipe)}, {"started_utc", utc_timestamp()}};
   summary.write("running");
@@ -248,9 +272,10 @@ int run_session(const Recipe& recipe, const SessionStart& start) {
     ResumePoint rp;
     if (start.resuming) {
       rp = find_resume_point(start.paths);
-      cut_event_logs(start.paths, rp.step());  // before the loggers reopen the files
+      if (primary) cut_event_logs(start.paths, rp.step());  // before the loggers reopen the files
     }
-    log = std::make_unique<RunLoggers>(recipe.section("run"), start.paths, start.resuming);
+    log = primary ? std::make_unique<RunLoggers>(recipe.section("run"), start.paths, start.resuming)
+                  : std::make_unique<RunLoggers>();
     log->add(&watch);
     build_session(recipe, start, *log, watch, s);
     resume_trainer(rp, *log, s);
@@ -282,6 +307,7 @@ void check_resume_allowed(const Recipe& recipe, const RunPaths& paths,
 
 int resume_session(const Recipe& recipe, const SessionStart& start) {
   check_resume_allowed(recipe, start.paths, start.allow_changes);
+  if (!is_primary(start.dist.get())) return run_session(recipe, start);
   write_resolved_recipe(recipe, start.paths);
   std::cerr << fmt::format("resuming {}\n", start.paths.dir);
   return run_session(recipe, start);
@@ -289,25 +315,35 @@ int resume_session(const Recipe& recipe, const SessionStart& start) {
 
 }  // namespace
 
+// Under data parallelism rank 0 decides the run directory and every rank is told it.
 int run_recipe(const Recipe& recipe, const RunOptions& options) {
   const nlohmann::json run = recipe.section("run");
   std::string name = run_name_of(recipe);
+  std::shared_ptr<DistContext> dist = join_workers(recipe);
+  const bool primary = is_primary(dist.get());
+  RecipeOrigin origin{fs::absolute(recipe.path).string(), options.overrides};
   if (options.resume_auto) {
-    std::string dir = newest_unfinished_run(run.at("output_dir"), name);
-    if (!dir.empty())
-      return resume_session(recipe, SessionStart{RunPaths{dir}, true,
-                                                 RecipeOrigin{fs::absolute(recipe.path).string(),
-                                                              options.overrides},
-                                                 options.command_line, options.allow_changes});
-    std::cerr << fmt::format("no unfinished run of '{}' under {}; starting a new one\n", name,
-                             run.at("output_dir").get<std::string>());
+    std::string dir = primary ? newest_unfinished_run(run.at("output_dir"), name) : std::string();
+    dir = agree_on(dist.get(), "resume_dir", dir);
+    if (!dir.empty()) {
+      SessionStart s{RunPaths{dir}, true, origin, options.command_line, options.allow_changes};
+      s.dist = dist;
+      return resume_session(recipe, s);
+    }
+    if (primary)
+      std::cerr << fmt::format("no unfinished run of '{}' under {}; starting a new one\n", name,
+                               run.at("output_dir").get<std::string>());
   }
-  RunPaths paths = create_run_dir(run.at("output_dir"), name);
-  std::cerr << fmt::format("run directory: {}\n", paths.dir);
-  copy_given_recipe(recipe, paths);
-  write_resolved_recipe(recipe, paths);
-  SessionStart s{paths, false, RecipeOrigin{fs::absolute(recipe.path).string(), options.overrides},
-                 options.command_line, {}};
+  RunPaths paths;
+  if (primary) {
+    paths = create_run_dir(run.at("output_dir"), name);
+    std::cerr << fmt::format("run directory: {}\n", paths.dir);
+    copy_given_recipe(recipe, paths);
+    write_resolved_recipe(recipe, paths);
+  }
+  paths.dir = agree_on(dist.get(), "run_dir", paths.dir);
+  SessionStart s{paths, false, origin, options.command_line, {}};
+  s.dist = dist;
   return run_session(recipe, s);
 }
 
@@ -327,8 +363,9 @@ int resume_run(const ResumeOptions& options) {
   RecipeLoad load = load_recipe(request, registry());
   std::cerr << format_all(load.diags);
   if (!load.recipe) return 2;
-  return resume_session(*load.recipe, SessionStart{paths, true, origin, options.command_line,
-                                                    options.allow_changes});
+  SessionStart s{paths, true, origin, options.command_line, options.allow_changes};
+  s.dist = join_workers(*load.recipe);
+  return resume_session(*load.recipe, s);
 }
 
 }  // namespace runner

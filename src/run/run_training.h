@@ -13,6 +13,7 @@
 //   RUNNER_TEST_KILL_IN_CHECKPOINT=N:FILE SIGKILL itself while writing the checkpoint
 //                                         of step N, just before FILE (e.g. model.safetensors)
 //   RUNNER_TEST_TERM_AT_STEP=N            send itself SIGTERM when optimizer step N ends
+//   RUNNER_TEST_KILL_RANK=R               with KILL_AT_STEP: only the worker with RANK=R
 #pragma once
 
 #include "recipe/recipe.h"

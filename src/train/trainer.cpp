@@ -35,6 +35,15 @@ class AutocastGuard {
   bool previous_ = false;
 };
 
+// In place, as Optimizer::zero_grad: the sharded optimizer clears only its own.
+void zero_gradients(const std::vector<NamedParameter>& params) {
+  for (const auto& p : params)
+    if (p.tensor.grad().defined()) p.tensor.mutable_grad().zero_();
+}
+
+// LibTorch errors carry a C++ backtrace after the message.
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
 }  // namespace
 
 TrainerConfig trainer_config_from(const nlohmann::json& t) {
@@ -88,7 +97,14 @@ long long Trainer::steps_per_epoch() const {
 }
 
 bool Trainer::finished() const {
-  return state_.global_step >= total_steps_ || stop_early_ || pending_interrupt() != 0;
+  return state_.global_step >= total_steps_ || stop_early_ || interrupt() != 0;
+}
+
+int Trainer::interrupt() const { return parallel_ ? interrupt_ : pending_interrupt(); }
+
+void Trainer::set_parallel(ParallelHooks* parallel) {
+  parallel_ = parallel;
+  state_.world_size = parallel ? parallel->world_size() : 1;
 }
 
 long long Trainer::window_size(long long b) const {
@@ -111,7 +127,7 @@ TrainOutcome Trainer::train() {
   while (!finished()) run_epoch();
   TrainOutcome out;
   out.status = stop_early_ ? TrainStatus::EarlyStopped : TrainStatus::Completed;
-  if (int sig = pending_interrupt()) {
+  if (int sig = interrupt()) {
     out.status = TrainStatus::Interrupted;
     out.signal = sig;
   }
@@ -149,7 +165,18 @@ void Trainer::micro_step(const TrainBatch& batch, long long window) {
     window_bad_ = true;
   } else {
     torch::Tensor scaled = scaler_.scale_loss(out.loss / static_cast<double>(window));
-    scaled.backward();
+    if (!parallel_) {
+      scaled.backward();
+    } else {
+      const bool sync = window_micro_ + 1 == window;  // a window's last micro-batch
+      parallel_->before_backward(scaled, sync);
+      try {
+        scaled.backward();
+      } catch (const std::exception& e) {  // the Reducer's collective failed inside backward
+        parallel_->fail("the gradient all-reduce", first_line(e.what()));
+      }
+      parallel_->after_backward(sync);
+    }
     torch::Tensor detached = out.loss.detach().to(torch::kFloat64);
     window_loss_ = window_loss_.defined() ? window_loss_ + detached : detached;
   }
@@ -176,19 +203,22 @@ bool Trainer::loss_is_bad(const torch::Tensor& loss, const TrainBatch& batch) {
 }
 
 void Trainer::optimizer_step() {
-  const auto& params = optimizer_->parameters();
+  const auto& params = parallel_ ? parallel_->all_parameters() : optimizer_->parameters();
   bool found_inf = scaler_.unscale(params) || window_bad_;
   torch::Tensor norm = clip_grad_norm(params, config_.max_grad_norm);
   double lr = optimizer_->base_lr() * schedule_(state_.scheduler_step);
   if (!found_inf) {
     optimizer_->step(lr);
+    if (parallel_) parallel_->after_optimizer_step();
     ++state_.scheduler_step;  // a skipped step does not advance the schedule
   }
   scaler_.update(found_inf && scaler_.enabled());
   optimizer_->zero_grad();
+  if (parallel_) zero_gradients(params);
   ++state_.global_step;
   if (window_loss_.defined()) {
-    interval_->loss_sum += window_loss_ / static_cast<double>(window_micro_);
+    torch::Tensor mean_loss = window_loss_ / static_cast<double>(window_micro_);
+    interval_->loss_sum += parallel_ ? parallel_->mean(mean_loss) : mean_loss;
     ++interval_->steps;
   }
   interval_->grad_norm = norm;
@@ -202,6 +232,7 @@ void Trainer::optimizer_step() {
 // that a resumed run never repeats them.
 void Trainer::after_step(bool epoch_end) {
   long long step = state_.global_step;
+  if (parallel_) interrupt_ = parallel_->agree_interrupt(pending_interrupt());
   emit({{"event", "progress"}, {"step", step}, {"total_steps", total_steps_}});
   if (step % config_.log_every == 0 || step == total_steps_) log_interval();
   if (config_.eval_every > 0 && step % config_.eval_every == 0) maybe_evaluate(false);
@@ -211,7 +242,7 @@ void Trainer::after_step(bool epoch_end) {
     state_.batch_in_epoch = 0;
   }
   bool periodic = config_.checkpoint_every > 0 && step % config_.checkpoint_every == 0;
-  bool last = step >= total_steps_ || stop_early_ || pending_interrupt() != 0;
+  bool last = step >= total_steps_ || stop_early_ || interrupt() != 0;
   if (periodic || last || save_best_) save_checkpoint();
   save_best_ = false;
 }
@@ -219,14 +250,16 @@ void Trainer::after_step(bool epoch_end) {
 void Trainer::log_interval() {
   Interval& iv = *interval_;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - iv.since).count();
+  // Under data parallelism every rank sees an equal share of each step's examples.
+  const long long world = parallel_ ? parallel_->world_size() : 1;
   nlohmann::json e = {{"event", "train"},
                       {"step", state_.global_step},
                       {"total_steps", total_steps_},
                       {"epoch", state_.epoch},
                       {"lr", iv.lr},
-                      {"samples_per_s", seconds > 0 ? iv.samples / seconds : 0.0},
+                      {"samples_per_s", seconds > 0 ? world * iv.samples / seconds : 0.0},
                       {"tokens_per_s", seconds > 0 ? iv.tokens / seconds : 0.0},
-                      {"effective_batch", iv.steps > 0 ? iv.samples / iv.steps : 0}};
+                      {"effective_batch", iv.steps > 0 ? world * iv.samples / iv.steps : 0}};
   if (iv.steps > 0) e["loss"] = iv.loss_sum.item<double>() / static_cast<double>(iv.steps);
   if (iv.grad_norm.defined()) e["grad_norm"] = iv.grad_norm.item<double>();
   if (scaler_.enabled()) {

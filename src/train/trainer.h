@@ -9,6 +9,7 @@
 #include "optim/scheduler.h"
 #include "run/logger.h"
 #include "train/batch_source.h"
+#include "train/parallel.h"
 #include "train/training_state.h"
 
 #include <chrono>
@@ -74,10 +75,14 @@ class Trainer {
   std::string save_checkpoint();
   // Test hook passed to write_checkpoint.
   void set_checkpoint_hook(CheckpointWriteHook hook) { checkpoint_hook_ = std::move(hook); }
+  // Data parallelism (dist/); without it the trainer runs alone. Not owned.
+  void set_parallel(ParallelHooks* parallel);
 
  private:
   struct Interval;  // running sums between two log events
   bool finished() const;
+  int interrupt() const;  // the stop signal, agreed by all ranks under data parallelism
+  bool writes_files() const { return !parallel_ || parallel_->rank() == 0; }
   void run_epoch();
   long long window_size(long long batch_index) const;
   void micro_step(const TrainBatch& batch, long long window);
@@ -108,6 +113,8 @@ class Trainer {
   bool save_best_ = false;
   nlohmann::json last_eval_;
   CheckpointWriteHook checkpoint_hook_;
+  ParallelHooks* parallel_ = nullptr;
+  int interrupt_ = 0;
   std::chrono::steady_clock::time_point started_;
 };
 

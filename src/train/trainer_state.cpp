@@ -37,7 +37,7 @@ void copy_into(const std::string& name, torch::Tensor target, const TensorMap& s
 TrainingState Trainer::capture_state() const {
   TrainingState s = state_;
   s.model = model_tensors(*model_);
-  s.optimizer = optimizer_->state();
+  s.optimizer = parallel_ ? parallel_->full_optimizer_state(optimizer_->state()) : optimizer_->state();
   s.loss_scaler = scaler_.state();
   s.sampler = data_.state();
   capture_rng(s);
@@ -49,12 +49,20 @@ TrainingState Trainer::capture_state() const {
 }
 
 void Trainer::resume(const TrainingState& s) {
+  int world = parallel_ ? parallel_->world_size() : 1;
+  if (s.world_size != world)
+    throw InputError(make_error(
+        {}, "topology",
+        fmt::format("the checkpoint was written by {} process(es), and this run has {}; the data "
+                    "order and position depend on the world size, so it cannot continue exactly",
+                    s.world_size, world),
+        fmt::format("resume with the same topology (WORLD_SIZE={}), or start a new run", s.world_size)));
   {
     torch::NoGradGuard no_grad;
     for (auto& p : model_->named_parameters()) copy_into(p.key(), p.value(), s.model);
     for (auto& b : model_->named_buffers()) copy_into(b.key(), b.value(), s.model);
   }
-  optimizer_->load_state(s.optimizer);
+  optimizer_->load_state(parallel_ ? parallel_->local_optimizer_state(s.optimizer) : s.optimizer);
   scaler_.load_state(s.loss_scaler);
   data_.load_state(s.sampler);
   restore_rng(s);
@@ -74,14 +82,21 @@ void Trainer::resume(const TrainingState& s) {
 std::string Trainer::save_checkpoint() {
   if (config_.checkpoints_dir.empty()) return {};
   std::string name = checkpoint_name(state_.global_step);
-  std::string path = write_checkpoint(config_.checkpoints_dir, name,
-                                      encode_training_state(capture_state()), checkpoint_hook_);
+  // Every rank enters (the state capture may gather a sharded optimizer); rank 0 writes.
+  TrainingState captured = capture_state();
+  if (!writes_files()) {
+    parallel_->barrier("waiting for rank 0 to write a checkpoint");
+    return config_.checkpoints_dir + "/" + name;
+  }
+  std::string path = write_checkpoint(config_.checkpoints_dir, name, encode_training_state(captured),
+                                      checkpoint_hook_);
   std::string best = state_.best.has_best && !state_.best.checkpoint.empty()
                          ? config_.checkpoints_dir + "/" + state_.best.checkpoint
                          : std::string();
   auto removed = prune_checkpoints(config_.checkpoints_dir, config_.keep_last, best);
   emit({{"event", "checkpoint"}, {"step", state_.global_step}, {"path", path},
         {"removed", removed}});
+  if (parallel_) parallel_->barrier("waiting for rank 0 to write a checkpoint");
   return path;
 }
 
@@ -92,7 +107,9 @@ nlohmann::json Trainer::evaluate() {
   MetricInput in;
   double loss_sum = 0.0;
   long long examples = 0;
-  for (const auto& b : eval_->batches) {
+  for (size_t i = 0; i < eval_->batches.size(); ++i) {
+    if (parallel_ && !parallel_->evaluates_batch(i)) continue;
+    const TrainBatch& b = eval_->batches[i];
     ModelOutput out = model_->forward(b.tensors);
     loss_sum += out.loss.item<double>() * static_cast<double>(b.examples);
     examples += b.examples;
@@ -102,6 +119,7 @@ nlohmann::json Trainer::evaluate() {
                           pred.data_ptr<int64_t>() + pred.numel());
     in.labels.insert(in.labels.end(), gold.data_ptr<int64_t>(), gold.data_ptr<int64_t>() + gold.numel());
   }
+  if (parallel_) parallel_->gather_eval(in, loss_sum, examples);
   model_->train();
   nlohmann::json e = {{"event", "eval"}, {"step", state_.global_step}, {"epoch", state_.epoch},
                       {"loss", examples ? loss_sum / static_cast<double>(examples) : 0.0},

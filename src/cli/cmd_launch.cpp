@@ -1,0 +1,64 @@
+// `runner launch [--nproc-per-node N] [--nnodes M --node-rank R --master-addr A
+// --master-port P] RECIPE`: argument handling only; dist/launcher.h starts the workers.
+#include "cli/commands.h"
+
+#include "dist/launcher.h"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <climits>
+#include <iostream>
+
+namespace runner {
+namespace {
+
+int int_flag(const ParsedArgs& args, const std::string& flag, long long fallback, int lo, int hi) {
+  if (!args.has(flag)) return static_cast<int>(fallback);
+  std::string v = args.get(flag);
+  char* end = nullptr;
+  long n = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || n < lo || n > hi)
+    throw std::invalid_argument(fmt::format("{}: expected an integer in [{}, {}], found \"{}\"", flag, lo, hi, v));
+  return static_cast<int>(n);
+}
+
+std::string own_executable() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("runner");
+}
+
+// Each worker runs `runner run RECIPE` with the launch's recipe flags.
+std::vector<std::string> worker_args(const ParsedArgs& args) {
+  std::vector<std::string> out = {"run", args.positional(0)};
+  for (const auto& s : args.all("--set")) out.insert(out.end(), {"--set", s});
+  if (args.has("--resume")) out.insert(out.end(), {"--resume", args.get("--resume")});
+  for (const auto& a : args.all("--allow-changes")) out.insert(out.end(), {"--allow-changes", a});
+  return out;
+}
+
+}  // namespace
+
+int cmd_launch(const ParsedArgs& args) {
+  std::optional<Recipe> recipe = load_recipe_or_report(args);
+  if (!recipe) return kExitBadInput;
+  const nlohmann::json topology = recipe->section("topology");
+  LaunchOptions o;
+  try {
+    o.nproc_per_node = int_flag(args, "--nproc-per-node", topology.at("processes_per_node"), 1, 4096);
+    o.nnodes = int_flag(args, "--nnodes", topology.at("nodes"), 1, 65536);
+    o.node_rank = int_flag(args, "--node-rank", 0, 0, o.nnodes - 1);
+    o.master_port = int_flag(args, "--master-port", 29500, 1, 65535);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  o.master_addr = args.get("--master-addr", "127.0.0.1");
+  o.executable = own_executable();
+  o.worker_args = worker_args(args);
+  return run_launch(o, std::cout);
+}
+
+}  // namespace runner

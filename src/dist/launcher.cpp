@@ -1,0 +1,169 @@
+#include "dist/launcher.h"
+
+#include "dist/worker_env.h"
+
+#include <fmt/format.h>
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <ostream>
+#include <stdexcept>
+
+namespace runner {
+namespace {
+
+std::atomic<int> g_forward_signal{0};
+
+void remember_signal(int sig) { g_forward_signal = sig; }
+
+struct Worker {
+  int rank = 0;
+  pid_t pid = -1;
+  int out_fd = -1;     // the read end of its stdout+stderr pipe
+  std::string partial;  // a line not yet ended
+  bool running = true;
+  int exit_code = 0;
+};
+
+[[noreturn]] void exec_worker(const LaunchOptions& o, const WorkerEnv& w, int write_fd) {
+  dup2(write_fd, STDOUT_FILENO);
+  dup2(write_fd, STDERR_FILENO);
+  for (const auto& [k, v] : worker_variables(w)) setenv(k.c_str(), v.c_str(), 1);
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(o.executable.c_str()));
+  for (const auto& a : o.worker_args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execv(o.executable.c_str(), argv.data());
+  fmt::print(stderr, "cannot run {}: {}\n", o.executable, std::strerror(errno));
+  _exit(127);
+}
+
+Worker start_worker(const LaunchOptions& o, int local_rank) {
+  WorkerEnv w;
+  w.local_rank = local_rank;
+  w.local_world_size = o.nproc_per_node;
+  w.rank = o.node_rank * o.nproc_per_node + local_rank;
+  w.world_size = o.nnodes * o.nproc_per_node;
+  w.master_addr = o.master_addr;
+  w.master_port = o.master_port;
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
+  if (pid == 0) {
+    close(fds[0]);
+    exec_worker(o, w, fds[1]);
+  }
+  close(fds[1]);
+  Worker worker;
+  worker.rank = w.rank;
+  worker.pid = pid;
+  worker.out_fd = fds[0];
+  return worker;
+}
+
+// Copies what a worker printed, a whole line at a time, with its rank in front.
+void drain(Worker& w, std::ostream& out) {
+  char buf[4096];
+  ssize_t n = read(w.out_fd, buf, sizeof buf);
+  if (n <= 0) {
+    if (!w.partial.empty()) out << fmt::format("[rank {}] {}\n", w.rank, w.partial);
+    w.partial.clear();
+    close(w.out_fd);
+    w.out_fd = -1;
+    return;
+  }
+  w.partial.append(buf, static_cast<size_t>(n));
+  size_t nl;
+  while ((nl = w.partial.find('\n')) != std::string::npos) {
+    out << fmt::format("[rank {}] {}\n", w.rank, w.partial.substr(0, nl));
+    w.partial.erase(0, nl + 1);
+  }
+  out.flush();
+}
+
+int exit_code_of(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+std::string describe_exit(int status) {
+  if (WIFSIGNALED(status)) return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  return fmt::format("exited with code {}", exit_code_of(status));
+}
+
+void signal_all(std::vector<Worker>& workers, int sig) {
+  for (auto& w : workers)
+    if (w.running) kill(w.pid, sig);
+}
+
+struct LaunchState {
+  int first_failure = 0;
+  std::chrono::steady_clock::time_point failed_at;
+  bool killed = false;
+};
+
+void reap(std::vector<Worker>& workers, LaunchState& st, std::ostream& out) {
+  for (auto& w : workers) {
+    if (!w.running) continue;
+    int status = 0;
+    if (waitpid(w.pid, &status, WNOHANG) != w.pid) continue;
+    w.running = false;
+    w.exit_code = exit_code_of(status);
+    if (w.exit_code == 0) continue;
+    out << fmt::format("runner launch: rank {} (pid {}) {}\n", w.rank, w.pid, describe_exit(status));
+    if (st.first_failure == 0) {
+      st.first_failure = w.exit_code;
+      st.failed_at = std::chrono::steady_clock::now();
+    }
+  }
+}
+
+}  // namespace
+
+int run_launch(const LaunchOptions& o, std::ostream& out) {
+  struct sigaction sa {};
+  sa.sa_handler = remember_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  std::vector<Worker> workers;
+  for (int i = 0; i < o.nproc_per_node; ++i) workers.push_back(start_worker(o, i));
+  LaunchState st;
+  for (;;) {
+    if (int sig = g_forward_signal.exchange(0)) signal_all(workers, sig);
+    std::vector<pollfd> fds;
+    std::vector<Worker*> owners;
+    for (auto& w : workers)
+      if (w.out_fd >= 0) {
+        fds.push_back({w.out_fd, POLLIN, 0});
+        owners.push_back(&w);
+      }
+    if (!fds.empty() && poll(fds.data(), fds.size(), 200) > 0) {
+      for (size_t i = 0; i < fds.size(); ++i)
+        if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) drain(*owners[i], out);
+    } else if (fds.empty()) {
+      usleep(100000);
+    }
+    reap(workers, st, out);
+    bool any_running = false, any_output = false;
+    for (auto& w : workers) any_running |= w.running, any_output |= w.out_fd >= 0;
+    if (!any_running && !any_output) break;
+    if (st.first_failure != 0 && !st.killed && any_running &&
+        std::chrono::steady_clock::now() - st.failed_at > std::chrono::seconds(o.grace_seconds)) {
+      out << "runner launch: the remaining workers did not stop after the failure; killing them\n";
+      signal_all(workers, SIGKILL);
+      st.killed = true;
+    }
+  }
+  return st.first_failure;
+}
+
+}  // namespace runner

@@ -1,0 +1,29 @@
+// `runner launch`: starts this node's workers as child processes with the
+// torchrun variables set, prefixes each line they print with "[rank R] ",
+// forwards SIGINT/SIGTERM to them, and exits with the first failure. Torch-free.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace runner {
+
+struct LaunchOptions {
+  int nproc_per_node = 1;
+  int nnodes = 1;
+  int node_rank = 0;
+  std::string master_addr = "127.0.0.1";
+  int master_port = 29500;
+  std::string executable;                // the runner binary each worker runs
+  std::vector<std::string> worker_args;  // e.g. {"run", "recipe.toml", "--set", "..."}
+  // After the first worker fails, how long the others get to stop by themselves
+  // (they notice the lost rank and say so) before they are killed.
+  int grace_seconds = 90;
+};
+
+// Runs the workers to the end. Returns 0 when all succeed, else the first
+// failure's exit code (128 + signal for a worker killed by a signal).
+int run_launch(const LaunchOptions& options, std::ostream& out);
+
+}  // namespace runner

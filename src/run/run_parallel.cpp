@@ -1,0 +1,43 @@
+#include "run/run_parallel.h"
+
+#include "dist/worker_env.h"
+#include "run/run_setup.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+namespace runner {
+
+std::shared_ptr<DistContext> join_workers(const Recipe& recipe) {
+  std::optional<WorkerEnv> env = worker_env_from_process();
+  if (!env || env->world_size <= 1) return nullptr;
+  const nlohmann::json topology = recipe.section("topology");
+  long long planned = topology.at("nodes").get<long long>() * topology.at("processes_per_node").get<long long>();
+  if (planned != env->world_size && env->rank == 0)
+    std::cerr << fmt::format("warning: the launcher ({}) started {} processes and topology plans {} "
+                             "(nodes x processes_per_node); training on {}\n",
+                             env->source, env->world_size, planned, env->world_size);
+  auto ctx = std::make_shared<DistContext>(*env, topology, pick_device(recipe.section("run")));
+  if (env->rank == 0)
+    std::cerr << fmt::format("data parallel: {} ranks over {} ({}), rendezvous {}:{}\n", env->world_size,
+                             ctx->backend(), env->source, env->master_addr, env->master_port);
+  return ctx;
+}
+
+void shard_sampler(SamplerConfig& sampler, const DistContext* ctx) {
+  if (!ctx) return;
+  sampler.world_size = ctx->world_size();
+  sampler.rank = ctx->rank();
+}
+
+void split_threads(const nlohmann::json& run, const DistContext* ctx) {
+  if (!ctx || run.at("threads").get<long long>() != 0) return;
+  torch::set_num_threads(std::max(1, usable_cpus() / std::max(1, ctx->env().local_world_size)));
+}
+
+std::string agree_on(DistContext* ctx, const std::string& key, const std::string& rank0_value) {
+  return ctx ? ctx->share_string(key, rank0_value) : rank0_value;
+}
+
+}  // namespace runner

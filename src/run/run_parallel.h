@@ -1,0 +1,32 @@
+// A training session's share of data parallelism: joining the other workers
+// when a launcher started this process (torchrun / runner launch / srun
+// variables), and the pieces build_session wires in. Single-process runs get
+// a null context and none of this.
+#pragma once
+
+#include "data/sampler.h"
+#include "dist/data_parallel.h"
+#include "recipe/recipe.h"
+
+#include <memory>
+#include <string>
+
+namespace runner {
+
+// Joins the process group when the environment names a world of more than one
+// process; null otherwise. Warns when the world differs from [topology].
+std::shared_ptr<DistContext> join_workers(const Recipe& recipe);
+
+// Whether this process writes the run's files (rank 0, or a single process).
+inline bool is_primary(const DistContext* ctx) { return !ctx || ctx->rank() == 0; }
+
+// The training sampler's shard of this rank.
+void shard_sampler(SamplerConfig& sampler, const DistContext* ctx);
+
+// run.threads = 0 means every usable CPU, split between the workers of one machine.
+void split_threads(const nlohmann::json& run_section, const DistContext* ctx);
+
+// Rank 0's value of a run-directory decision, shared with every rank.
+std::string agree_on(DistContext* ctx, const std::string& key, const std::string& rank0_value);
+
+}  // namespace runner

@@ -1,0 +1,199 @@
+// Data parallelism end to end through the real `runner` executable, on Gloo
+// over loopback: 2 ranks x batch 8 must train like 1 rank x batch 16 (the
+// DistributedSampler shards interleave, so each optimizer step sees the same 16
+// examples, and the averaged gradient of two equal halves is the gradient of
+// their union); dropout is off so that the two are the same computation up to
+// float summation order. Launched three ways: bare torchrun variables, SLURM
+// variables, and `runner launch`. Then a rank is SIGKILLed mid-run.
+#include "run/run_dir.h"
+
+#include "shared.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+
+using runner::test::run_command;
+
+namespace {
+
+std::string recipe() { return runner::test::source_dir() + "/recipes/smoke/mrpc_smoke.toml"; }
+
+// A port the kernel just handed out, so that concurrent tests do not collide.
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = 0;
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+// 64 MRPC pairs, 2 epochs, a loss logged every step, no dropout, one thread.
+std::string sets(const std::string& dir, int per_rank_batch, int grad_accum) {
+  return " --set run.output_dir=" + dir + "/runs --set run.threads=1" +
+         " --set data.max_train_examples=64 --set data.max_eval_examples=128" +
+         " --set data.eval_batch_size=32 --set data.train_batch_size=" + std::to_string(per_rank_batch) +
+         " --set train.grad_accum=" + std::to_string(grad_accum) +
+         " --set train.epochs=2 --set train.log_every=1 --set model.hidden_dropout_prob=0" +
+         " --set model.attention_probs_dropout_prob=0 --set model.classifier_dropout=0";
+}
+
+std::string exe() { return runner::test::runner_exe(); }
+
+// Two workers started by hand with per-rank variables, as srun or torchrun would.
+runner::test::CommandResult two_workers(const std::string& dir, const std::string& rank0_env,
+                                        const std::string& rank1_env, const std::string& args) {
+  std::string line = "(" + rank0_env + " " + exe() + " run " + args + " > " + dir + "/r0.log 2>&1; echo $? > " +
+                     dir + "/r0.rc) & (" + rank1_env + " " + exe() + " run " + args + " > " + dir +
+                     "/r1.log 2>&1; echo $? > " + dir + "/r1.rc) & wait; cat " + dir + "/r0.log " + dir +
+                     "/r1.log; exit $(( $(cat " + dir + "/r0.rc) + $(cat " + dir + "/r1.rc) ))";
+  return run_command(line);
+}
+
+std::string torchrun_env(int rank, int port) {
+  return "RANK=" + std::to_string(rank) + " WORLD_SIZE=2 LOCAL_RANK=" + std::to_string(rank) +
+         " LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(port);
+}
+
+std::string slurm_env(int rank, int port) {
+  return "SLURM_PROCID=" + std::to_string(rank) + " SLURM_NTASKS=2 SLURM_LOCALID=" + std::to_string(rank) +
+         " SLURM_NODELIST=localhost MASTER_PORT=" + std::to_string(port);
+}
+
+std::string only_run_dir(const std::string& dir) {
+  auto dirs = runner::list_run_dirs(dir + "/runs", "mrpc_smoke");
+  REQUIRE(dirs.size() == 1);  // rank 0 alone made a run directory
+  return dirs[0];
+}
+
+std::vector<nlohmann::json> events(const std::string& run_dir, const std::string& kind) {
+  std::ifstream in(run_dir + "/metrics.jsonl");
+  std::vector<nlohmann::json> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line);
+    if (j["event"] == kind) out.push_back(j);
+  }
+  return out;
+}
+
+nlohmann::json summary(const std::string& run_dir) {
+  std::ifstream in(run_dir + "/summary.json");
+  return nlohmann::json::parse(in);
+}
+
+// Per-step losses within 1e-5 relative; eval metrics exactly equal.
+void require_same_training(const std::string& single_dir, const std::string& multi_dir) {
+  auto a = events(single_dir, "train"), b = events(multi_dir, "train");
+  REQUIRE(a.size() == b.size());
+  REQUIRE(a.size() >= 2);
+  for (size_t i = 0; i < a.size(); ++i) {
+    double x = a[i]["loss"], y = b[i]["loss"];
+    INFO("step " << a[i]["step"] << ": 1 rank " << x << ", 2 ranks " << y);
+    CHECK(a[i]["step"] == b[i]["step"]);
+    CHECK(std::abs(x - y) <= 1e-5 * std::abs(x));
+    CHECK(a[i]["effective_batch"] == b[i]["effective_batch"]);
+  }
+  auto ea = events(single_dir, "eval"), eb = events(multi_dir, "eval");
+  REQUIRE(ea.size() == eb.size());
+  REQUIRE(!ea.empty());
+  for (size_t i = 0; i < ea.size(); ++i) {
+    CHECK(ea[i]["accuracy"] == eb[i]["accuracy"]);
+    CHECK(ea[i]["f1"] == eb[i]["f1"]);
+    CHECK(ea[i]["examples"] == eb[i]["examples"]);  // no sampler padding counted
+    CHECK(std::abs(ea[i]["loss"].get<double>() - eb[i]["loss"].get<double>()) <= 1e-5 * ea[i]["loss"].get<double>());
+  }
+  CHECK(summary(multi_dir)["status"] == "completed");
+}
+
+std::string single_run(const std::string& dir, int grad_accum) {
+  auto r = run_command(exe() + " run " + recipe() + sets(dir, 16, grad_accum));
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  return only_run_dir(dir);
+}
+
+}  // namespace
+
+TEST_CASE("2 ranks x batch 8 train like 1 rank x batch 16 (torchrun variables, SLURM variables, "
+          "sharded optimizer)", "[dist]") {
+  std::string root = runner::test::tmp_dir("dist_equivalence");
+  std::string single = single_run(root + "/single", 1);
+
+  SECTION("torchrun-style environment variables") {
+    std::string dir = root + "/torchrun";
+    int port = free_port();
+    auto r = two_workers(root, torchrun_env(0, port), torchrun_env(1, port), recipe() + sets(dir, 8, 1));
+    INFO(r.out);
+    REQUIRE(r.exit_code == 0);
+    std::string run = only_run_dir(dir);
+    require_same_training(single, run);
+    CHECK(runner::read_file_bytes(run + "/env.json").size() > 0);
+    CHECK(std::ifstream(run + "/final/config.json").good());
+  }
+  SECTION("SLURM variables, with topology.shard_optimizer (ZeRO-1)") {
+    std::string dir = root + "/slurm_zero";
+    int port = free_port();
+    auto r = two_workers(root, slurm_env(0, port), slurm_env(1, port),
+                         recipe() + sets(dir, 8, 1) + " --set topology.shard_optimizer=true");
+    INFO(r.out);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("(slurm)"));
+    require_same_training(single, only_run_dir(dir));
+  }
+}
+
+TEST_CASE("`runner launch` with gradient accumulation 2 trains like one process", "[dist]") {
+  std::string root = runner::test::tmp_dir("dist_launch_accum");
+  std::string single = single_run(root + "/single", 2);
+  std::string dir = root + "/launch";
+  auto r = run_command(exe() + " launch --nproc-per-node 2 --master-port " + std::to_string(free_port()) + " " +
+                       recipe() + sets(dir, 8, 2));
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("[rank 0] "));
+  require_same_training(single, only_run_dir(dir));
+}
+
+TEST_CASE("a killed rank stops the others with its number; the run resumes to the end", "[dist]") {
+  std::string root = runner::test::tmp_dir("dist_kill");
+  std::string dir = root + "/kill";
+  std::string args = recipe() + sets(dir, 8, 1) + " --set train.checkpoint_every=2";
+  auto t0 = std::chrono::steady_clock::now();
+  auto killed = run_command("RUNNER_TEST_KILL_AT_STEP=5 RUNNER_TEST_KILL_RANK=1 " + exe() +
+                            " launch --nproc-per-node 2 --master-port " + std::to_string(free_port()) + " " + args);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  INFO(killed.out);
+  CHECK(killed.exit_code != 0);
+  CHECK_THAT(killed.out, Catch::Contains("rank 1 (pid"));
+  CHECK_THAT(killed.out, Catch::Contains("[rank 0] ") && Catch::Contains("lost rank 1"));
+  CHECK(seconds < 60.0);
+  std::string run = only_run_dir(dir);
+  CHECK(summary(run)["status"] == "failed");
+
+  // One process cannot continue a two-process run exactly: refused, saying why.
+  auto one = run_command(exe() + " resume " + run);
+  INFO(one.out);
+  CHECK(one.exit_code == 2);
+  CHECK_THAT(one.out, Catch::Contains("written by 2 process(es)"));
+
+  auto resumed = run_command(exe() + " launch --nproc-per-node 2 --master-port " + std::to_string(free_port()) +
+                             " " + args + " --resume auto");
+  INFO(resumed.out);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(summary(run)["status"] == "completed");
+  CHECK(summary(run)["global_step"] == 8);
+  CHECK(summary(run)["resumed_from"].get<std::string>().find("step-") != std::string::npos);
+}
