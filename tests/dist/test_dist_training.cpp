@@ -197,3 +197,10 @@ TEST_CASE("a killed rank stops the others with its number; the run resumes to th
   CHECK(summary(run)["global_step"] == 8);
   CHECK(summary(run)["resumed_from"].get<std::string>().find("step-") != std::string::npos);
 }
+
+TEST_CASE("topology.offload is rejected at validation on a CPU build", "[dist]") {
+  auto r = run_command(exe() + " validate " + recipe() + " --set topology.offload=optimizer");
+  INFO(r.out);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.out, Catch::Contains("topology.offload") && Catch::Contains("CPU"));
+}
