@@ -45,7 +45,8 @@ Ledger load_ledger(const std::string& path) {
   nlohmann::json j = read_json_file(path);
   ledger.sweep_name = j.value("sweep", "");
   ledger.sweep_file = j.value("sweep_file", "");
-  for (const auto& [id, p] : j.value("points", nlohmann::json::object()).items()) {
+  nlohmann::json points = j.value("points", nlohmann::json::object());
+  for (const auto& [id, p] : points.items()) {
     PointRecord r;
     r.state = parse_state(p.value("state", "pending"));
     r.attempts = p.value("attempts", 0);

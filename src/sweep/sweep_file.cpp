@@ -3,10 +3,13 @@
 #include "recipe/parse.h"
 #include "recipe/schema.h"
 #include "util/paths.h"
+#include "util/suggest.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <set>
 
 namespace runner {
 namespace fs = std::filesystem;
@@ -82,12 +85,7 @@ ojson sweep_schema() {
 std::string Assignment::text() const {
   switch (value.type) {
     case Value::Type::String: return value.s;
-    case Value::Type::List: {
-      std::string out = "[";
-      for (size_t i = 0; i < value.list.size(); ++i)
-        out += (i ? ", " : "") + Assignment{"", value.list[i]}.text();
-      return out + "]";
-    }
+    case Value::Type::List: return value.to_json().dump();  // --set reads JSON lists
     case Value::Type::Float: return fmt::format("{}", value.f);
     default: return value.to_json().dump();
   }
@@ -178,10 +176,26 @@ std::string option_or_default(const Value& root, const std::string& name) {
   return find_option(sweep_options(), name)->default_value.get<std::string>();
 }
 
+// The schema's messages for what the checks above do not cover (types of the
+// scalar keys, choices), one per key.
 void check_schema(const Value& root, Diagnostics& diags) {
+  std::set<std::string> seen;
   for (const auto& [key, message] : schema_violations(sweep_schema(), root.to_json()))
-    diags.push_back(make_error(location_of(root, key), key, message,
-                               "see `runner sweep --schema` for the sweep file's keys"));
+    if (seen.insert(key).second)
+      diags.push_back(make_error(location_of(root, key), key, message,
+                                 "see `runner sweep --schema` for the sweep file's keys"));
+}
+
+void check_known_keys(const Value& root, Diagnostics& diags) {
+  std::vector<std::string> known = {"set", "grid", "zip", "points"};
+  for (const auto& o : sweep_options()) known.push_back(o.name);
+  for (const auto& [key, v] : root.table) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string close = closest_match(key, known);
+    std::string hint = close.empty() ? "known keys: " + join(known)
+                                     : fmt::format("did you mean \"{}\"?", close);
+    diags.push_back(make_error(v.loc, key, fmt::format("unknown sweep key \"{}\"", key), hint));
+  }
 }
 
 void read_scalars(const Value& root, SweepFile& sweep, Diagnostics& diags) {
@@ -208,7 +222,7 @@ SweepLoad load_sweep_file(const std::string& path) {
   out.diags = parsed.diags;
   if (!parsed.root) return out;
   const Value& root = *parsed.root;
-  check_schema(root, out.diags);
+  check_known_keys(root, out.diags);
   if (has_errors(out.diags)) return out;
   SweepFile sweep;
   sweep.path = fs::absolute(path).lexically_normal().string();
@@ -218,6 +232,7 @@ SweepLoad load_sweep_file(const std::string& path) {
   sweep.zip = read_axes(root.find("zip"), "zip", out.diags);
   check_zip_lengths(sweep.zip, out.diags);
   read_points(root.find("points"), sweep, out.diags);
+  if (!has_errors(out.diags)) check_schema(root, out.diags);
   if (!has_errors(out.diags)) out.sweep = std::move(sweep);
   return out;
 }

@@ -92,7 +92,9 @@ class SweepScheduler {
     return std::max(1, cpus / jobs());
   }
 
-  std::vector<std::string> command(const SweepPoint& p) const {
+  // An interrupted point continues its run directory; a point that failed
+  // before starts a fresh one (its failed run stays for inspection).
+  std::vector<std::string> command(const SweepPoint& p, bool resume) const {
     std::string exe = options_.runner_exe.empty() ? self_executable() : options_.runner_exe;
     std::vector<std::string> argv = {exe, "run", sweep_.base};
     std::vector<std::string> sets = p.set_args();
@@ -103,7 +105,7 @@ class SweepScheduler {
       argv.push_back("--set");
       argv.push_back(s);
     }
-    argv.insert(argv.end(), {"--resume", "auto"});
+    if (resume) argv.insert(argv.end(), {"--resume", "auto"});
     return argv;
   }
 
@@ -111,11 +113,12 @@ class SweepScheduler {
     const SweepPoint& p = points_[index];
     fs::create_directories(dir_ + "/" + p.id);
     PointRecord& r = ledger_.points[p.id];
+    bool resume = r.state != PointState::Failed;
     r.state = PointState::Running;
     r.attempts += 1;
     r.updated_utc = utc_timestamp();
     r.overrides = overrides_json(p);
-    r.pid = spawn_child(command(p), dir_ + "/" + p.id + "/point.log");
+    r.pid = spawn_child(command(p, resume), dir_ + "/" + p.id + "/point.log");
     running_[r.pid] = index;
     ledger_.save();
     out_ << fmt::format("[sweep] started {} (attempt {})\n", p.id, r.attempts) << std::flush;
