@@ -23,6 +23,17 @@ const std::vector<FlagSpec>& flag_table() {
       {"--node-rank", "R", "This machine's index among --nnodes, 0-based (default 0)"},
       {"--master-addr", "A", "Address of node 0, where rank 0 hosts the rendezvous store (default 127.0.0.1)"},
       {"--master-port", "P", "Free TCP port on node 0 for the rendezvous (default 29500)"},
+      {"--dry-run", "", "Expand and validate every point, print them with their ids, run nothing"},
+      {"--status", "", "Print the summary table of a running or finished sweep"},
+      {"--jobs", "N", "Points run at once; the CPU threads are divided between them (default 1)"},
+      {"--retry-failed", "", "Run again the points that failed before (they are skipped otherwise)"},
+      {"--fail-fast", "", "Stop the sweep (interrupting the running points) at the first failed point"},
+      {"--schema", "", "Print the sweep file's JSON Schema (draft-07)"},
+      {"--metric", "NAME", "A metric to check: eval.NAME (final evaluation) or best.NAME", true},
+      {"--abs-tol", "X", "Allowed absolute worsening (one for every --metric, or one per --metric)", true},
+      {"--rel-tol", "R", "Allowed worsening relative to A (one for every --metric, or one per --metric)", true},
+      {"--direction", "higher|lower", "Which way is better (default lower for losses, higher otherwise)", true},
+      {"--write-baseline", "RUN_DIR", "Print a baseline JSON of a completed run (metrics, recipe hash, environment)"},
   };
   return flags;
 }
@@ -57,6 +68,13 @@ const std::vector<CommandSpec>& command_table() {
       {"predict", "Write logits and the predicted label for each JSONL line {\"text_a\", \"text_b\"}",
        {}, {"--model", "--tokenizer", "--input", "--max-length", "--truncation", "--batch-size"},
        cmd_predict},
+      {"sweep", "Run a sweep file's points (grid, zip, points) as separate runs, resumably",
+       {{"SWEEP", "a .toml or .yaml sweep file", false}},
+       {"--dry-run", "--status", "--jobs", "--retry-failed", "--fail-fast", "--schema"}, cmd_sweep},
+      {"compare", "Diff two runs (or a run and a baseline); with --metric, check for regressions",
+       {{"A", "the reference: a run directory or a baseline JSON", false},
+        {"B", "the candidate: a run directory or a baseline JSON", false}},
+       {"--metric", "--abs-tol", "--rel-tol", "--direction", "--write-baseline"}, cmd_compare},
       {"version", "Show the runner version, git commit and LibTorch version", {}, {}, cmd_version},
   };
   return commands;

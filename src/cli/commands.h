@@ -16,6 +16,8 @@ int cmd_tokenize(const ParsedArgs& args);
 int cmd_predict(const ParsedArgs& args);
 int cmd_run(const ParsedArgs& args);     // cli/cmd_run.cpp
 int cmd_resume(const ParsedArgs& args);  // cli/cmd_run.cpp
+int cmd_sweep(const ParsedArgs& args);    // cli/cmd_sweep.cpp
+int cmd_compare(const ParsedArgs& args);  // cli/cmd_sweep.cpp
 int cmd_launch(const ParsedArgs& args);  // cli/cmd_launch.cpp
 
 // Shared by the commands that take a recipe: loads it with --set overrides,

@@ -1,0 +1,50 @@
+// `runner sweep` and `runner compare`: argument handling only; the commands
+// themselves are sweep/sweep_command.h and sweep/compare.h.
+#include "cli/commands.h"
+
+#include "sweep/compare.h"
+#include "sweep/sweep_command.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+namespace runner {
+
+int cmd_sweep(const ParsedArgs& args) {
+  SweepCommandOptions o;
+  o.sweep_path = args.positional(0);
+  o.dry_run = args.has("--dry-run");
+  o.status = args.has("--status");
+  o.print_schema = args.has("--schema");
+  o.retry_failed = args.has("--retry-failed");
+  o.fail_fast = args.has("--fail-fast");
+  std::string jobs = args.get("--jobs", "1");
+  try {
+    size_t used = 0;
+    o.jobs = std::stoi(jobs, &used);
+    if (used != jobs.size()) o.jobs = 0;
+  } catch (const std::exception&) {
+    o.jobs = 0;
+  }
+  if (o.jobs < 1) {
+    std::cerr << fmt::format("error: --jobs: expected an integer >= 1, found \"{}\"\n", jobs);
+    return kExitBadInput;
+  }
+  o.caps = detect_capabilities();
+  return run_sweep_command(o, std::cout, std::cerr);
+}
+
+int cmd_compare(const ParsedArgs& args) {
+  CompareOptions o;
+  o.a = args.positional(0);
+  o.b = args.positional(1);
+  o.metrics = args.all("--metric");
+  o.abs_tols = args.all("--abs-tol");
+  o.rel_tols = args.all("--rel-tol");
+  o.directions = args.all("--direction");
+  o.write_baseline = args.get("--write-baseline");
+  return run_compare_command(o, std::cout, std::cerr);
+}
+
+}  // namespace runner
