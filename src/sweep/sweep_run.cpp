@@ -191,13 +191,29 @@ void wait_for_leftover_children(Ledger& ledger, std::ostream& out) {
   }
 }
 
+// A point whose run finished after the sweep was killed (before the ledger
+// said so) is completed: its run directory's summary is the record.
+bool run_completed(const std::string& sweep_dir, const std::string& id) {
+  std::vector<std::string> runs = list_run_dirs(sweep_dir, id);
+  if (runs.empty()) return false;
+  try {
+    return read_json_file(RunPaths{runs.back()}.summary()).value("status", "") == "completed";
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 // Which points this invocation runs, marking invalid ones failed.
 std::vector<size_t> plan(const std::vector<SweepPoint>& points,
                          const std::vector<Diagnostics>& checks, const SweepRunOptions& options,
-                         Ledger& ledger, std::ostream& out) {
+                         Ledger& ledger, const std::string& dir, std::ostream& out) {
   std::vector<size_t> queue;
   for (size_t i = 0; i < points.size(); ++i) {
     PointRecord& r = ledger.points[points[i].id];
+    if (r.state == PointState::Interrupted && run_completed(dir, points[i].id)) {
+      r.state = PointState::Completed;
+      r.last_error.clear();
+    }
     r.overrides = overrides_json(points[i]);
     if (!checks[i].empty()) {
       r.state = PointState::Failed;
@@ -233,7 +249,7 @@ int run_sweep(const SweepFile& sweep, const std::vector<SweepPoint>& points,
   ledger.sweep_file = sweep.path;
   wait_for_leftover_children(ledger, out);
   std::vector<size_t> queue = plan(points, validate_points(sweep, points, options.caps), options,
-                                   ledger, out);
+                                   ledger, dir, out);
   ledger.save();
   install_sweep_signal_handlers();
   int sig = SweepScheduler(sweep, points, options, ledger, out).run(queue);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace fs = std::filesystem;
 using runner::test::run_command;
@@ -114,6 +115,10 @@ TEST_CASE("an invalid point and a point that fails at run time do not stop the o
   CHECK(rows[0]["status"] == "completed");
   CHECK(rows[1]["status"] == "completed");
   CHECK(rows[0]["best"].get<double>() >= rows[1]["best"].get<double>());
+  // --jobs 2 divides the CPU threads between the two points running at once.
+  nlohmann::json resolved = nlohmann::json::parse(
+      slurp(rows[0]["run_dir"].get<std::string>() + "/recipe.resolved.json"));
+  CHECK(resolved["run"]["threads"] == std::max(1u, std::thread::hardware_concurrency() / 2));
   std::string errors = rows[2]["error"].get<std::string>() + rows[3]["error"].get<std::string>();
   CHECK(errors.find("invalid point") != std::string::npos);
   CHECK(errors.find("config.json") != std::string::npos);
@@ -134,4 +139,34 @@ TEST_CASE("an invalid point and a point that fails at run time do not stop the o
   auto status = run_command(sweep_cmd(sweep + " --status"));
   CHECK(status.exit_code == 0);
   CHECK(status.out.find("| 1 | lr-") != std::string::npos);
+}
+
+TEST_CASE("a point interrupted by the sweep's death resumes from its checkpoint", "[sweep]") {
+  std::string dir = runner::test::tmp_dir("sweep-kill-resume");
+  // With --jobs 2, a short point and a long one start together; the sweep kills
+  // itself when the short one completes, and the long one gets SIGTERM (its
+  // parent died), checkpoints and stops.
+  std::string sweep = tiny_sweep(dir, "[[points]]\n\"data.max_train_examples\" = 32\n"
+                                      "[[points]]\n\"data.max_train_examples\" = 512\n"
+                                      "\"train.epochs\" = 2\n");
+  std::string sweep_dir = dir + "/runs/tiny";
+  auto killed = run_command("RUNNER_TEST_SWEEP_KILL_AFTER=1 " + sweep_cmd(sweep + " --jobs 2"));
+  INFO(killed.out);
+  REQUIRE(killed.exit_code == 137);
+  auto rerun = run_command(sweep_cmd(sweep + " --jobs 2"));
+  INFO(rerun.out);
+  CHECK(rerun.exit_code == 0);
+  nlohmann::json ledger = ledger_of(sweep_dir)["points"];
+  for (const auto& [id, p] : ledger.items()) {
+    CHECK(p["state"] == "completed");
+    std::vector<std::string> runs = run_dirs(sweep_dir + "/" + id);
+    REQUIRE(runs.size() == 1);  // resumed in place, never restarted in a new directory
+    nlohmann::json summary = nlohmann::json::parse(slurp(runs[0] + "/summary.json"));
+    if (id.find("max_train_examples-512") == 0) {
+      CHECK(p["attempts"] == 2);
+      CHECK(summary["resumed_from"].is_string());  // continued from a checkpoint
+    } else {
+      CHECK(p["attempts"] == 1);
+    }
+  }
 }
