@@ -170,3 +170,20 @@ TEST_CASE("a point interrupted by the sweep's death resumes from its checkpoint"
     }
   }
 }
+
+TEST_CASE("--fail-fast stops the sweep at the first failed point", "[sweep]") {
+  std::string dir = runner::test::tmp_dir("sweep-fail-fast");
+  fs::create_directories(dir + "/broken_model");
+  std::ofstream(dir + "/broken_model/config.json") << "{ this is not json";
+  std::string sweep = tiny_sweep(dir, "[[points]]\n\"model.pretrained\" = \"" + dir + "/broken_model\"\n"
+                                      "[[points]]\n\"optimizer.lr\" = 3e-4\n");
+  auto r = run_command(sweep_cmd(sweep + " --fail-fast"));
+  INFO(r.out);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("--fail-fast: stopping") != std::string::npos);
+  nlohmann::json ledger = ledger_of(dir + "/runs/tiny")["points"];
+  std::map<std::string, int> states;
+  for (const auto& [id, p] : ledger.items()) ++states[p["state"].get<std::string>()];
+  CHECK(states["failed"] == 1);
+  CHECK(states["pending"] == 1);  // never started
+}
