@@ -34,17 +34,8 @@ nlohmann::json Recipe::section(const std::string& name) const {
 }
 
 SourceLocation Recipe::location_of(const std::string& key_path) const {
-  const Value* v = &tree;
-  size_t start = 0;
-  while (start <= key_path.size() && !key_path.empty()) {
-    size_t dot = key_path.find('.', start);
-    const Value* next = v->is_table() ? v->find(key_path.substr(start, dot - start)) : nullptr;
-    if (!next) break;
-    v = next;
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  return v->loc.known() ? v->loc : SourceLocation{path, 0, 0, {}};
+  const SourceLocation& loc = deepest_along(tree, key_path).loc;
+  return loc.known() ? loc : SourceLocation{path, 0, 0, {}};
 }
 
 RecipeLoad load_recipe(const RecipeRequest& request, Registry& reg) {

@@ -92,6 +92,20 @@ nlohmann::json Value::to_json() const {
   return nullptr;
 }
 
+const Value& deepest_along(const Value& root, const std::string& key_path) {
+  const Value* v = &root;
+  size_t start = 0;
+  while (!key_path.empty()) {
+    size_t dot = key_path.find('.', start);
+    const Value* next = v->is_table() ? v->find(key_path.substr(start, dot - start)) : nullptr;
+    if (!next) break;
+    v = next;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return *v;
+}
+
 void merge_into(Value& base, const Value& over) {
   if (!base.is_table() || !over.is_table()) {
     base = over;

@@ -40,6 +40,10 @@ struct Value {
   nlohmann::json to_json() const;
 };
 
+// The deepest value along a dotted key path ("optimizer.lr"): the value itself
+// when every key exists, else the last table that does (for error locations).
+const Value& deepest_along(const Value& root, const std::string& key_path);
+
 // Deep merge: tables merge key by key, anything else in `over` replaces `base`.
 void merge_into(Value& base, const Value& over);
 

@@ -109,17 +109,7 @@ void flatten(const Value& table, const std::string& prefix, std::vector<Assignme
 }
 
 SourceLocation location_of(const Value& root, const std::string& key_path) {
-  const Value* v = &root;
-  size_t start = 0;
-  while (start <= key_path.size() && !key_path.empty()) {
-    size_t dot = key_path.find('.', start);
-    const Value* next = v->is_table() ? v->find(key_path.substr(start, dot - start)) : nullptr;
-    if (!next) break;
-    v = next;
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  return v->loc;
+  return deepest_along(root, key_path).loc;
 }
 
 std::vector<Axis> read_axes(const Value* table, const char* kind, Diagnostics& diags) {
