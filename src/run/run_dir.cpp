@@ -20,14 +20,17 @@ namespace fs = std::filesystem;
 namespace runner {
 namespace {
 
-std::string utc_compact() {
+// The current UTC time in a strftime format.
+std::string utc_now(const char* format) {
   std::time_t now = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&now, &tm);
   char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  std::strftime(buf, sizeof buf, format, &tm);
   return buf;
 }
+
+std::string utc_compact() { return utc_now("%Y%m%dT%H%M%SZ"); }
 
 std::string short_id() {
   std::random_device rd;
@@ -98,14 +101,7 @@ bool cpu_has_native_bf16() {
          flags.find(" amx_bf16 ") != std::string::npos;
 }
 
-std::string utc_timestamp() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string utc_timestamp() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
 
 nlohmann::json content_hashes(const std::vector<std::string>& paths) {
   nlohmann::json out = nlohmann::json::object();
