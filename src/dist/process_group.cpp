@@ -15,6 +15,7 @@
 #endif
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <thread>
@@ -43,7 +44,7 @@ c10::intrusive_ptr<c10d::Store> connect_store(const WorkerEnv& env, std::chrono:
   }
 }
 
-c10::intrusive_ptr<c10d::ProcessGroup> make_gloo(const c10::intrusive_ptr<c10d::Store>& store,
+c10::intrusive_ptr<CollectiveGroup> make_gloo(const c10::intrusive_ptr<c10d::Store>& store,
                                                  const WorkerEnv& env, std::chrono::milliseconds timeout) {
   auto opts = c10d::ProcessGroupGloo::Options::create(timeout);
   // Gloo connects the ranks over the interface that reaches the master address;
@@ -56,7 +57,7 @@ c10::intrusive_ptr<c10d::ProcessGroup> make_gloo(const c10::intrusive_ptr<c10d::
   return c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, env.rank, env.world_size, opts);
 }
 
-c10::intrusive_ptr<c10d::ProcessGroup> make_nccl(const c10::intrusive_ptr<c10d::Store>& store,
+c10::intrusive_ptr<CollectiveGroup> make_nccl(const c10::intrusive_ptr<c10d::Store>& store,
                                                  const WorkerEnv& env, std::chrono::milliseconds timeout) {
 #ifdef RUNNER_WITH_NCCL
   auto opts = c10d::ProcessGroupNCCL::Options::create();

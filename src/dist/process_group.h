@@ -9,6 +9,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,15 @@
 #include <vector>
 
 namespace runner {
+
+// LibTorch 2 split a process group into a front (ProcessGroup) and per-device
+// backends (Gloo, NCCL); the collectives the trainer calls exist on both, and a
+// backend is what the Gloo and NCCL constructors give.
+#if TORCH_VERSION_MAJOR >= 2
+using CollectiveGroup = c10d::Backend;
+#else
+using CollectiveGroup = c10d::ProcessGroup;
+#endif
 
 // A collective failed: a peer died, or the collective timed out.
 class DistError : public std::runtime_error {
@@ -36,7 +46,7 @@ class DistContext {
   int world_size() const { return env_.world_size; }
   const WorkerEnv& env() const { return env_; }
   const std::string& backend() const { return backend_; }
-  c10::intrusive_ptr<c10d::ProcessGroup> group() const { return group_; }
+  c10::intrusive_ptr<CollectiveGroup> group() const { return group_; }
 
   // Runs a collective to completion; a failure throws DistError naming the lost ranks.
   void wait(const c10::intrusive_ptr<c10d::Work>& work, const char* what);
@@ -58,7 +68,7 @@ class DistContext {
   std::string backend_;
   std::chrono::milliseconds timeout_;
   c10::intrusive_ptr<c10d::Store> store_;
-  c10::intrusive_ptr<c10d::ProcessGroup> group_;
+  c10::intrusive_ptr<CollectiveGroup> group_;
 };
 
 // The backend topology.backend names for this device ("gloo" or "nccl"); throws

@@ -3,6 +3,7 @@
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

@@ -20,14 +20,15 @@ bool LossScaler::unscale(const std::vector<NamedParameter>& params) {
   torch::NoGradGuard no_grad;
   // GradScaler computes the inverse in double and applies it in float32.
   double inv_scale = static_cast<double>(static_cast<float>(1.0 / state_.scale));
-  torch::Tensor found = torch::zeros({}, torch::kBool);
+  torch::Tensor found;  // on the gradients' device: one host read per step, at the end
   for (const auto& p : params) {
     torch::Tensor g = p.tensor.grad();
     if (!g.defined()) continue;
-    found.logical_or_(g.isfinite().logical_not().any());
+    torch::Tensor bad = g.isfinite().logical_not().any();
+    found = found.defined() ? found.logical_or_(bad) : bad;
     g.mul_(inv_scale);
   }
-  return found.item<bool>();
+  return found.defined() && found.item<bool>();
 }
 
 void LossScaler::update(bool found_inf) {

@@ -7,6 +7,7 @@
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 

@@ -1,39 +1,19 @@
 #include "train/trainer.h"
 #include "train/trainer_interval.h"
+#include "train/autocast.h"
 #include "optim/grad_clip.h"
 #include "run/run_dir.h"
 #include "train/interrupt.h"
 #include "util/diagnostic.h"
 
-#include <ATen/autocast_mode.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 
 namespace runner {
 
 namespace {
-
-// torch.autocast("cpu", dtype=torch.bfloat16) for the guard's lifetime.
-class AutocastGuard {
- public:
-  explicit AutocastGuard(bool bf16) : active_(bf16) {
-    if (!active_) return;
-    previous_ = at::autocast::is_cpu_enabled();
-    at::autocast::set_cpu_enabled(true);
-    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
-    at::autocast::increment_nesting();
-  }
-  ~AutocastGuard() {
-    if (!active_) return;
-    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-    at::autocast::set_cpu_enabled(previous_);
-  }
-
- private:
-  bool active_;
-  bool previous_ = false;
-};
 
 // In place, as Optimizer::zero_grad: the sharded optimizer clears only its own.
 void zero_gradients(const std::vector<NamedParameter>& params) {
@@ -147,7 +127,7 @@ TrainOutcome Trainer::train() {
 void Trainer::run_epoch() {
   data_.start_epoch(state_.epoch);
   const long long epoch = state_.epoch, n = data_.batches_per_epoch();
-  AutocastGuard autocast(config_.precision == "bf16");
+  AutocastGuard autocast(config_.precision, model_->parameters().front().device().type());
   while (state_.epoch == epoch && !finished()) {
     long long b = state_.batch_in_epoch;
     micro_step(data_.batch(b), window_size(b));
@@ -218,7 +198,9 @@ void Trainer::optimizer_step() {
   ++state_.global_step;
   if (window_loss_.defined()) {
     torch::Tensor mean_loss = window_loss_ / static_cast<double>(window_micro_);
-    interval_->loss_sum += parallel_ ? parallel_->mean(mean_loss) : mean_loss;
+    torch::Tensor step_loss = parallel_ ? parallel_->mean(mean_loss) : mean_loss;
+    // The sum stays on the loss's device: no host read until the interval is logged.
+    interval_->loss_sum = interval_->loss_sum.to(step_loss.device()) + step_loss;
     ++interval_->steps;
   }
   interval_->grad_norm = norm;

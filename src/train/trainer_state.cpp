@@ -8,6 +8,7 @@
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 
@@ -113,8 +114,8 @@ nlohmann::json Trainer::evaluate() {
     ModelOutput out = model_->forward(b.tensors);
     loss_sum += out.loss.item<double>() * static_cast<double>(b.examples);
     examples += b.examples;
-    torch::Tensor pred = out.logits.argmax(-1).to(torch::kInt64).contiguous();
-    torch::Tensor gold = b.tensors.labels.to(torch::kInt64).contiguous();
+    torch::Tensor pred = out.logits.argmax(-1).to(torch::kCPU, torch::kInt64).contiguous();
+    torch::Tensor gold = b.tensors.labels.to(torch::kCPU, torch::kInt64).contiguous();
     in.predictions.insert(in.predictions.end(), pred.data_ptr<int64_t>(),
                           pred.data_ptr<int64_t>() + pred.numel());
     in.labels.insert(in.labels.end(), gold.data_ptr<int64_t>(), gold.data_ptr<int64_t>() + gold.numel());

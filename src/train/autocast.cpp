@@ -1,0 +1,51 @@
+#include "train/autocast.h"
+
+#include <ATen/autocast_mode.h>
+#include <torch/version.h>
+
+namespace runner {
+namespace {
+
+// LibTorch 2.4 replaced the per-device setters (set_cpu_enabled,
+// set_autocast_gpu_dtype, ...) by ones that take the device type.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+bool enabled(c10::DeviceType d) { return at::autocast::is_autocast_enabled(d); }
+void set_enabled(c10::DeviceType d, bool on) { at::autocast::set_autocast_enabled(d, on); }
+at::ScalarType dtype(c10::DeviceType d) { return at::autocast::get_autocast_dtype(d); }
+void set_dtype(c10::DeviceType d, at::ScalarType t) { at::autocast::set_autocast_dtype(d, t); }
+#else
+bool cuda(c10::DeviceType d) { return d == c10::DeviceType::CUDA; }
+bool enabled(c10::DeviceType d) {
+  return cuda(d) ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
+}
+void set_enabled(c10::DeviceType d, bool on) {
+  cuda(d) ? at::autocast::set_enabled(on) : at::autocast::set_cpu_enabled(on);
+}
+at::ScalarType dtype(c10::DeviceType d) {
+  return cuda(d) ? at::autocast::get_autocast_gpu_dtype() : at::autocast::get_autocast_cpu_dtype();
+}
+void set_dtype(c10::DeviceType d, at::ScalarType t) {
+  cuda(d) ? at::autocast::set_autocast_gpu_dtype(t) : at::autocast::set_autocast_cpu_dtype(t);
+}
+#endif
+
+}  // namespace
+
+AutocastGuard::AutocastGuard(const std::string& precision, c10::DeviceType device)
+    : active_(precision == "bf16" || precision == "fp16"), device_(device) {
+  if (!active_) return;
+  previous_enabled_ = enabled(device_);
+  previous_dtype_ = dtype(device_);
+  set_enabled(device_, true);
+  set_dtype(device_, precision == "fp16" ? at::kHalf : at::kBFloat16);
+  at::autocast::increment_nesting();
+}
+
+AutocastGuard::~AutocastGuard() {
+  if (!active_) return;
+  if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+  set_enabled(device_, previous_enabled_);
+  set_dtype(device_, previous_dtype_);
+}
+
+}  // namespace runner

@@ -1,0 +1,26 @@
+// Mixed precision for the guard's lifetime, as torch.autocast(device_type, dtype):
+// bf16 on CPU or CUDA, fp16 on CUDA; fp32 leaves autocast off.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <string>
+
+namespace runner {
+
+class AutocastGuard {
+ public:
+  // precision: "fp32", "bf16" or "fp16" (train.precision).
+  AutocastGuard(const std::string& precision, c10::DeviceType device);
+  ~AutocastGuard();
+  AutocastGuard(const AutocastGuard&) = delete;
+  AutocastGuard& operator=(const AutocastGuard&) = delete;
+
+ private:
+  bool active_ = false;
+  c10::DeviceType device_;
+  bool previous_enabled_ = false;
+  at::ScalarType previous_dtype_ = at::kFloat;
+};
+
+}  // namespace runner
