@@ -1,6 +1,6 @@
 #include "data/token_cache.h"
 
-#include "tokenizer/sha256.h"
+#include "util/sha256.h"
 #include "util/paths.h"
 
 #include <cstring>

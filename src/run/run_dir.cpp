@@ -1,6 +1,7 @@
 #include "run/run_dir.h"
 #include "train/checkpoint_io.h"
 #include "util/diagnostic.h"
+#include "util/sha256.h"
 
 #include "runner_build_config.h"
 
@@ -107,7 +108,7 @@ nlohmann::json content_hashes(const std::vector<std::string>& paths) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& p : paths) {
     try {
-      out[p] = sha256_file(p);
+      out[p] = digest::sha256_file(p);
     } catch (const std::exception& e) {
       throw InputError(make_error(SourceLocation{p, 0, 0, ""}, "", std::string("cannot hash: ") + e.what(),
                                   "check that the data and tokenizer files are readable"));

@@ -3,7 +3,7 @@
 #include "run/run_dir.h"
 #include "run/run_records.h"
 #include "sweep/compare_report.h"
-#include "tokenizer/sha256.h"
+#include "util/sha256.h"
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>

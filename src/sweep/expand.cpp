@@ -1,6 +1,6 @@
 #include "sweep/expand.h"
 
-#include "tokenizer/sha256.h"
+#include "util/sha256.h"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 
 #include "registry/builtins.h"
 #include "registry/registry.h"
-#include "tokenizer/sha256.h"
+#include "util/sha256.h"
 #include "util/diagnostic.h"
 
 #include <filesystem>

@@ -1,8 +1,8 @@
 #include "train/checkpoint_io.h"
+#include "util/sha256.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <openssl/evp.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -27,28 +27,6 @@ constexpr const char* kTmpPrefix = ".tmp-";
   throw std::runtime_error(fmt::format("{} {}: {}", what, path, std::strerror(errno)));
 }
 
-std::string hex(const unsigned char* data, unsigned len) {
-  std::string out;
-  for (unsigned i = 0; i < len; ++i) out += fmt::format("{:02x}", data[i]);
-  return out;
-}
-
-class Sha256 {
- public:
-  Sha256() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr); }
-  ~Sha256() { EVP_MD_CTX_free(ctx_); }
-  void update(const void* data, size_t n) { EVP_DigestUpdate(ctx_, data, n); }
-  std::string hex_digest() {
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned len = 0;
-    EVP_DigestFinal_ex(ctx_, md, &len);
-    return hex(md, len);
-  }
-
- private:
-  EVP_MD_CTX* ctx_;
-};
-
 void remove_stale_temporaries(const std::string& checkpoints_dir) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(checkpoints_dir, ec))
@@ -58,7 +36,7 @@ void remove_stale_temporaries(const std::string& checkpoints_dir) {
 std::string manifest_bytes(const std::vector<CheckpointFile>& files) {
   nlohmann::json m = {{"format", 1}, {"files", nlohmann::json::object()}};
   for (const auto& f : files)
-    m["files"][f.name] = {{"sha256", sha256_hex(f.bytes)}, {"bytes", f.bytes.size()}};
+    m["files"][f.name] = {{"sha256", digest::sha256_hex(f.bytes)}, {"bytes", f.bytes.size()}};
   return m.dump(2) + "\n";
 }
 
@@ -75,24 +53,6 @@ void write_into(const std::string& tmp, const std::vector<CheckpointFile>& files
 }
 
 }  // namespace
-
-std::string sha256_hex(const std::string& bytes) {
-  Sha256 h;
-  h.update(bytes.data(), bytes.size());
-  return h.hex_digest();
-}
-
-std::string sha256_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) os_error("cannot read", path);
-  Sha256 h;
-  std::vector<char> buf(1 << 20);
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    h.update(buf.data(), static_cast<size_t>(in.gcount()));
-  }
-  return h.hex_digest();
-}
 
 std::string read_file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -179,7 +139,7 @@ std::string verify_checkpoint(const std::string& dir) {
     if (size != entry.value("bytes", 0ULL))
       return fmt::format("{}: {} bytes, the manifest says {}", file, size,
                          entry.value("bytes", 0ULL));
-    std::string actual = sha256_file(path);
+    std::string actual = digest::sha256_file(path);
     if (actual != entry.value("sha256", std::string()))
       return fmt::format("{}: sha256 {}, the manifest says {}", file, actual,
                          entry.value("sha256", std::string()));

@@ -51,9 +51,6 @@ std::optional<std::string> newest_valid_checkpoint(
 std::vector<std::string> prune_checkpoints(const std::string& checkpoints_dir, int keep_last,
                                            const std::string& best_dir);
 
-std::string sha256_hex(const std::string& bytes);
-std::string sha256_file(const std::string& path);  // throws std::runtime_error if unreadable
-
 // Writes a whole file and fsyncs it (no directory fsync); throws on failure.
 void write_file_synced(const std::string& path, const std::string& bytes);
 void fsync_directory(const std::string& dir);

@@ -2,6 +2,7 @@
 // the training state round trip.
 #include "train/checkpoint_io.h"
 #include "train/training_state.h"
+#include "util/sha256.h"
 
 #include "shared.h"
 
@@ -48,8 +49,8 @@ void flip_byte(const std::string& path, size_t offset) {
 
 TEST_CASE("sha256 of known strings", "[train][checkpoint]") {
   // FIPS 180-2 test vector and the empty string.
-  CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  CHECK(runner::digest::sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(runner::digest::sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
 TEST_CASE("training state round-trips bit-exactly through a checkpoint", "[train][checkpoint]") {

@@ -1,4 +1,4 @@
-#include "tokenizer/sha256.h"
+#include "util/sha256.h"
 
 #include "util/diagnostic.h"
 
