@@ -34,6 +34,8 @@ const std::vector<FlagSpec>& flag_table() {
       {"--rel-tol", "R", "Allowed worsening relative to A (one for every --metric, or one per --metric)", true},
       {"--direction", "higher|lower", "Which way is better (default lower for losses, higher otherwise)", true},
       {"--write-baseline", "RUN_DIR", "Print a baseline JSON of a completed run (metrics, recipe hash, environment)"},
+      {"--checkpoint", "NAME", "step-00000042 (or 42), best, or final; default the newest valid checkpoint"},
+      {"--to", "DIR", "Folder to create (it must not exist, or be empty)"},
   };
   return flags;
 }
@@ -75,6 +77,8 @@ const std::vector<CommandSpec>& command_table() {
        {{"A", "the reference: a run directory or a baseline JSON", false},
         {"B", "the candidate: a run directory or a baseline JSON", false}},
        {"--metric", "--abs-tol", "--rel-tol", "--direction", "--write-baseline"}, cmd_compare},
+      {"export", "Write a run's checkpoint as a Hugging Face folder (config.json, model.safetensors, tokenizer)",
+       {{"RUN_DIR", "a run directory written by runner run"}}, {"--checkpoint", "--to"}, cmd_export},
       {"version", "Show the runner version, git commit and LibTorch version", {}, {}, cmd_version},
   };
   return commands;

@@ -19,6 +19,7 @@ int cmd_resume(const ParsedArgs& args);  // cli/cmd_run.cpp
 int cmd_sweep(const ParsedArgs& args);    // cli/cmd_sweep.cpp
 int cmd_compare(const ParsedArgs& args);  // cli/cmd_sweep.cpp
 int cmd_launch(const ParsedArgs& args);  // cli/cmd_launch.cpp
+int cmd_export(const ParsedArgs& args);  // cli/cmd_export.cpp
 
 // Shared by the commands that take a recipe: loads it with --set overrides,
 // prints every diagnostic to stderr; nullopt means exit code 2.

@@ -1,9 +1,14 @@
 #include "model/export.h"
 
+#include "model/bert_component.h"
 #include "model/checkpoint.h"
+#include "model/export_weights.h"
 #include "util/diagnostic.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -32,6 +37,46 @@ std::vector<std::string> export_hf_folder(SequenceClassifier& model, const std::
     fs::copy_file(fs::path(tokenizer_dir) / name, fs::path(dir) / name,
                   fs::copy_options::overwrite_existing);
   return copied;
+}
+
+namespace {
+
+// An export must carry the trained weights, never a fresh initialisation.
+std::shared_ptr<BertForSequenceClassification> load_all_weights(const WeightsExport& r) {
+  LoadedBert loaded = build_bert(
+      bert_config_from_options(r.model_section, ModelContext{r.num_labels, r.label_names}), r.weights);
+  if (!loaded.report.missing.empty())
+    throw InputError(make_error(
+        SourceLocation{r.weights, 0, 0, {}}, "",
+        fmt::format("the weight file lacks {} model parameters: {}", loaded.report.missing.size(),
+                    fmt::join(loaded.report.missing, ", ")),
+        "export a checkpoint written by this run (its recipe's [model] built these weights)"));
+  return loaded.model;
+}
+
+bool is_empty_folder(const fs::path& p) { return fs::is_directory(p) && fs::is_empty(p); }
+
+}  // namespace
+
+std::vector<std::string> export_weights(const WeightsExport& r) {
+  fs::path to = fs::absolute(r.to).lexically_normal();
+  if (to.filename().empty()) to = to.parent_path();  // "out/" names "out"
+  if (fs::exists(to) && !is_empty_folder(to))
+    throw InputError(make_error(SourceLocation{r.to, 0, 0, {}}, "",
+                                "the destination exists and is not an empty folder",
+                                "pick a new --to folder, or remove this one"));
+  auto model = load_all_weights(r);
+  fs::path tmp = to.parent_path() / fmt::format(".{}.tmp-{}", to.filename().string(), ::getpid());
+  fs::remove_all(tmp);
+  try {
+    auto copied = export_hf_folder(*model, tmp.string(), r.tokenizer_dir);
+    fs::rename(tmp, to);  // replaces `to` only when it is an empty folder
+    return copied;
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    throw;
+  }
 }
 
 }  // namespace runner

@@ -1,0 +1,30 @@
+// Writing a weight file (a training checkpoint's model.safetensors, or a saved
+// folder's) out as a Hugging Face folder. Free of LibTorch in its interface, so
+// that `runner export` (cli/cmd_export.cpp, built without LibTorch) can call it;
+// defined in model/export.cpp.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace runner {
+
+struct WeightsExport {
+  std::string weights;  // model.safetensors holding every model parameter
+  // The architecture as training built it: the run's resolved [model] section
+  // and the dataset's labels.
+  nlohmann::json model_section;
+  long long num_labels = 2;
+  std::vector<std::string> label_names;
+  std::string tokenizer_dir;  // folder with vocab.txt / tokenizer.json ...; empty: none
+  std::string to;             // created; must not exist or be an empty folder
+};
+
+// Builds the model, loads every parameter from `weights` (a missing one is an
+// InputError naming it), writes the folder next to `to` and renames it into
+// place, so that a failure leaves `to` as it was. Returns the tokenizer files copied.
+std::vector<std::string> export_weights(const WeightsExport& request);
+
+}  // namespace runner
