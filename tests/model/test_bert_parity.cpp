@@ -7,6 +7,7 @@
 #include <ATen/autocast_mode.h>
 
 #include <cmath>
+#include <sstream>
 
 using namespace runner;
 using runner::test::golden;
@@ -125,31 +126,67 @@ TEST_CASE("parity: every gradient tensor matches expected.safetensors", "[model]
   WARN("worst gradient element error relative to the tensor's max: " << worst);
 }
 
+namespace {
+
+// torch.autocast("cpu", dtype=torch.bfloat16) for the guard's lifetime. With
+// aten_gemm, bf16 matmuls run on ATen's own kernels rather than oneDNN's: the
+// golden bf16 logits were made that way (golden README section 2; on this
+// machine's AVX-512 CPU oneDNN's bf16 GEMM moves Hugging Face's own logits by
+// 0.08 from the file, beyond its tolerance).
+struct Bf16Autocast {
+  bool mkldnn = at::globalContext().userEnabledMkldnn();
+  explicit Bf16Autocast(bool aten_gemm) {
+    if (aten_gemm) at::globalContext().setUserEnabledMkldnn(false);
+    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+    at::autocast::set_cpu_enabled(true);
+  }
+  ~Bf16Autocast() {
+    at::autocast::set_cpu_enabled(false);
+    at::autocast::clear_cache();
+    at::globalContext().setUserEnabledMkldnn(mkldnn);
+  }
+};
+
+ModelOutput bf16_forward(Execution e, bool aten_gemm) {
+  auto model = test::load_tiny_bert(golden("tiny_bert/model.safetensors"));
+  model->eval();
+  model->set_execution(e);
+  Bf16Autocast autocast(aten_gemm);
+  return model->forward(test::parity_batch());
+}
+
+}  // namespace
+
 TEST_CASE("parity: bf16 autocast logits within the golden file's tolerance", "[model]") {
   ThreadsGuard one_thread;
   auto expected = test::read_json(golden("model_parity/expected.json"));
-  auto model = test::load_tiny_bert(golden("tiny_bert/model.safetensors"));
-  model->eval();
-  model->set_execution(Execution::Padded);
-  at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
-  at::autocast::set_cpu_enabled(true);
-  ModelOutput out = model->forward(test::parity_batch());
-  at::autocast::set_cpu_enabled(false);
-  at::autocast::clear_cache();
   const auto& bf16 = expected.at("bf16_autocast");
-  double logits_err = max_abs_diff(out.logits, test::float_tensor(bf16.at("logits")));
-  double fp32_err = max_abs_diff(out.logits, test::float_tensor(expected.at("logits")));
-  double loss_err = rel_err(out.loss.item<double>(), bf16.at("loss"));
-  WARN("bf16 logits: max abs error " << logits_err << " against HF bf16, " << fp32_err
-       << " against HF fp32; loss relative error " << loss_err);
-  CHECK(out.logits.scalar_type() == torch::kBFloat16);
-  // The golden README bounds bf16-vs-fp32 at about 0.06 absolute. Against HF's
-  // own bf16 run this build is off by up to ~0.09 (see the model report): our
-  // bf16 logits sit closer to fp32 than Hugging Face's, so that bound is what
-  // is asserted, plus a loose 0.1 against the bf16 reference.
-  CHECK(fp32_err <= 0.06);
-  CHECK(logits_err <= 0.1);
-  CHECK(loss_err <= 0.05);
+  auto want = test::float_tensor(bf16.at("logits"));
+  // The file asks for "~1e-2 relative agreement": relative to its largest logit.
+  const double tolerance = 1e-2 * want.abs().max().item<double>();
+  for (Execution e : {Execution::Padded, Execution::Unpadded}) {
+    ModelOutput out = bf16_forward(e, /*aten_gemm=*/true);
+    double logits_err = max_abs_diff(out.logits, want);
+    double loss_err = rel_err(out.loss.item<double>(), bf16.at("loss"));
+    std::ostringstream what;
+    what << (e == Execution::Padded ? "padded" : "unpadded") << ": logits max abs error "
+         << logits_err << " against HF bf16 (tolerance " << tolerance << "), loss relative error "
+         << loss_err;
+    WARN(what.str());
+    INFO(what.str());
+    CHECK(out.logits.scalar_type() == torch::kBFloat16);
+    CHECK(logits_err <= tolerance);
+    CHECK(loss_err <= 1e-2);
+  }
+  // With oneDNN's bf16 GEMM (the default here) there is no reference; both paths
+  // stay within the README's bf16-vs-fp32 bound and agree with each other.
+  auto fp32 = test::float_tensor(expected.at("logits"));
+  auto padded = bf16_forward(Execution::Padded, false).logits;
+  auto unpadded = bf16_forward(Execution::Unpadded, false).logits;
+  WARN("oneDNN bf16: padded " << max_abs_diff(padded, fp32) << ", unpadded "
+       << max_abs_diff(unpadded, fp32) << " from HF fp32");
+  CHECK(max_abs_diff(padded, fp32) <= 0.06);
+  CHECK(max_abs_diff(unpadded, fp32) <= 0.06);
 }
 
 TEST_CASE("unpadded execution equals the padded path", "[model]") {
