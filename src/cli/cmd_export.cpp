@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 
@@ -80,7 +81,8 @@ std::string newest_checkpoint(const RunPaths& p) {
 }
 
 bool is_step_number(const std::string& s) {
-  return !s.empty() && s.size() < 18 && std::all_of(s.begin(), s.end(), ::isdigit);
+  auto digit = [](unsigned char c) { return std::isdigit(c) != 0; };
+  return !s.empty() && s.size() < 18 && std::all_of(s.begin(), s.end(), digit);
 }
 
 // The weight file to export: a verified step checkpoint's, or final/'s.
