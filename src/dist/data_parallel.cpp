@@ -1,5 +1,7 @@
 #include "dist/data_parallel.h"
 
+#include "optim/grad_clip.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -35,11 +37,23 @@ std::vector<NamedParameter> owned_parameters(const std::vector<NamedParameter>& 
   return mine;
 }
 
+GradientExchange gradient_exchange(bool shard_optimizer, const std::string& backend) {
+  if (!shard_optimizer) return GradientExchange::AllReduce;
+  return backend == "nccl" ? GradientExchange::ReduceScatter : GradientExchange::ReduceToOwners;
+}
+
 DataParallel::DataParallel(std::shared_ptr<DistContext> ctx, std::vector<NamedParameter> params,
                            bool shard_optimizer, int64_t bucket_bytes)
-    : ctx_(std::move(ctx)), params_(std::move(params)), shard_optimizer_(shard_optimizer) {
+    : ctx_(std::move(ctx)),
+      params_(std::move(params)),
+      shard_optimizer_(shard_optimizer),
+      exchange_(gradient_exchange(shard_optimizer, ctx_->backend())) {
   owners_ = shard_optimizer_ ? partition_parameters(params_, ctx_->world_size())
                              : std::vector<int>(params_.size(), ctx_->rank());
+  owned_ = owned_parameters(params_, owners_, ctx_->rank());
+  owned_elements_.assign(static_cast<size_t>(ctx_->world_size()), 0);
+  for (size_t i = 0; i < params_.size(); ++i)
+    owned_elements_[static_cast<size_t>(owners_[i])] += params_[i].tensor.numel();
   assign_buckets(bucket_bytes);
   for (size_t i = 0; i < params_.size(); ++i)
     hooks_.push_back(
@@ -53,98 +67,186 @@ DataParallel::~DataParallel() {
 // Buckets fill in reverse parameter order, roughly the order backward produces
 // the gradients, so the first bucket is ready (and on the wire) earliest.
 void DataParallel::assign_buckets(int64_t bucket_bytes) {
-  slot_.assign(params_.size(), {0, 0});
+  std::vector<std::vector<size_t>> groups;
   int64_t bytes = 0;
   for (size_t k = params_.size(); k-- > 0;) {
     const torch::Tensor& t = params_[k].tensor;
     int64_t size = t.numel() * static_cast<int64_t>(t.element_size());
-    if (buckets_.empty() || (bytes > 0 && bytes + size > bucket_bytes)) {
-      buckets_.emplace_back();
+    if (groups.empty() || (bytes > 0 && bytes + size > bucket_bytes)) {
+      groups.emplace_back();
       bytes = 0;
     }
-    Bucket& b = buckets_.back();
-    slot_[k] = {buckets_.size() - 1, b.params.size()};
-    b.offsets.push_back(b.params.empty() ? 0 : b.offsets.back() + params_[b.params.back()].tensor.numel());
-    b.params.push_back(k);
+    groups.back().push_back(k);
     bytes += size;
   }
-  for (Bucket& b : buckets_) {
-    const torch::Tensor& last = params_[b.params.back()].tensor;
-    b.flat = torch::zeros({b.offsets.back() + last.numel()}, last.options().requires_grad(false));
+  slot_.assign(params_.size(), {0, 0});
+  for (const auto& members : groups) {
+    buckets_.push_back(make_bucket(members));
+    const Bucket& b = buckets_.back();
+    for (size_t pos = 0; pos < b.params.size(); ++pos) slot_[b.params[pos]] = {buckets_.size() - 1, pos};
   }
 }
 
+DataParallel::Bucket DataParallel::make_bucket(const std::vector<size_t>& members) const {
+  const size_t world = static_cast<size_t>(world_size());
+  Bucket b;
+  b.segment_length.assign(world, 0);
+  for (size_t owner = 0; owner < world; ++owner)
+    for (size_t k : members) {
+      if (owners_[k] != static_cast<int>(owner)) continue;
+      b.params.push_back(k);
+      b.offsets.push_back(b.segment_length[owner]);
+      b.segment_length[owner] += params_[k].tensor.numel();
+    }
+  // A reduce_scatter takes equal parts, so there every segment is padded to the longest.
+  const bool padded = exchange_ == GradientExchange::ReduceScatter;
+  const int64_t longest = *std::max_element(b.segment_length.begin(), b.segment_length.end());
+  int64_t at = 0;
+  for (size_t owner = 0; owner < world; ++owner) {
+    b.segment_begin.push_back(at);
+    at += padded ? longest : b.segment_length[owner];
+  }
+  auto options = params_[members.front()].tensor.options().requires_grad(false);
+  b.flat = torch::zeros({at}, options);
+  if (padded) b.received = torch::zeros({longest}, options);
+  return b;
+}
+
 // The tensor hook runs before the gradient is added to .grad, which still holds
-// what the window's earlier micro-batches accumulated (no all-reduce for them:
+// what the window's earlier micro-batches accumulated (no exchange for them:
 // DDP's no_sync), so the bucket gets the sum of both.
 void DataParallel::gradient_ready(size_t i, const torch::Tensor& grad) {
   if (!syncing_) return;
   auto [bi, pos] = slot_[i];
   Bucket& b = buckets_[bi];
   torch::NoGradGuard no_grad;
-  torch::Tensor view = b.flat.narrow(0, b.offsets[pos], grad.numel());
+  const int64_t begin = b.segment_begin[static_cast<size_t>(owners_[i])] + b.offsets[pos];
+  torch::Tensor view = b.flat.narrow(0, begin, grad.numel());
   view.copy_(grad.reshape({-1}));
   const torch::Tensor& earlier = params_[i].tensor.grad();
   if (earlier.defined()) view.add_(earlier.reshape({-1}));
-  if (++b.ready < b.params.size()) return;
-  std::vector<torch::Tensor> one = {b.flat};
-  b.work = ctx_->group()->allreduce(one);
+  if (++b.ready == b.params.size()) launch(b);
+}
+
+void DataParallel::launch(Bucket& b) {
+  const auto me = static_cast<size_t>(rank());
+  auto& group = *ctx_->group();
+  if (exchange_ == GradientExchange::AllReduce) {
+    std::vector<torch::Tensor> one = {b.flat};
+    b.works.push_back(group.allreduce(one));
+    count("allreduce", b.flat.numel(), b.flat.numel());
+  } else if (exchange_ == GradientExchange::ReduceToOwners) {
+    for (size_t owner = 0; owner < b.segment_length.size(); ++owner) {
+      if (b.segment_length[owner] == 0) continue;
+      c10d::ReduceOptions o;
+      o.rootRank = static_cast<int64_t>(owner);
+      std::vector<torch::Tensor> one = {b.flat.narrow(0, b.segment_begin[owner], b.segment_length[owner])};
+      b.works.push_back(group.reduce(one, o));
+      count("reduce", b.segment_length[owner], owner == me ? b.segment_length[owner] : 0);
+    }
+  } else {
+    std::vector<torch::Tensor> out = {b.received};
+    std::vector<std::vector<torch::Tensor>> in(1);
+    for (size_t owner = 0; owner < b.segment_length.size(); ++owner)
+      in[0].push_back(b.flat.narrow(0, b.segment_begin[owner], b.received.numel()));
+    b.works.push_back(group.reduce_scatter(out, in));
+    count("reduce_scatter", b.flat.numel(), b.received.numel());
+  }
+}
+
+void DataParallel::count(const char* collective, int64_t in, int64_t out) {
+  CollectiveCount& c = counts_[collective];
+  ++c.calls;
+  c.elements_in += in;
+  c.elements_out += out;
 }
 
 void DataParallel::before_backward(const torch::Tensor&, bool sync) {
   syncing_ = sync;
   for (Bucket& b : buckets_) {
     b.ready = 0;
-    b.work.reset();
+    b.works.clear();
   }
 }
 
+// Leaves the averaged gradients in the parameters this rank owns (every
+// parameter without sharding); the others keep this rank's own sums, which
+// nothing reads before zero_grad.
 void DataParallel::after_backward(bool sync) {
   if (!sync) return;
   syncing_ = false;
   auto start = std::chrono::steady_clock::now();
   torch::NoGradGuard no_grad;
   const double scale = 1.0 / static_cast<double>(world_size());
+  const auto me = static_cast<size_t>(rank());
   for (Bucket& b : buckets_) {
-    if (!b.work)
-      throw std::logic_error("parameter " + params_[b.params[b.ready]].name +
+    if (b.ready < b.params.size())
+      throw std::logic_error("a parameter in the gradient bucket of " + params_[b.params.front()].name +
                              " got no gradient; every parameter must take part in the loss");
-    ctx_->wait(b.work, "the gradient all-reduce");
-    b.flat.mul_(scale);
+    for (auto& w : b.works) ctx_->wait(w, "the gradient exchange");
+    torch::Tensor mine = b.received.defined()
+                             ? b.received
+                             : b.flat.narrow(0, b.segment_begin[me], b.segment_length[me]);
+    mine.mul_(scale);
     for (size_t pos = 0; pos < b.params.size(); ++pos) {
       torch::Tensor& p = params_[b.params[pos]].tensor;
-      p.mutable_grad().copy_(b.flat.narrow(0, b.offsets[pos], p.numel()).view(p.sizes()));
+      if (owners_[b.params[pos]] != rank()) continue;
+      p.mutable_grad().copy_(mine.narrow(0, b.offsets[pos], p.numel()).view(p.sizes()));
     }
   }
   wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// ZeRO-1's all-gather: each rank's updated parameters, flattened into one
-// buffer per owner, broadcast from that owner.
+// ZeRO-1's all-gather: each rank's updated parameters back to back, padded to
+// the largest share, gathered from every rank.
 void DataParallel::after_optimizer_step() {
   if (!shard_optimizer_) return;
   torch::NoGradGuard no_grad;
-  for (int owner = 0; owner < world_size(); ++owner) {
-    std::vector<torch::Tensor> mine;
-    for (size_t i = 0; i < params_.size(); ++i)
-      if (owners_[i] == owner) mine.push_back(params_[i].tensor);
-    if (mine.empty()) continue;
-    std::vector<torch::Tensor> flat_parts;
-    for (auto& t : mine) flat_parts.push_back(t.reshape({-1}));
-    torch::Tensor flat = torch::cat(flat_parts);
-    ctx_->broadcast({flat}, owner, "gathering the sharded optimizer's parameters");
-    int64_t at = 0;
-    for (auto& t : mine) {
-      t.copy_(flat.narrow(0, at, t.numel()).view(t.sizes()));
-      at += t.numel();
-    }
+  const int64_t longest = *std::max_element(owned_elements_.begin(), owned_elements_.end());
+  auto options = params_.front().tensor.options().requires_grad(false);
+  std::vector<torch::Tensor> in = {torch::zeros({longest}, options)};
+  int64_t at = 0;
+  for (const auto& p : owned_) {
+    in[0].narrow(0, at, p.tensor.numel()).copy_(p.tensor.reshape({-1}));
+    at += p.tensor.numel();
   }
+  std::vector<std::vector<torch::Tensor>> out(1);
+  for (int r = 0; r < world_size(); ++r) out[0].push_back(torch::empty({longest}, options));
+  ctx_->wait(ctx_->group()->allgather(out, in), "gathering the sharded optimizer's parameters");
+  count("allgather", longest, longest * world_size());
+  std::vector<int64_t> next(static_cast<size_t>(world_size()), 0);
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const auto owner = static_cast<size_t>(owners_[i]);
+    torch::Tensor& t = params_[i].tensor;
+    if (owners_[i] != rank()) t.copy_(out[0][owner].narrow(0, next[owner], t.numel()).view(t.sizes()));
+    next[owner] += t.numel();
+  }
+}
+
+torch::Tensor DataParallel::clip_grad_norm(double max_norm) {
+  if (!shard_optimizer_) return runner::clip_grad_norm(params_, max_norm);
+  // The global norm is the root of the sum of each rank's squared share.
+  torch::Tensor local = global_grad_norm(owned_).to(torch::kFloat64);
+  torch::Tensor squares = ctx_->all_reduce((local * local).reshape({1}), c10d::ReduceOp::SUM,
+                                           "summing the gradient norm");
+  torch::Tensor total = squares.sqrt().reshape({}).to(torch::kFloat32);
+  clip_to_norm(owned_, total, max_norm);
+  return total;
 }
 
 torch::Tensor DataParallel::mean(const torch::Tensor& scalar) {
   torch::Tensor sum = ctx_->all_reduce(scalar.detach().to(torch::kFloat64).reshape({1}).clone(),
                                        c10d::ReduceOp::SUM, "averaging the loss");
   return (sum / static_cast<double>(world_size())).reshape({});
+}
+
+std::vector<bool> DataParallel::any_rank(const std::vector<bool>& flags) {
+  torch::Tensor t = torch::zeros({static_cast<int64_t>(flags.size())}, torch::kInt64);
+  for (size_t i = 0; i < flags.size(); ++i) t[static_cast<int64_t>(i)] = flags[i] ? 1 : 0;
+  t = ctx_->all_reduce(t, c10d::ReduceOp::MAX, "agreeing on skipping a step");
+  std::vector<bool> out;
+  for (size_t i = 0; i < flags.size(); ++i) out.push_back(t[static_cast<int64_t>(i)].item<int64_t>() != 0);
+  return out;
 }
 
 int DataParallel::agree_interrupt(int local_signal) {

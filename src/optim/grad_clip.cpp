@@ -26,15 +26,19 @@ torch::Tensor global_grad_norm(const std::vector<NamedParameter>& params) {
 }
 
 torch::Tensor clip_grad_norm(const std::vector<NamedParameter>& params, double max_norm) {
+  torch::Tensor total = global_grad_norm(params);
+  clip_to_norm(params, total, max_norm);
+  return total;
+}
+
+void clip_to_norm(const std::vector<NamedParameter>& params, const torch::Tensor& total, double max_norm) {
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> grads = defined_grads(params);
-  torch::Tensor total = norm_of(grads);
-  if (max_norm <= 0 || grads.empty()) return total;
+  if (max_norm <= 0 || grads.empty()) return;
   // Python's `max_norm / (total + 1e-6)` is Tensor.__rtruediv__: reciprocal() * max_norm.
   torch::Tensor coef = (total + 1e-6).reciprocal() * max_norm;
   torch::Tensor clamped = torch::clamp(coef, c10::nullopt, 1.0);
   for (auto& g : grads) g.mul_(clamped);
-  return total;
 }
 
 }  // namespace runner

@@ -15,4 +15,8 @@ torch::Tensor global_grad_norm(const std::vector<NamedParameter>& params);
 // pre-clip norm. max_norm <= 0 only measures.
 torch::Tensor clip_grad_norm(const std::vector<NamedParameter>& params, double max_norm);
 
+// The scaling step of clip_grad_norm with a norm measured elsewhere (e.g. over
+// gradients that other processes hold).
+void clip_to_norm(const std::vector<NamedParameter>& params, const torch::Tensor& total, double max_norm);
+
 }  // namespace runner

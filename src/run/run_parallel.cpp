@@ -1,6 +1,8 @@
 #include "run/run_parallel.h"
 
+#include "dist/optimizer_offload.h"
 #include "dist/worker_env.h"
+#include "registry/registry.h"
 #include "run/run_setup.h"
 
 #include <fmt/format.h>
@@ -34,6 +36,25 @@ void shard_sampler(SamplerConfig& sampler, const DistContext* ctx) {
 void split_threads(const nlohmann::json& run, const DistContext* ctx) {
   if (!ctx || run.at("threads").get<long long>() != 0) return;
   torch::set_num_threads(std::max(1, usable_cpus() / std::max(1, ctx->env().local_world_size)));
+}
+
+std::unique_ptr<Optimizer> make_rank_optimizer(const Recipe& recipe, const std::shared_ptr<DistContext>& dist,
+                                               SequenceClassifier& model,
+                                               std::unique_ptr<DataParallel>& parallel) {
+  const nlohmann::json section = recipe.section("optimizer"), topology = recipe.section("topology");
+  std::vector<NamedParameter> params = named_parameters(model);
+  if (dist) {
+    const bool shard = topology.at("shard_optimizer");
+    parallel = std::make_unique<DataParallel>(dist, params, shard);
+    if (shard) params = owned_parameters(params, parallel->owners(), dist->rank());
+  }
+  OptimizerMaker make = [section](std::vector<NamedParameter> p) {
+    return registry().factory<OptimizerFactory>(Kind::Optimizer, section.at("type").get<std::string>())(
+        section, std::move(p));
+  };
+  if (topology.value("offload", std::string("none")) == "optimizer")
+    return std::make_unique<OffloadedOptimizer>(std::move(params), make);
+  return make(std::move(params));
 }
 
 std::string agree_on(DistContext* ctx, const std::string& key, const std::string& rank0_value) {

@@ -6,6 +6,7 @@
 
 #include "data/sampler.h"
 #include "dist/data_parallel.h"
+#include "model/model.h"
 #include "recipe/recipe.h"
 
 #include <memory>
@@ -25,6 +26,13 @@ void shard_sampler(SamplerConfig& sampler, const DistContext* ctx);
 
 // run.threads = 0 means every usable CPU, split between the workers of one machine.
 void split_threads(const nlohmann::json& run_section, const DistContext* ctx);
+
+// This rank's optimizer: over every parameter, or over its share with
+// topology.shard_optimizer; stepping on the host with topology.offload =
+// "optimizer". Under data parallelism `parallel` gets the gradient exchange.
+std::unique_ptr<Optimizer> make_rank_optimizer(const Recipe& recipe, const std::shared_ptr<DistContext>& dist,
+                                               SequenceClassifier& model,
+                                               std::unique_ptr<DataParallel>& parallel);
 
 // Rank 0's value of a run-directory decision, shared with every rank.
 std::string agree_on(DistContext* ctx, const std::string& key, const std::string& rank0_value);

@@ -112,19 +112,6 @@ struct Session {
   std::unique_ptr<DataParallel> parallel;
 };
 
-// Under data parallelism: gradients averaged across ranks, and with
-// topology.shard_optimizer an optimizer over this rank's parameters only.
-std::unique_ptr<Optimizer> make_rank_optimizer(const Recipe& r, const SessionStart& s, Session& out) {
-  if (!s.dist) return make_optimizer(r.section("optimizer"), *out.model);
-  bool shard = r.section("topology").at("shard_optimizer");
-  std::vector<NamedParameter> params = named_parameters(*out.model);
-  out.parallel = std::make_unique<DataParallel>(s.dist, params, shard);
-  if (!shard) return make_optimizer(r.section("optimizer"), *out.model);
-  const nlohmann::json section = r.section("optimizer");
-  return registry().factory<OptimizerFactory>(Kind::Optimizer, section.at("type").get<std::string>())(
-      section, owned_parameters(params, out.parallel->owners(), s.dist->rank()));
-}
-
 void build_session(const Recipe& r, const SessionStart& s, RunLoggers& log, StepWatch& watch,
                    Session& out) {
   const nlohmann::json run = r.section("run"), data = r.section("data"), train = r.section("train");
@@ -156,7 +143,7 @@ void build_session(const Recipe& r, const SessionStart& s, RunLoggers& log, Step
   if (cfg.metric_for_best.empty()) cfg.metric_for_best = info.main_metric;
   out.metric_for_best = cfg.metric_for_best;
   out.trainer = std::make_unique<Trainer>(
-      cfg, out.model, make_rank_optimizer(r, s, out),
+      cfg, out.model, make_rank_optimizer(r, s.dist, *out.model, out.parallel),
       make_schedule(r.section("scheduler"), optimizer.at("lr")), *out.batches,
       out.data.eval ? &out.eval : nullptr, log.all());
   out.trainer->set_checkpoint_hook(watch.checkpoint_hook());

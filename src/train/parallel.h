@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include <string>
+#include <vector>
 
 namespace runner {
 
@@ -25,8 +26,15 @@ class ParallelHooks {
   virtual void after_backward(bool sync) = 0;
   // After the optimizer step (sharded optimizer: each rank's updated shard to all).
   virtual void after_optimizer_step() = 0;
+  // Clips the gradients this rank holds by the global norm over every
+  // parameter and returns that norm (a sharded optimizer's rank holds only its
+  // own parameters' gradients, so the norm is summed across ranks).
+  virtual torch::Tensor clip_grad_norm(double max_norm) = 0;
   // The mean over ranks of a scalar (the logged loss).
   virtual torch::Tensor mean(const torch::Tensor& scalar) = 0;
+  // Each flag true on some rank, so that every rank takes the same decision
+  // (a window with a non-finite loss or gradient is skipped by all).
+  virtual std::vector<bool> any_rank(const std::vector<bool>& flags) = 0;
   // The largest signal number any rank received, so that every rank stops together.
   virtual int agree_interrupt(int local_signal) = 0;
   // Whether this rank evaluates eval batch i of n.
@@ -40,7 +48,7 @@ class ParallelHooks {
   virtual TensorMap local_optimizer_state(const TensorMap& full) const = 0;
   virtual void barrier(const char* what) = 0;
   // Every parameter of the model (a sharded optimizer holds only some): what
-  // gradient clipping measures and zero_grad clears.
+  // zero_grad clears.
   virtual const std::vector<NamedParameter>& all_parameters() const = 0;
   // A collective failed (e.g. inside backward): throws an error naming the lost ranks.
   [[noreturn]] virtual void fail(const char* what, const std::string& cause) = 0;

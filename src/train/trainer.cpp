@@ -141,9 +141,12 @@ void Trainer::run_epoch() {
 
 void Trainer::micro_step(const TrainBatch& batch, long long window) {
   ModelOutput out = model_->forward(batch.tensors);
-  if (loss_is_bad(out.loss, batch)) {
-    window_bad_ = true;
-  } else {
+  const bool bad = loss_is_bad(out.loss, batch);
+  window_bad_ = window_bad_ || bad;
+  // Under data parallelism a bad micro-batch still runs its backward, so that
+  // this rank enters the window's gradient exchange with the others; every
+  // rank then skips the step together (optimizer_step).
+  if (!bad || parallel_) {
     torch::Tensor scaled = scaler_.scale_loss(out.loss / static_cast<double>(window));
     if (!parallel_) {
       scaled.backward();
@@ -158,12 +161,14 @@ void Trainer::micro_step(const TrainBatch& batch, long long window) {
       parallel_->after_backward(sync);
     }
     torch::Tensor detached = out.loss.detach().to(torch::kFloat64);
-    window_loss_ = window_loss_.defined() ? window_loss_ + detached : detached;
+    if (!bad) window_loss_ = window_loss_.defined() ? window_loss_ + detached : detached;
   }
   ++window_micro_;
   interval_->samples += batch.examples;
   interval_->tokens += batch.tokens;
-  state_.samples_seen += batch.examples;
+  // The whole run's count: every rank's batches are the same size (the sampler
+  // pads the epoch to a multiple of the world), so the world's is world x this.
+  state_.samples_seen += batch.examples * (parallel_ ? parallel_->world_size() : 1);
 }
 
 bool Trainer::loss_is_bad(const torch::Tensor& loss, const TrainBatch& batch) {
@@ -183,9 +188,20 @@ bool Trainer::loss_is_bad(const torch::Tensor& loss, const TrainBatch& batch) {
 }
 
 void Trainer::optimizer_step() {
-  const auto& params = parallel_ ? parallel_->all_parameters() : optimizer_->parameters();
-  bool found_inf = scaler_.unscale(params) || window_bad_;
-  torch::Tensor norm = clip_grad_norm(params, config_.max_grad_norm);
+  // Under data parallelism these are the parameters whose averaged gradients this rank holds.
+  const auto& params = optimizer_->parameters();
+  bool bad_grad = scaler_.unscale(params), bad_loss = window_bad_;
+  if (parallel_) {
+    std::vector<bool> agreed = parallel_->any_rank({bad_grad, bad_loss});
+    if (agreed[1] && !bad_loss)
+      emit({{"event", "nan_skip"}, {"step", state_.global_step + 1}, {"on_another_rank", true}});
+    bad_grad = agreed[0], bad_loss = agreed[1];
+  }
+  const bool found_inf = bad_grad || bad_loss;
+  // A rank's NaN-loss backward left NaN in the exchanged gradients: nothing to measure.
+  torch::Tensor norm;
+  if (!parallel_) norm = clip_grad_norm(params, config_.max_grad_norm);
+  else if (!found_inf) norm = parallel_->clip_grad_norm(config_.max_grad_norm);
   double lr = optimizer_->base_lr() * schedule_(state_.scheduler_step);
   if (!found_inf) {
     optimizer_->step(lr);
@@ -194,16 +210,16 @@ void Trainer::optimizer_step() {
   }
   scaler_.update(found_inf && scaler_.enabled());
   optimizer_->zero_grad();
-  if (parallel_) zero_gradients(params);
+  if (parallel_) zero_gradients(parallel_->all_parameters());
   ++state_.global_step;
-  if (window_loss_.defined()) {
+  if (window_loss_.defined() && !(parallel_ && bad_loss)) {  // every rank has a loss, or none logs
     torch::Tensor mean_loss = window_loss_ / static_cast<double>(window_micro_);
     torch::Tensor step_loss = parallel_ ? parallel_->mean(mean_loss) : mean_loss;
     // The sum stays on the loss's device: no host read until the interval is logged.
     interval_->loss_sum = interval_->loss_sum.to(step_loss.device()) + step_loss;
     ++interval_->steps;
   }
-  interval_->grad_norm = norm;
+  if (norm.defined()) interval_->grad_norm = norm;
   interval_->lr = lr;
   window_loss_ = torch::Tensor();
   window_micro_ = 0;
