@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstdlib>
 #include <iostream>
 
 namespace runner {
@@ -56,6 +57,12 @@ int cmd_launch(const ParsedArgs& args) {
     return kExitBadInput;
   }
   o.master_addr = args.get("--master-addr", "127.0.0.1");
+  const int threads = recipe->section("run").at("threads").get<int>(), cpus = available_cpus();
+  o.passive_openmp_wait = oversubscribed(o.nproc_per_node, threads, cpus);
+  if (o.passive_openmp_wait && !std::getenv("OMP_WAIT_POLICY"))
+    std::cout << fmt::format("runner launch: {} workers x {} threads exceed the {} CPUs here; they "
+                             "wait passively (OMP_WAIT_POLICY=PASSIVE)\n",
+                             o.nproc_per_node, threads > 0 ? threads : 1, cpus);
   o.executable = own_executable();
   o.worker_args = worker_args(args);
   return run_launch(o, std::cout);

@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -35,6 +37,7 @@ struct Worker {
   dup2(write_fd, STDOUT_FILENO);
   dup2(write_fd, STDERR_FILENO);
   for (const auto& [k, v] : worker_variables(w)) setenv(k.c_str(), v.c_str(), 1);
+  if (o.passive_openmp_wait) setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
   std::vector<char*> argv;
   argv.push_back(const_cast<char*>(o.executable.c_str()));
   for (const auto& a : o.worker_args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -127,6 +130,18 @@ void reap(std::vector<Worker>& workers, LaunchState& st, std::ostream& out) {
 }
 
 }  // namespace
+
+int available_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+bool oversubscribed(int processes, int threads, int cpus) {
+  const long long per_process = threads > 0 ? threads : std::max(1, cpus / std::max(1, processes));
+  return per_process * processes > cpus;
+}
 
 int run_launch(const LaunchOptions& o, std::ostream& out) {
   struct sigaction sa {};

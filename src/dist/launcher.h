@@ -17,10 +17,21 @@ struct LaunchOptions {
   int master_port = 29500;
   std::string executable;                // the runner binary each worker runs
   std::vector<std::string> worker_args;  // e.g. {"run", "recipe.toml", "--set", "..."}
+  // OMP_WAIT_POLICY=PASSIVE in the workers' environment, unless the user set one.
+  bool passive_openmp_wait = false;
   // After the first worker fails, how long the others get to stop by themselves
   // (they notice the lost rank and say so) before they are killed.
   int grace_seconds = 90;
 };
+
+// The CPUs this process may run on.
+int available_cpus();
+
+// Whether `processes` workers of `threads` intra-op threads each (0: the
+// runner's default, the CPUs split between the workers) need more than `cpus`
+// cores. Then OpenMP's spinning waits steal the cores the others compute on,
+// and passive waits are faster.
+bool oversubscribed(int processes, int threads, int cpus);
 
 // Runs the workers to the end. Returns 0 when all succeed, else the first
 // failure's exit code (128 + signal for a worker killed by a signal).

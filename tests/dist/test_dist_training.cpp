@@ -6,39 +6,34 @@
 // float summation order. Launched three ways: bare torchrun variables, SLURM
 // variables, and `runner launch`. Then a rank is SIGKILLed mid-run.
 #include "run/run_dir.h"
+#include "train/checkpoint_io.h"
+#include "train/training_state.h"
 
+#include "run_files.h"
 #include "shared.h"
+#include "toy_ranks.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include <netinet/in.h>
-#include <sys/socket.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <thread>
 
+using runner::test::free_port;
+using runner::test::events;
+using runner::test::only_run_dir;
 using runner::test::run_command;
 
 namespace {
 
 std::string recipe() { return runner::test::source_dir() + "/recipes/smoke/mrpc_smoke.toml"; }
-
-// A port the kernel just handed out, so that concurrent tests do not collide.
-int free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
 
 // 64 MRPC pairs, 2 epochs, a loss logged every step, no dropout, one thread.
 std::string sets(const std::string& dir, int per_rank_batch, int grad_accum) {
@@ -72,23 +67,6 @@ std::string slurm_env(int rank, int port) {
          " SLURM_NODELIST=localhost MASTER_PORT=" + std::to_string(port);
 }
 
-std::string only_run_dir(const std::string& dir) {
-  auto dirs = runner::list_run_dirs(dir + "/runs", "mrpc_smoke");
-  REQUIRE(dirs.size() == 1);  // rank 0 alone made a run directory
-  return dirs[0];
-}
-
-std::vector<nlohmann::json> events(const std::string& run_dir, const std::string& kind) {
-  std::ifstream in(run_dir + "/metrics.jsonl");
-  std::vector<nlohmann::json> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    auto j = nlohmann::json::parse(line);
-    if (j["event"] == kind) out.push_back(j);
-  }
-  return out;
-}
-
 nlohmann::json summary(const std::string& run_dir) {
   std::ifstream in(run_dir + "/summary.json");
   return nlohmann::json::parse(in);
@@ -116,6 +94,7 @@ void require_same_training(const std::string& single_dir, const std::string& mul
     CHECK(std::abs(ea[i]["loss"].get<double>() - eb[i]["loss"].get<double>()) <= 1e-5 * ea[i]["loss"].get<double>());
   }
   CHECK(summary(multi_dir)["status"] == "completed");
+  CHECK(summary(multi_dir)["samples_seen"] == summary(single_dir)["samples_seen"]);  // every rank's
 }
 
 std::string single_run(const std::string& dir, int grad_accum) {
@@ -195,7 +174,70 @@ TEST_CASE("a killed rank stops the others with its number; the run resumes to th
   REQUIRE(resumed.exit_code == 0);
   CHECK(summary(run)["status"] == "completed");
   CHECK(summary(run)["global_step"] == 8);
+  CHECK(summary(run)["samples_seen"] == 128);  // 64 pairs x 2 epochs, before and after the resume
   CHECK(summary(run)["resumed_from"].get<std::string>().find("step-") != std::string::npos);
+}
+
+namespace {
+
+// Starts `command_line` in the background with its output in `log`.
+pid_t start_command(const std::string& command_line, const std::string& log) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    execl("/bin/sh", "sh", "-c", ("exec " + command_line).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+// Waits until rank 0 has logged `steps` train events (the run is under way).
+bool wait_for_steps(const std::string& dir, size_t steps) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto dirs = runner::list_run_dirs(dir + "/runs", "mrpc_smoke");
+    if (dirs.size() == 1 && events(dirs[0], "train").size() >= steps) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return false;
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_CASE("SIGINT or SIGTERM to `runner launch` reaches every worker: the run ends interrupted "
+          "with a valid checkpoint", "[dist]") {
+  const int sig = GENERATE(SIGINT, SIGTERM);
+  std::string dir = runner::test::tmp_dir("dist_signal_" + std::to_string(sig));
+  pid_t launcher = start_command(exe() + " launch --nproc-per-node 2 --master-port " + std::to_string(free_port()) +
+                                     " " + recipe() + sets(dir, 8, 1) + " --set train.max_steps=100000",
+                                 dir + "/launch.log");
+  REQUIRE(launcher > 0);
+  bool started = wait_for_steps(dir, 2);
+  if (!started) kill(launcher, SIGKILL);
+  INFO(file_text(dir + "/launch.log"));
+  REQUIRE(started);
+  kill(launcher, sig);
+  int status = 0;
+  waitpid(launcher, &status, 0);
+  INFO(file_text(dir + "/launch.log"));
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 128 + sig);  // 130 or 143, the workers' own exit code
+  std::string run = only_run_dir(dir);
+  auto s = summary(run);
+  CHECK(s["status"] == "interrupted");
+  CHECK(s["signal"] == sig);
+  auto checkpoint = runner::newest_valid_checkpoint(run + "/checkpoints", [](const std::string&) {});
+  REQUIRE(checkpoint);
+  runner::TrainingState state = runner::load_training_state(*checkpoint);
+  CHECK(state.global_step == s["global_step"].get<long long>());
+  CHECK(state.world_size == 2);
 }
 
 TEST_CASE("topology.offload is rejected at validation on a CPU build", "[dist]") {

@@ -5,6 +5,7 @@
 #include "run/run_dir.h"
 #include "train/checkpoint_io.h"
 
+#include "run_files.h"
 #include "shared.h"
 
 #include <catch2/catch.hpp>
@@ -14,6 +15,8 @@
 #include <regex>
 
 namespace fs = std::filesystem;
+using runner::test::events;
+using runner::test::only_run_dir;
 using runner::test::run_command;
 
 namespace {
@@ -36,23 +39,6 @@ std::string resume_sets(const std::string& dir) {
 
 runner::test::CommandResult runner_cmd(const std::string& env, const std::string& args) {
   return run_command(env + " " + runner::test::runner_exe() + " " + args);
-}
-
-std::string only_run_dir(const std::string& dir) {
-  auto dirs = runner::list_run_dirs(dir + "/runs", "mrpc_smoke");
-  REQUIRE(dirs.size() == 1);
-  return dirs[0];
-}
-
-std::vector<nlohmann::json> events(const std::string& run_dir, const std::string& kind) {
-  std::ifstream in(run_dir + "/metrics.jsonl");
-  std::vector<nlohmann::json> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    auto j = nlohmann::json::parse(line);
-    if (j["event"] == kind) out.push_back(j);
-  }
-  return out;
 }
 
 // Train and eval events without their timings: what must repeat bit for bit.
