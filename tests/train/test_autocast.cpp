@@ -1,0 +1,38 @@
+// The trainer's autocast guard: which dtype a matmul runs in inside it, and that
+// it restores the state it found (the bf16 parity and e2e tests rely on it).
+#include "train/autocast.h"
+
+#include <catch2/catch.hpp>
+
+using runner::AutocastGuard;
+
+namespace {
+
+at::ScalarType matmul_dtype() {
+  auto a = torch::ones({2, 3}), b = torch::ones({3, 2});
+  return torch::matmul(a, b).scalar_type();
+}
+
+}  // namespace
+
+TEST_CASE("autocast guard: bf16 on the CPU runs matmuls in bfloat16 and restores fp32", "[train]") {
+  REQUIRE(matmul_dtype() == at::kFloat);
+  {
+    AutocastGuard guard("bf16", c10::DeviceType::CPU);
+    CHECK(matmul_dtype() == at::kBFloat16);
+  }
+  CHECK(matmul_dtype() == at::kFloat);
+}
+
+TEST_CASE("autocast guard: fp32 leaves autocast off; nested guards restore the outer one", "[train]") {
+  {
+    AutocastGuard off("fp32", c10::DeviceType::CPU);
+    CHECK(matmul_dtype() == at::kFloat);
+  }
+  AutocastGuard outer("bf16", c10::DeviceType::CPU);
+  {
+    AutocastGuard inner("fp32", c10::DeviceType::CPU);
+    CHECK(matmul_dtype() == at::kBFloat16);  // fp32 does not switch an enclosing autocast off
+  }
+  CHECK(matmul_dtype() == at::kBFloat16);
+}
