@@ -1,0 +1,115 @@
+// What only a CUDA build on a GPU can show: NCCL collectives, autocast on CUDA,
+// data-parallel gradient averaging and optimizer offload across devices. This
+// area exists only in a CUDA build (scripts/build_cuda.sh); the CPU suite
+// covers the same mechanisms with Gloo and CPU tensors.
+#include "dist/data_parallel.h"
+#include "dist/optimizer_offload.h"
+#include "dist/process_group.h"
+#include "registry/registry.h"
+#include "train/autocast.h"
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+using namespace runner;
+
+namespace {
+
+const torch::Device kGpu(torch::kCUDA, 0);
+
+std::shared_ptr<DistContext> one_rank_nccl() {
+  WorkerEnv env;
+  env.master_port = 20000 + static_cast<int>(getpid() % 20000);
+  nlohmann::json topology = {{"backend", "nccl"}, {"timeout_s", 60}};
+  return std::make_shared<DistContext>(env, topology, kGpu);
+}
+
+std::vector<NamedParameter> gpu_parameters() {
+  torch::manual_seed(3);
+  std::vector<NamedParameter> out = {{"layer.weight", torch::randn({64, 32}, kGpu)},
+                                     {"layer.bias", torch::randn({64}, kGpu)}};
+  for (auto& p : out) p.tensor.set_requires_grad(true);
+  return out;
+}
+
+torch::Tensor loss_of(const std::vector<NamedParameter>& p, int step) {
+  torch::manual_seed(100 + step);
+  auto x = torch::randn({16, 32}, kGpu);
+  return torch::linear(x, p[0].tensor, p[1].tensor).tanh().pow(2).mean();
+}
+
+std::unique_ptr<Optimizer> adamw(std::vector<NamedParameter> params) {
+  nlohmann::json o = {{"lr", 0.01}, {"weight_decay", 0.1}, {"no_decay", {"bias"}},
+                      {"betas", {0.9, 0.999}}, {"eps", 1e-8}};
+  return registry().factory<OptimizerFactory>(Kind::Optimizer, "adamw")(o, std::move(params));
+}
+
+}  // namespace
+
+TEST_CASE("cuda: NCCL runs the trainer's collectives on CUDA tensors", "[cuda]") {
+  REQUIRE(torch::cuda::is_available());
+  auto ctx = one_rank_nccl();
+  CHECK(ctx->backend() == "nccl");
+  auto t = torch::arange(7, torch::TensorOptions(torch::kFloat32).device(kGpu));
+  CHECK(torch::equal(ctx->all_reduce(t.clone(), c10d::ReduceOp::SUM, "all-reduce").cpu(), t.cpu()));
+  ctx->broadcast({t}, 0, "broadcast");
+  auto gathered = ctx->all_gather_varlen(t, "all-gather");
+  REQUIRE(gathered.size() == 1);
+  CHECK(torch::equal(gathered[0].cpu(), t.cpu()));
+  ctx->barrier("barrier");
+}
+
+TEST_CASE("cuda: data parallel over NCCL leaves one rank's gradients as they were", "[cuda]") {
+  REQUIRE(torch::cuda::is_available());
+  auto plain = gpu_parameters(), parallel_params = gpu_parameters();
+  loss_of(plain, 0).backward();
+  DataParallel dp(one_rank_nccl(), parallel_params, /*shard_optimizer=*/false);
+  torch::Tensor loss = loss_of(parallel_params, 0);
+  dp.before_backward(loss, true);
+  loss.backward();
+  dp.after_backward(true);
+  for (size_t i = 0; i < plain.size(); ++i) {
+    INFO(plain[i].name);
+    CHECK(torch::allclose(plain[i].tensor.grad(), parallel_params[i].tensor.grad(), 1e-6, 1e-7));
+  }
+}
+
+TEST_CASE("cuda: autocast guards run matmuls in fp16 or bf16 and restore fp32", "[cuda]") {
+  REQUIRE(torch::cuda::is_available());
+  auto a = torch::ones({8, 8}, kGpu);
+  {
+    AutocastGuard fp16("fp16", c10::DeviceType::CUDA);
+    CHECK(torch::matmul(a, a).scalar_type() == at::kHalf);
+  }
+  {
+    AutocastGuard bf16("bf16", c10::DeviceType::CUDA);
+    CHECK(torch::matmul(a, a).scalar_type() == at::kBFloat16);
+  }
+  CHECK(torch::matmul(a, a).scalar_type() == at::kFloat);
+}
+
+TEST_CASE("cuda: optimizer offload steps on the host and follows AdamW on the GPU", "[cuda]") {
+  REQUIRE(torch::cuda::is_available());
+  auto on_gpu = gpu_parameters(), offloaded_params = gpu_parameters();
+  auto plain = adamw(on_gpu);
+  OffloadedOptimizer offloaded(offloaded_params, adamw, torch::kCPU);
+  for (const auto& m : offloaded.master_weights()) CHECK(m.device().is_cpu());
+  for (int step = 0; step < 5; ++step) {
+    for (auto* params : {&on_gpu, &offloaded_params}) {
+      for (auto& p : *params) p.tensor.mutable_grad() = torch::Tensor();
+      loss_of(*params, step).backward();
+    }
+    plain->step(0.01);
+    offloaded.step(0.01);
+  }
+  for (size_t i = 0; i < on_gpu.size(); ++i) {
+    INFO(on_gpu[i].name);
+    CHECK(offloaded_params[i].tensor.device().is_cuda());
+    CHECK(torch::allclose(on_gpu[i].tensor.cpu(), offloaded_params[i].tensor.cpu(), 1e-5, 1e-6));
+  }
+  for (const auto& [name, t] : offloaded.state()) {
+    INFO(name);
+    CHECK(t.device().is_cpu());
+  }
+}
