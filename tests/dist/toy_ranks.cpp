@@ -1,5 +1,7 @@
 #include "toy_ranks.h"
 
+#include "toy_classifier.h"
+
 #include "dist/process_group.h"
 #include "optim/scheduler.h"
 #include "registry/registry.h"
@@ -31,9 +33,8 @@ int free_port() {
 namespace {
 
 // A two-layer classifier over each example's three input ids, initialised from
-// a fixed formula (the global RNG is shared by the rank threads). An example
-// with negative ids makes the loss NaN, as an overflow would.
-class ToyNet : public SequenceClassifier {
+// a fixed formula (the global RNG is shared by the rank threads).
+class ToyNet : public ToyClassifierBase {
  public:
   ToyNet() {
     w1_ = register_parameter("hidden_weight", fixed({6, 3}, 0.7));
@@ -44,16 +45,8 @@ class ToyNet : public SequenceClassifier {
   ModelOutput forward(const ModelBatch& batch, const ForwardOptions&) override {
     torch::Tensor x = batch.input_ids.to(torch::kFloat32) / 10.0;
     torch::Tensor h = torch::tanh(torch::nn::functional::linear(x, w1_, b1_));
-    ModelOutput out;
-    out.logits = torch::nn::functional::linear(h, w2_, b2_);
-    out.loss = torch::nn::functional::cross_entropy(out.logits, batch.labels);
-    if ((batch.input_ids < 0).any().item<bool>()) out.loss = out.loss * std::nan("");
-    return out;
+    return classify(torch::nn::functional::linear(h, w2_, b2_), batch);
   }
-  nlohmann::json hf_config() const override { return nlohmann::json::object(); }
-  long long num_labels() const override { return 2; }
-  void set_execution(Execution) override {}
-  Execution execution() const override { return Execution::Padded; }
 
  private:
   static torch::Tensor fixed(std::vector<int64_t> shape, double phase) {

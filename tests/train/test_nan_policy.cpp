@@ -6,6 +6,8 @@
 #include "train/trainer.h"
 #include "util/diagnostic.h"
 
+#include "toy_classifier.h"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -16,7 +18,7 @@ namespace {
 
 // A linear classifier over each example's mean input id. An example whose ids
 // are negative poisons its batch's loss with NaN, as an overflow would.
-class ToyClassifier : public SequenceClassifier {
+class ToyClassifier : public test::ToyClassifierBase {
  public:
   ToyClassifier() {
     weight_ = register_parameter("weight", torch::tensor({{0.5f}, {-0.25f}}));
@@ -24,16 +26,8 @@ class ToyClassifier : public SequenceClassifier {
   }
   ModelOutput forward(const ModelBatch& batch, const ForwardOptions&) override {
     torch::Tensor x = batch.input_ids.to(torch::kFloat32).mean(1, true);
-    ModelOutput out;
-    out.logits = torch::nn::functional::linear(x, weight_, bias_);
-    out.loss = torch::nn::functional::cross_entropy(out.logits, batch.labels);
-    if ((batch.input_ids < 0).any().item<bool>()) out.loss = out.loss * std::nan("");
-    return out;
+    return classify(torch::nn::functional::linear(x, weight_, bias_), batch);
   }
-  nlohmann::json hf_config() const override { return nlohmann::json::object(); }
-  long long num_labels() const override { return 2; }
-  void set_execution(Execution) override {}
-  Execution execution() const override { return Execution::Padded; }
 
  private:
   torch::Tensor weight_, bias_;
