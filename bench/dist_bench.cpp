@@ -4,6 +4,7 @@
 //   (b) by 2 ranks of 8 with half the CPUs each, gradients averaged by the
 //       Reducer (25 MB buckets from autograd hooks, as the trainer does),
 //   (c) by the same 2 ranks without any gradient exchange,
+//   (d) by the same 2 ranks with topology.shard_optimizer's exchange (ZeRO-1),
 // and the fraction of (b)'s step spent waiting on communication is reported as
 // ((b) - (c)) / (b): (c) shares (b)'s CPU split, so the difference is the
 // exchange the backward pass could not hide.
@@ -58,9 +59,13 @@ ModelBatch synthetic_batch(int64_t batch, int64_t seq_len, int64_t seed) {
   return b;
 }
 
-// Seconds per optimizer step (forward, backward, AdamW), after two warm-up steps.
-double time_steps(const Config& c, SequenceClassifier& model, const ModelBatch& batch, DataParallel* dp) {
-  torch::optim::AdamW opt(model.parameters(), torch::optim::AdamWOptions(1e-4));
+// Seconds per optimizer step (forward, backward, AdamW over `stepped`, or
+// every parameter), after two warm-up steps.
+double time_steps(const Config& c, SequenceClassifier& model, const ModelBatch& batch, DataParallel* dp,
+                  const std::vector<NamedParameter>& stepped = {}) {
+  std::vector<torch::Tensor> tensors;
+  for (const auto& p : stepped) tensors.push_back(p.tensor);
+  torch::optim::AdamW opt(stepped.empty() ? model.parameters() : tensors, torch::optim::AdamWOptions(1e-4));
   Clock::time_point start;
   for (int i = 0; i < c.steps + 2; ++i) {
     if (i == 2) start = Clock::now();
@@ -69,7 +74,8 @@ double time_steps(const Config& c, SequenceClassifier& model, const ModelBatch& 
     out.loss.backward();
     if (dp) dp->after_backward(true);
     opt.step();
-    opt.zero_grad();
+    if (dp) dp->after_optimizer_step();
+    model.zero_grad();  // a sharded optimizer's zero_grad would leave the other ranks' parameters
   }
   return std::chrono::duration<double>(Clock::now() - start).count() / c.steps;
 }
@@ -105,8 +111,12 @@ void rank_main(const Config& c, int rank, int port, int threads, FILE* report) {
   double synced = time_steps(c, *model, batch, &dp);
   ctx->barrier("bench middle");
   double local = time_steps(c, *model, batch, nullptr);
+  ctx->barrier("bench zero");
+  std::vector<NamedParameter> params = named_parameters(*model);
+  DataParallel zero(ctx, params, true);
+  double sharded = time_steps(c, *model, batch, &zero, owned_parameters(params, zero.owners(), rank));
   ctx->barrier("bench end");
-  if (rank == 0) fmt::print(report, "{} {} {}\n", synced, local, dp.bucket_count());
+  if (rank == 0) fmt::print(report, "{} {} {} {}\n", synced, local, sharded, dp.bucket_count());
 }
 
 }  // namespace
@@ -137,9 +147,9 @@ int main(int argc, char** argv) {
   }
   for (pid_t k : kids) waitpid(k, nullptr, 0);
   std::rewind(report);
-  double synced = 0, local = 0;
+  double synced = 0, local = 0, sharded = 0;
   size_t buckets = 0;
-  if (std::fscanf(report, "%lf %lf %zu", &synced, &local, &buckets) != 3) {
+  if (std::fscanf(report, "%lf %lf %lf %zu", &synced, &local, &sharded, &buckets) != 4) {
     fmt::print(stderr, "the 2-rank measurement failed\n");
     return 1;
   }
@@ -150,6 +160,7 @@ int main(int argc, char** argv) {
   fmt::print("  2 ranks x batch {:2}: {:7.1f} ms/step  (speed-up {:.2f}x)\n", c.global_batch / 2,
              synced * 1e3, single / synced);
   fmt::print("  2 ranks, no exchange: {:7.1f} ms/step\n", local * 1e3);
+  fmt::print("  2 ranks, ZeRO-1 (reduce to owners + all-gather): {:7.1f} ms/step\n", sharded * 1e3);
   fmt::print("  fraction of the 2-rank step waiting on communication: {:.1f}%\n",
              100.0 * std::max(0.0, synced - local) / synced);
   return 0;
