@@ -23,13 +23,12 @@ torch::Tensor apply_linear(const torch::nn::Linear& layer, const torch::Tensor& 
   return torch::linear(x, layer->weight, layer->bias);
 }
 
-// (1 - mask) * finfo(float32).min, shaped to broadcast over heads and queries.
-torch::Tensor additive_mask(const torch::Tensor& attention_mask) {
+}  // namespace
+
+torch::Tensor additive_attention_mask(const torch::Tensor& attention_mask) {
   auto m = attention_mask.unsqueeze(1).unsqueeze(2).to(torch::kFloat32);
   return (1.0 - m) * std::numeric_limits<float>::lowest();
 }
-
-}  // namespace
 
 BertEmbeddings::BertEmbeddings(const BertConfig& c) : dropout_p(c.hidden_dropout_prob) {
   word_embeddings = register_module(
@@ -170,7 +169,7 @@ torch::Tensor BertForSequenceClassification::encode_padded(const ModelBatch& b,
   AttentionInputs a;
   a.batch = b.input_ids.size(0);
   a.length = b.input_ids.size(1);
-  a.additive_mask = additive_mask(b.attention_mask);
+  a.additive_mask = additive_attention_mask(b.attention_mask);
   auto positions = torch::arange(a.length, b.input_ids.options()).unsqueeze(0);
   auto h = embeddings_->forward(b.input_ids, b.token_type_ids, positions);
   if (o.output_hidden_states) out.hidden_states.push_back(h);

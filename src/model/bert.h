@@ -16,6 +16,11 @@ struct AttentionInputs {
   int64_t batch = 0, length = 0;
 };
 
+// Hugging Face's extended attention mask: (1 - mask) * finfo(float32).min as
+// [B, 1, 1, L]. It stays float32 under autocast, so bf16 scores are promoted
+// and the softmax runs in float32, as in Python.
+torch::Tensor additive_attention_mask(const torch::Tensor& attention_mask);
+
 class BertEmbeddings : public torch::nn::Module {
  public:
   explicit BertEmbeddings(const BertConfig& c);

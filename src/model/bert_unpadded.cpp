@@ -4,8 +4,6 @@
 // tokens into a padded [B, heads, L, d] layout and gathers the context back.
 #include "model/bert.h"
 
-#include <limits>
-
 namespace runner {
 
 torch::Tensor BertSelfAttention::forward_unpadded(const torch::Tensor& hidden,
@@ -29,8 +27,7 @@ torch::Tensor BertForSequenceClassification::encode_unpadded(const ModelBatch& b
   AttentionInputs a;
   a.batch = b.input_ids.size(0);
   a.length = b.input_ids.size(1);
-  auto mask = b.attention_mask.unsqueeze(1).unsqueeze(2).to(torch::kFloat32);
-  a.additive_mask = (1.0 - mask) * std::numeric_limits<float>::lowest();
+  a.additive_mask = additive_attention_mask(b.attention_mask);
   a.token_index = torch::nonzero(b.attention_mask.reshape({-1})).squeeze(1);  // ascending
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
   auto types = b.token_type_ids.reshape({-1}).index_select(0, a.token_index);
