@@ -199,9 +199,12 @@ void Trainer::optimizer_step() {
   }
   const bool found_inf = bad_grad || bad_loss;
   // A rank's NaN-loss backward left NaN in the exchanged gradients: nothing to measure.
+  // The norm is a pass over every gradient: taken when clipping needs it or when
+  // this step's log line reports it, not on every step.
+  const bool want_norm = config_.max_grad_norm > 0 || logs_at(state_.global_step + 1);
   torch::Tensor norm;
-  if (!parallel_) norm = clip_grad_norm(params, config_.max_grad_norm);
-  else if (!found_inf) norm = parallel_->clip_grad_norm(config_.max_grad_norm);
+  if (want_norm && !parallel_) norm = clip_grad_norm(params, config_.max_grad_norm);
+  else if (want_norm && !found_inf) norm = parallel_->clip_grad_norm(config_.max_grad_norm);
   double lr = optimizer_->base_lr() * schedule_(state_.scheduler_step);
   if (!found_inf) {
     optimizer_->step(lr);
@@ -226,13 +229,17 @@ void Trainer::optimizer_step() {
   window_bad_ = false;
 }
 
+bool Trainer::logs_at(long long step) const {
+  return step % config_.log_every == 0 || step == total_steps_;
+}
+
 // Logging, evaluation and the epoch transition come before the checkpoint, so
 // that a resumed run never repeats them.
 void Trainer::after_step(bool epoch_end) {
   long long step = state_.global_step;
   if (parallel_) interrupt_ = parallel_->agree_interrupt(pending_interrupt());
   emit({{"event", "progress"}, {"step", step}, {"total_steps", total_steps_}});
-  if (step % config_.log_every == 0 || step == total_steps_) log_interval();
+  if (logs_at(step)) log_interval();
   if (config_.eval_every > 0 && step % config_.eval_every == 0) maybe_evaluate(false);
   if (epoch_end) {
     maybe_evaluate(true);

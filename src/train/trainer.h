@@ -91,6 +91,7 @@ class Trainer {
   std::string best_metric_name() const;
   bool loss_is_bad(const torch::Tensor& loss, const TrainBatch& batch);
   void log_interval();
+  bool logs_at(long long step) const;  // does optimizer step `step` end a log interval?
   void maybe_evaluate(bool epoch_end);
   void record_eval(nlohmann::json& event);
   void emit(const nlohmann::json& event);
