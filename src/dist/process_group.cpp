@@ -87,6 +87,7 @@ std::string pick_backend(const std::string& configured, const torch::Device& dev
 DistContext::DistContext(const WorkerEnv& env, const nlohmann::json& topology, const torch::Device& device)
     : env_(env),
       backend_(pick_backend(topology.value("backend", std::string("auto")), device)),
+      device_(backend_ == "nccl" ? device : torch::Device(torch::kCPU)),
       timeout_(std::chrono::seconds(topology.value("timeout_s", 300LL))) {
   store_ = connect_store(env_, timeout_);
   group_ = backend_ == "nccl" ? make_nccl(store_, env_, timeout_) : make_gloo(store_, env_, timeout_);
@@ -106,23 +107,26 @@ void DistContext::broadcast(std::vector<torch::Tensor> tensors, int root, const 
   c10d::BroadcastOptions o;
   o.rootRank = root;
   for (auto& t : tensors) {
-    std::vector<torch::Tensor> one = {t};
+    std::vector<torch::Tensor> one = {t.to(device_)};
     wait(group_->broadcast(one, o), what);
+    if (!one[0].is_same(t)) t.copy_(one[0]);
   }
 }
 
 torch::Tensor DistContext::all_reduce(torch::Tensor t, c10d::ReduceOp op, const char* what) {
-  std::vector<torch::Tensor> one = {t.contiguous()};
+  std::vector<torch::Tensor> one = {t.to(device_).contiguous()};
   c10d::AllreduceOptions o;
   o.reduceOp = op;
   wait(group_->allreduce(one, o), what);
-  return one[0];
+  return one[0].to(t.device());
 }
 
-std::vector<torch::Tensor> DistContext::all_gather_varlen(const torch::Tensor& t, const char* what) {
-  auto n = torch::full({1}, t.numel(), torch::kInt64);
+std::vector<torch::Tensor> DistContext::all_gather_varlen(const torch::Tensor& local, const char* what) {
+  const torch::Tensor t = local.to(device_);
+  auto counts = torch::TensorOptions(torch::kInt64).device(device_);
+  auto n = torch::full({1}, t.numel(), counts);
   std::vector<std::vector<torch::Tensor>> counts_out(1);
-  for (int r = 0; r < world_size(); ++r) counts_out[0].push_back(torch::empty({1}, torch::kInt64));
+  for (int r = 0; r < world_size(); ++r) counts_out[0].push_back(torch::empty({1}, counts));
   std::vector<torch::Tensor> counts_in = {n};
   wait(group_->allgather(counts_out, counts_in), what);
   int64_t most = 0;
@@ -136,7 +140,9 @@ std::vector<torch::Tensor> DistContext::all_gather_varlen(const torch::Tensor& t
   wait(group_->allgather(out, in), what);
   std::vector<torch::Tensor> result;
   for (int r = 0; r < world_size(); ++r)
-    result.push_back(out[0][static_cast<size_t>(r)].narrow(0, 0, counts_out[0][static_cast<size_t>(r)].item<int64_t>()));
+    result.push_back(out[0][static_cast<size_t>(r)]
+                         .narrow(0, 0, counts_out[0][static_cast<size_t>(r)].item<int64_t>())
+                         .to(local.device()));
   return result;
 }
 

@@ -46,6 +46,9 @@ class DistContext {
   int world_size() const { return env_.world_size; }
   const WorkerEnv& env() const { return env_; }
   const std::string& backend() const { return backend_; }
+  // Where the backend moves tensors: the GPU for NCCL, the CPU for Gloo. The
+  // collectives below take tensors anywhere and give results where they came from.
+  const torch::Device& device() const { return device_; }
   c10::intrusive_ptr<CollectiveGroup> group() const { return group_; }
 
   // Runs a collective to completion; a failure throws DistError naming the lost ranks.
@@ -66,6 +69,7 @@ class DistContext {
  private:
   WorkerEnv env_;
   std::string backend_;
+  torch::Device device_;
   std::chrono::milliseconds timeout_;
   c10::intrusive_ptr<c10d::Store> store_;
   c10::intrusive_ptr<CollectiveGroup> group_;
