@@ -12,6 +12,7 @@
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>

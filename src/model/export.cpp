@@ -6,6 +6,7 @@
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <unistd.h>

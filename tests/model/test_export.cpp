@@ -12,6 +12,7 @@
 #include "train/checkpoint_io.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <fstream>
