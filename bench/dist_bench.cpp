@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
   fmt::print("  2 ranks x batch {:2}: {:7.1f} ms/step  (speed-up {:.2f}x)\n", c.global_batch / 2,
              synced * 1e3, single / synced);
   fmt::print("  2 ranks, no exchange: {:7.1f} ms/step\n", local * 1e3);
-  fmt::print("  2 ranks, ZeRO-1 (reduce to owners + all-gather): {:7.1f} ms/step\n", sharded * 1e3);
+  fmt::print("  2 ranks, ZeRO-1 (reduce-scatter + all-gather): {:7.1f} ms/step\n", sharded * 1e3);
   fmt::print("  fraction of the 2-rank step waiting on communication: {:.1f}%\n",
              100.0 * std::max(0.0, synced - local) / synced);
   return 0;

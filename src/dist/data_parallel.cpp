@@ -109,6 +109,9 @@ DataParallel::Bucket DataParallel::make_bucket(const std::vector<size_t>& member
   auto options = params_[members.front()].tensor.options().requires_grad(false);
   b.flat = torch::zeros({at}, options);
   if (padded) b.received = torch::zeros({longest}, options);
+  const int64_t mine = b.segment_length[static_cast<size_t>(rank())];
+  if (exchange_ == GradientExchange::ReduceToOwners)
+    b.received = torch::zeros({static_cast<int64_t>(world) * mine}, options);
   return b;
 }
 
@@ -136,14 +139,14 @@ void DataParallel::launch(Bucket& b) {
     b.works.push_back(group.allreduce(one));
     count("allreduce", b.flat.numel(), b.flat.numel());
   } else if (exchange_ == GradientExchange::ReduceToOwners) {
-    for (size_t owner = 0; owner < b.segment_length.size(); ++owner) {
-      if (b.segment_length[owner] == 0) continue;
-      c10d::ReduceOptions o;
-      o.rootRank = static_cast<int64_t>(owner);
-      std::vector<torch::Tensor> one = {b.flat.narrow(0, b.segment_begin[owner], b.segment_length[owner])};
-      b.works.push_back(group.reduce(one, o));
-      count("reduce", b.segment_length[owner], owner == me ? b.segment_length[owner] : 0);
-    }
+    // One all-to-all sends each owner its segment from every rank; the owner
+    // sums the rows it receives (after_backward). Per-owner `reduce`s moved
+    // the same data but cost twice the step in bench/dist.
+    std::vector<int64_t> out_counts(b.segment_length.size(), b.segment_length[me]);
+    std::vector<int64_t> in_counts = b.segment_length;
+    b.works.push_back(group.alltoall_base(b.received, b.flat, out_counts, in_counts));
+    const int64_t others = static_cast<int64_t>(b.segment_length.size()) - 1;
+    count("alltoall", b.flat.numel() - b.segment_length[me], others * b.segment_length[me]);
   } else {
     std::vector<torch::Tensor> out = {b.received};
     std::vector<std::vector<torch::Tensor>> in(1);
@@ -184,9 +187,11 @@ void DataParallel::after_backward(bool sync) {
       throw std::logic_error("a parameter in the gradient bucket of " + params_[b.params.front()].name +
                              " got no gradient; every parameter must take part in the loss");
     for (auto& w : b.works) ctx_->wait(w, "the gradient exchange");
-    torch::Tensor mine = b.received.defined()
+    torch::Tensor mine = exchange_ == GradientExchange::AllReduce
+                             ? b.flat.narrow(0, b.segment_begin[me], b.segment_length[me])
+                         : exchange_ == GradientExchange::ReduceScatter
                              ? b.received
-                             : b.flat.narrow(0, b.segment_begin[me], b.segment_length[me]);
+                             : b.received.view({world_size(), b.segment_length[me]}).sum(0);
     mine.mul_(scale);
     for (size_t pos = 0; pos < b.params.size(); ++pos) {
       torch::Tensor& p = params_[b.params[pos]].tensor;

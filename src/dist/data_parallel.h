@@ -10,8 +10,9 @@
 // rank receives only the sums of the parameters it owns), a step of each
 // rank's own shard, and an all-gather of the updated parameters. LibTorch
 // 1.13's Gloo has no reduce_scatter, so there each bucket holds its owners'
-// gradients in contiguous segments and each segment is reduced to its owner;
-// backends that have one (NCCL) get one reduce_scatter per bucket.
+// gradients in contiguous segments, one all-to-all sends each segment to its
+// owner, and the owner sums what it received; backends that have one (NCCL)
+// get one reduce_scatter per bucket.
 #pragma once
 
 #include "dist/process_group.h"
@@ -40,7 +41,7 @@ std::vector<NamedParameter> owned_parameters(const std::vector<NamedParameter>& 
 // How the gradients of a window's last backward reach the ranks.
 enum class GradientExchange {
   AllReduce,       // every rank gets every averaged gradient
-  ReduceToOwners,  // ZeRO-1 where the backend lacks reduce_scatter (Gloo in LibTorch 1.13)
+  ReduceToOwners,  // ZeRO-1 where the backend lacks reduce_scatter (Gloo in LibTorch 1.13): all-to-all + sum
   ReduceScatter,   // ZeRO-1 with the backend's reduce_scatter (NCCL)
 };
 GradientExchange gradient_exchange(bool shard_optimizer, const std::string& backend);
@@ -83,7 +84,8 @@ class DataParallel : public ParallelHooks {
   GradientExchange exchange() const { return exchange_; }
   size_t bucket_count() const { return buckets_.size(); }
   // The gradient and parameter collectives this object ran, by c10d name
-  // ("allreduce", "reduce", "reduce_scatter", "allgather").
+  // ("allreduce", "alltoall", "reduce_scatter", "allgather"): what the rank
+  // sent to others and received from them.
   const std::map<std::string, CollectiveCount>& collective_counts() const { return counts_; }
   // Seconds spent in after_backward waiting for all-reduces the backward pass did not hide.
   double wait_seconds() const { return wait_seconds_; }
@@ -97,7 +99,7 @@ class DataParallel : public ParallelHooks {
     std::vector<int64_t> offsets; // of each within its owner's segment
     std::vector<int64_t> segment_begin, segment_length;
     torch::Tensor flat;           // every rank's contribution
-    torch::Tensor received;       // reduce_scatter: this rank's summed segment
+    torch::Tensor received;       // this rank's segment: summed (reduce_scatter), or every rank's (all-to-all)
     size_t ready = 0;
     std::vector<c10::intrusive_ptr<c10d::Work>> works;
   };

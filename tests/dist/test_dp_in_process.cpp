@@ -91,14 +91,13 @@ TEST_CASE("ZeRO-1: each rank holds and receives only its own parameters' state a
     CHECK(!own.empty());
     CHECK(res.optimizer_state_parameters == own);
     covered.insert(own.begin(), own.end());
-    // A reduce-scatter: the rank receives the summed gradients of its own
-    // parameters only (about 1/world of them), never an all-reduce of all.
+    // A reduce-scatter: the rank receives the gradients of its own parameters
+    // only (about 1/world of them) and sends the others', never an all-reduce of all.
     CHECK(res.collectives.count("allreduce") == 0);
-    REQUIRE(res.collectives.count("reduce") == 1);
-    CHECK(res.collectives.at("reduce").elements_out == kSteps * elements_of(res, r));
-    CHECK(res.collectives.at("reduce").elements_out <= kSteps * total * 6 / 10);
-    // ... and puts in each gradient once.
-    CHECK(res.collectives.at("reduce").elements_in == kSteps * total);
+    REQUIRE(res.collectives.count("alltoall") == 1);
+    CHECK(res.collectives.at("alltoall").elements_out == kSteps * (kWorld - 1) * elements_of(res, r));
+    CHECK(res.collectives.at("alltoall").elements_out <= kSteps * total * 6 / 10);
+    CHECK(res.collectives.at("alltoall").elements_in == kSteps * (total - elements_of(res, r)));
     REQUIRE(res.collectives.count("allgather") == 1);
     CHECK(res.collectives.at("allgather").calls == kSteps);
   }
@@ -113,7 +112,7 @@ TEST_CASE("ZeRO-1: each rank holds and receives only its own parameters' state a
       CHECK(res.optimizer_state_parameters.size() == single.parameter_names.size());
       REQUIRE(res.collectives.count("allreduce") == 1);
       CHECK(res.collectives.at("allreduce").elements_out == kSteps * total);
-      CHECK(res.collectives.count("reduce") == 0);
+      CHECK(res.collectives.count("alltoall") == 0);
     }
   }
 }
