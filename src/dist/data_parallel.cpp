@@ -140,8 +140,8 @@ void DataParallel::launch(Bucket& b) {
     count("allreduce", b.flat.numel(), b.flat.numel());
   } else if (exchange_ == GradientExchange::ReduceToOwners) {
     // One all-to-all sends each owner its segment from every rank; the owner
-    // sums the rows it receives (after_backward). Per-owner `reduce`s moved
-    // the same data but cost twice the step in bench/dist.
+    // sums the rows it receives (after_backward): one collective per bucket
+    // instead of one `reduce` per owner.
     std::vector<int64_t> out_counts(b.segment_length.size(), b.segment_length[me]);
     std::vector<int64_t> in_counts = b.segment_length;
     b.works.push_back(group.alltoall_base(b.received, b.flat, out_counts, in_counts));
