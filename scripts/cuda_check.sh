@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# On a CUDA machine, after scripts/build_cuda.sh: trains the smoke recipe on the
-# GPU in fp32, fp16 (loss scaling) and bf16, once through `runner launch` on
-# NCCL, then (when Python has transformers) checks Hugging Face interop both ways:
+# On a CUDA machine, after scripts/build_cuda.sh: runs tests/cuda (NCCL
+# collectives, data-parallel gradients over NCCL, autocast, optimizer offload),
+# trains the smoke recipe on the GPU in fp32, fp16 (loss scaling) and bf16, with
+# optimizer offload, and through `runner launch` (one worker), then (when Python
+# has transformers) checks Hugging Face interop both ways:
 # a folder written by save_pretrained trains with recipes/mrpc_fp16.toml, and the
 # run's final/ folder loads with from_pretrained and gives runner predict's logits.
 # Each step prints its result; the exit code is the number of failed steps.
@@ -16,16 +18,17 @@ smoke() {
   timeout 300 $R recipes/smoke/mrpc_smoke.toml --set run.device=cuda "$@" >"$log" 2>&1
   completed "$log"
 }
+step "tests/cuda" ./build-cuda/tests/unit_torch "[cuda]"
 step "smoke fp32" smoke --set train.precision=fp32
 step "smoke fp16 (loss scaling)" smoke --set train.precision=fp16
 step "smoke bf16" smoke --set train.precision=bf16
-nccl() {
+step "smoke, optimizer offloaded to the host" smoke --set topology.offload=optimizer
+launched() {
   local log; log=$(mktemp)
-  timeout 300 $R launch --nproc-per-node 1 recipes/smoke/mrpc_smoke.toml --set run.device=cuda \
-    --set topology.backend=nccl >"$log" 2>&1
+  timeout 300 $R launch --nproc-per-node 1 recipes/smoke/mrpc_smoke.toml --set run.device=cuda >"$log" 2>&1
   completed "$log"
 }
-step "launch, NCCL backend" nccl
+step "runner launch, one worker on the GPU" launched
 if python3 -c 'import transformers' 2>/dev/null; then
   hf=$(mktemp -d)
   step "save_pretrained folder" python3 scripts/hf_interop.py make "$hf/base"
