@@ -4,6 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <stdexcept>
+
 namespace runner {
 
 std::string ParsedArgs::get(const std::string& flag, const std::string& fallback) const {
@@ -158,6 +162,21 @@ std::string general_help() {
        "  --version      Show the runner version, git commit and LibTorch version\n"
        "\nRun `runner COMMAND --help` for a command's arguments and flags.\n";
   return s;
+}
+
+long long integer_flag(const ParsedArgs& args, const std::string& flag, long long fallback,
+                       long long lo, long long hi) {
+  if (!args.has(flag)) return fallback;
+  std::string text = args.get(flag);
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (!text.empty() && *end == '\0' && errno == 0 && v >= lo && v <= hi) return v;
+  // Bounds at the int limits are the type's, not the flag's: not worth naming.
+  std::string expected = lo <= INT_MIN && hi >= INT_MAX ? "an integer"
+                         : hi >= INT_MAX ? fmt::format("an integer >= {}", lo)
+                                         : fmt::format("an integer in [{}, {}]", lo, hi);
+  throw std::invalid_argument(fmt::format("{}: expected {}, found \"{}\"", flag, expected, text));
 }
 
 }  // namespace runner

@@ -2,6 +2,7 @@
 // command once in command_table(); parsing, --help and the tests read them.
 #pragma once
 
+#include <climits>
 #include <functional>
 #include <map>
 #include <string>
@@ -36,6 +37,12 @@ class ParsedArgs {
   std::map<std::string, std::vector<std::string>> flags_;
   std::vector<std::string> positionals_;
 };
+
+// The value of an integer flag, `fallback` when it is absent. Anything else, or
+// a value outside [lo, hi], throws std::invalid_argument naming the flag, the
+// range and what was found.
+long long integer_flag(const ParsedArgs& args, const std::string& flag, long long fallback,
+                       long long lo = LLONG_MIN, long long hi = LLONG_MAX);
 
 struct CommandSpec {
   std::string name;

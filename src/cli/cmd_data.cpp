@@ -12,18 +12,16 @@
 
 namespace runner {
 
-// An integer flag value, or an error message naming the flag.
+// An integer flag into `value` (kept when the flag is absent); false, with the
+// error printed, when it is not an integer.
 static bool int_flag(const ParsedArgs& args, const std::string& flag, int& value) {
-  if (!args.has(flag)) return true;
-  std::string text = args.get(flag);
-  char* end = nullptr;
-  long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0') {
-    std::cerr << fmt::format("error: {}: expected an integer, found \"{}\"\n", flag, text);
+  try {
+    value = static_cast<int>(integer_flag(args, flag, value, INT_MIN, INT_MAX));
+    return true;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "error: " << e.what() << "\n";
     return false;
   }
-  value = static_cast<int>(v);
-  return true;
 }
 
 // Runs `body` over --input (or standard input when it is absent).

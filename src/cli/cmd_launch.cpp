@@ -15,16 +15,6 @@
 namespace runner {
 namespace {
 
-int int_flag(const ParsedArgs& args, const std::string& flag, long long fallback, int lo, int hi) {
-  if (!args.has(flag)) return static_cast<int>(fallback);
-  std::string v = args.get(flag);
-  char* end = nullptr;
-  long n = std::strtol(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || n < lo || n > hi)
-    throw std::invalid_argument(fmt::format("{}: expected an integer in [{}, {}], found \"{}\"", flag, lo, hi, v));
-  return static_cast<int>(n);
-}
-
 std::string own_executable() {
   char buf[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
@@ -48,10 +38,10 @@ int cmd_launch(const ParsedArgs& args) {
   const nlohmann::json topology = recipe->section("topology");
   LaunchOptions o;
   try {
-    o.nproc_per_node = int_flag(args, "--nproc-per-node", topology.at("processes_per_node"), 1, 4096);
-    o.nnodes = int_flag(args, "--nnodes", topology.at("nodes"), 1, 65536);
-    o.node_rank = int_flag(args, "--node-rank", 0, 0, o.nnodes - 1);
-    o.master_port = int_flag(args, "--master-port", 29500, 1, 65535);
+    o.nproc_per_node = integer_flag(args, "--nproc-per-node", topology.at("processes_per_node"), 1, 4096);
+    o.nnodes = integer_flag(args, "--nnodes", topology.at("nodes"), 1, 65536);
+    o.node_rank = integer_flag(args, "--node-rank", 0, 0, o.nnodes - 1);
+    o.master_port = integer_flag(args, "--master-port", 29500, 1, 65535);
   } catch (const std::invalid_argument& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;

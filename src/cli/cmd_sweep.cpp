@@ -19,16 +19,10 @@ int cmd_sweep(const ParsedArgs& args) {
   o.print_schema = args.has("--schema");
   o.retry_failed = args.has("--retry-failed");
   o.fail_fast = args.has("--fail-fast");
-  std::string jobs = args.get("--jobs", "1");
   try {
-    size_t used = 0;
-    o.jobs = std::stoi(jobs, &used);
-    if (used != jobs.size()) o.jobs = 0;
-  } catch (const std::exception&) {
-    o.jobs = 0;
-  }
-  if (o.jobs < 1) {
-    std::cerr << fmt::format("error: --jobs: expected an integer >= 1, found \"{}\"\n", jobs);
+    o.jobs = static_cast<int>(integer_flag(args, "--jobs", 1, 1, INT_MAX));
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;
   }
   o.caps = detect_capabilities();
