@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <utility>
 
 namespace runner {
 
@@ -179,12 +180,29 @@ bool Trainer::loss_is_bad(const torch::Tensor& loss, const TrainBatch& batch) {
     emit({{"event", "nan_skip"}, {"step", state_.global_step + 1}, {"examples", batch.example_ids}});
     return true;
   }
-  throw InputError(make_error(
-      {}, "train.nan_policy",
-      fmt::format("the loss is {} at optimizer step {} (epoch {}, micro-batch {}); examples: {}",
-                  loss.item<double>(), state_.global_step + 1, state_.epoch,
-                  state_.batch_in_epoch, fmt::join(batch.example_ids, ", ")),
-      "lower optimizer.lr, check these examples, or set train.nan_policy = \"skip\""));
+  std::string what = fmt::format("the loss is {} at optimizer step {} (epoch {}, micro-batch {}); "
+                                 "examples: {}",
+                                 loss.item<double>(), state_.global_step + 1, state_.epoch,
+                                 state_.batch_in_epoch, fmt::join(batch.example_ids, ", "));
+  if (!parallel_) throw nan_abort_error(what);
+  if (nan_abort_.empty()) nan_abort_ = what;  // raised in optimizer_step, on every rank
+  return true;
+}
+
+InputError Trainer::nan_abort_error(const std::string& what) const {
+  return InputError(make_error({}, "train.nan_policy", what,
+                               "lower optimizer.lr, check these examples, or set "
+                               "train.nan_policy = \"skip\""));
+}
+
+// Every rank raises it once the ranks have agreed that a window had a NaN loss:
+// the rank that saw it names the examples, the others point to that rank.
+void Trainer::throw_nan_abort() {
+  std::string mine = std::exchange(nan_abort_, {});
+  if (!mine.empty()) throw nan_abort_error(mine);
+  throw nan_abort_error(fmt::format("the loss is not finite on another rank at optimizer step {} "
+                                    "(epoch {}); that rank's error names the examples",
+                                    state_.global_step + 1, state_.epoch));
 }
 
 void Trainer::optimizer_step() {
@@ -193,6 +211,7 @@ void Trainer::optimizer_step() {
   bool bad_grad = scaler_.unscale(params), bad_loss = window_bad_;
   if (parallel_) {
     std::vector<bool> agreed = parallel_->any_rank({bad_grad, bad_loss});
+    if (agreed[1] && config_.nan_policy == "abort") throw_nan_abort();
     if (agreed[1] && !bad_loss)
       emit({{"event", "nan_skip"}, {"step", state_.global_step + 1}, {"on_another_rank", true}});
     bad_grad = agreed[0], bad_loss = agreed[1];

@@ -11,6 +11,7 @@
 #include "train/batch_source.h"
 #include "train/parallel.h"
 #include "train/training_state.h"
+#include "util/diagnostic.h"
 
 #include <chrono>
 #include <functional>
@@ -90,6 +91,8 @@ class Trainer {
   void after_step(bool epoch_end);
   std::string best_metric_name() const;
   bool loss_is_bad(const torch::Tensor& loss, const TrainBatch& batch);
+  InputError nan_abort_error(const std::string& what) const;
+  [[noreturn]] void throw_nan_abort();
   void log_interval();
   bool logs_at(long long step) const;  // does optimizer step `step` end a log interval?
   void maybe_evaluate(bool epoch_end);
@@ -110,6 +113,9 @@ class Trainer {
   torch::Tensor window_loss_;     // sum of this window's micro-batch losses (unscaled, undivided)
   long long window_micro_ = 0;
   bool window_bad_ = false;
+  // nan_policy "abort" under data parallelism: this rank's NaN report, raised
+  // once every rank has agreed on the window (so no rank waits on a dead one).
+  std::string nan_abort_;
   bool stop_early_ = false;
   bool save_best_ = false;
   nlohmann::json last_eval_;

@@ -1,7 +1,7 @@
 // DataParallel inside one process: ranks are threads (tests/dist/toy_ranks.h)
 // training a small classifier through the real Trainer, so that what each rank
 // holds and exchanges can be inspected: ZeRO-1's optimizer shards and its
-// reduce-scatter traffic, and the NaN-skip decision that every rank must share.
+// reduce-scatter traffic, and the NaN decisions (skip, abort) that every rank must share.
 #include "toy_ranks.h"
 
 #include <catch2/catch.hpp>
@@ -153,6 +153,20 @@ TEST_CASE("nan_policy = skip under data parallelism: a NaN on one rank skips the
   auto a = train_losses(reference), b = train_losses(ranks[0]);
   REQUIRE(a.size() == b.size());  // the skipped step logs no loss
   for (size_t i = 0; i < a.size(); ++i) CHECK(std::abs(a[i] - b[i]) <= 1e-5 * std::abs(a[i]));
+}
+
+TEST_CASE("nan_policy = abort under data parallelism: every rank stops at the NaN's step with "
+          "its error, and none waits on a rank that has gone", "[dist][nan]") {
+  ToyRunOptions options;  // nan_policy "abort" is the default
+  options.shard_optimizer = GENERATE(false, true);
+  INFO("shard_optimizer = " << options.shard_optimizer);
+  auto ranks = train_toy_ranks(rank_batches(/*poisoned_rank=*/1, /*poisoned_step=*/1), options);
+  REQUIRE(ranks.size() == 2);
+  // The rank whose loss was NaN names the examples; the other points to it.
+  CHECK_THAT(ranks[1].error, Catch::Contains("at optimizer step 2 (epoch 0, micro-batch 1)") &&
+                                 Catch::Contains("examples: ") && Catch::Contains("nan_policy"));
+  CHECK_THAT(ranks[0].error, Catch::Contains("not finite on another rank at optimizer step 2") &&
+                                 Catch::Contains("nan_policy"));
 }
 
 TEST_CASE("samples_seen counts every rank's examples", "[dist]") {
