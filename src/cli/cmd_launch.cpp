@@ -55,6 +55,12 @@ int cmd_launch(const ParsedArgs& args) {
                              o.nproc_per_node, threads > 0 ? threads : 1, cpus);
   o.executable = own_executable();
   o.worker_args = worker_args(args);
+  // The flags win over the recipe's topology; passing them on as --set makes the
+  // run's resolved recipe record what ran (and the workers see no mismatch).
+  if (args.has("--nproc-per-node") || args.has("--nnodes"))
+    for (const std::string& s : {fmt::format("topology.processes_per_node={}", o.nproc_per_node),
+                                 fmt::format("topology.nodes={}", o.nnodes)})
+      o.worker_args.insert(o.worker_args.end(), {"--set", s});
   return run_launch(o, std::cout);
 }
 

@@ -6,6 +6,7 @@
 // float summation order. Launched three ways: bare torchrun variables, SLURM
 // variables, and `runner launch`. Then a rank is SIGKILLed mid-run.
 #include "run/run_dir.h"
+#include "run/run_records.h"
 #include "train/checkpoint_io.h"
 #include "train/training_state.h"
 
@@ -143,6 +144,12 @@ TEST_CASE("`runner launch` with gradient accumulation 2 trains like one process"
   INFO(r.out);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("[rank 0] "));
+  // --nproc-per-node overrides the recipe's topology (1 x 1): no mismatch
+  // warning, and the resolved recipe records the 2 processes that ran.
+  CHECK_THAT(r.out, !Catch::Contains("topology plans"));
+  nlohmann::json resolved = runner::read_json_file(only_run_dir(dir) + "/recipe.resolved.json");
+  CHECK(resolved["topology"]["processes_per_node"] == 2);
+  CHECK(resolved["topology"]["nodes"] == 1);
   require_same_training(single, only_run_dir(dir));
 }
 
