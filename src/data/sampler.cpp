@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <random>
 #include <stdexcept>
 
 namespace runner {
@@ -14,38 +15,21 @@ SamplerKind sampler_from_name(const std::string& name) {
                               "', expected sequential, random or group_by_length");
 }
 
-uint64_t SplitMix64::next() {
-  uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-uint64_t SplitMix64::below(uint64_t bound) {
-  unsigned __int128 m = static_cast<unsigned __int128>(next()) * bound;
-  auto low = static_cast<uint64_t>(m);
-  if (low < bound) {
-    const uint64_t threshold = (0 - bound) % bound;
-    while (low < threshold) {
-      m = static_cast<unsigned __int128>(next()) * bound;
-      low = static_cast<uint64_t>(m);
-    }
+std::vector<int64_t> torch_randperm(int64_t n, uint64_t seed) {
+  std::mt19937 engine(static_cast<uint32_t>(seed));
+  std::vector<int64_t> p(static_cast<size_t>(std::max<int64_t>(n, 0)));
+  std::iota(p.begin(), p.end(), 0);
+  // torch's randperm_cpu: swap position i with a draw from [i, n), taken as
+  // the 32-bit output modulo the remaining count (bias included, as torch has it).
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    const auto z = static_cast<int64_t>(engine() % static_cast<uint64_t>(n - i));
+    std::swap(p[static_cast<size_t>(i)], p[static_cast<size_t>(i + z)]);
   }
-  return static_cast<uint64_t>(m >> 64);
+  return p;
 }
 
 std::vector<int64_t> seeded_permutation(int64_t n, uint64_t seed, int64_t epoch) {
-  // Seed and epoch are mixed through one SplitMix64 step each so that nearby
-  // seeds and epochs give unrelated streams.
-  SplitMix64 mix(seed);
-  SplitMix64 rng(mix.next() ^ SplitMix64(static_cast<uint64_t>(epoch) + 0x632BE59BD9B4E019ULL).next());
-  std::vector<int64_t> p(static_cast<size_t>(n));
-  std::iota(p.begin(), p.end(), 0);
-  for (int64_t i = n - 1; i > 0; --i) {
-    auto j = static_cast<int64_t>(rng.below(static_cast<uint64_t>(i) + 1));
-    std::swap(p[static_cast<size_t>(i)], p[static_cast<size_t>(j)]);
-  }
-  return p;
+  return torch_randperm(n, seed + static_cast<uint64_t>(epoch));
 }
 
 std::vector<int64_t> length_grouped_order(const std::vector<int64_t>& lengths, int64_t batch_size,

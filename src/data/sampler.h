@@ -2,7 +2,9 @@
 // length-grouped (Hugging Face group_by_length), each optionally sharded over
 // data-parallel ranks like torch's DistributedSampler. Orders are pure
 // functions of (seed, epoch), computed with integer arithmetic only, so every
-// machine and every resume sees the same order.
+// machine and every resume sees the same order. The random order is the one
+// PyTorch draws for the same seed, so a run visits examples in the order a
+// Hugging Face run with that seed does.
 #pragma once
 
 #include <cstdint>
@@ -29,22 +31,22 @@ struct SampledIndex {
   bool padding = false;  // repeated to give every rank the same count; drop in evaluation
 };
 
-// A stream of 64-bit values (SplitMix64), identical on every platform.
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t next();
-  // Uniform in [0, bound) without modulo bias (Lemire's method with rejection).
-  uint64_t below(uint64_t bound);
+// Names the algorithm below in checkpoints, so that a run cannot resume under
+// another order (runners before it used a SplitMix64 shuffle).
+inline constexpr const char* kRandomOrderName = "torch_randperm";
 
- private:
-  uint64_t state_;
-};
+// torch.randperm(n, generator=torch.Generator().manual_seed(seed)) on the CPU
+// (PyTorch 1.13): Fisher-Yates over the generator's mt19937, which is
+// std::mt19937 seeded with the low 32 bits of the seed.
+std::vector<int64_t> torch_randperm(int64_t n, uint64_t seed);
 
-// A uniformly random permutation of 0..n-1 for (seed, epoch): Fisher-Yates.
+// The order of `epoch` for a run seeded with `seed`: Accelerate's
+// SeedableRandomSampler (which the Trainer's accelerator_config
+// use_seedable_sampler turns on) draws torch_randperm(n, seed + epoch).
 std::vector<int64_t> seeded_permutation(int64_t n, uint64_t seed, int64_t epoch);
 
-// Hugging Face get_length_grouped_indices over a seeded permutation:
+// Hugging Face get_length_grouped_indices over seeded_permutation (Hugging
+// Face draws that permutation from the global generator instead):
 // mega-batches of 50 batches, each sorted by length (longest first), with the
 // longest example moved to the very first batch.
 std::vector<int64_t> length_grouped_order(const std::vector<int64_t>& lengths, int64_t batch_size,

@@ -156,6 +156,21 @@ TrainBatch SplitBatchSource::batch(long long index) {
   return out;
 }
 
+nlohmann::json SplitBatchSource::state() const { return {{"random_order", kRandomOrderName}}; }
+
+void SplitBatchSource::load_state(const nlohmann::json& state) {
+  if (sampler_.kind == SamplerKind::Sequential) return;
+  // Checkpoints from before the torch-compatible order carry no name.
+  const std::string written = state.value("random_order", std::string("splitmix64"));
+  if (written == kRandomOrderName) return;
+  throw InputError(make_error(
+      {}, "data.sampler",
+      fmt::format("the checkpoint's run shuffled its data with the '{}' order, and this runner "
+                  "draws the '{}' order; the rest of the epoch would visit other examples",
+                  written, kRandomOrderName),
+      "finish the run with the runner version that started it, or start a new run"));
+}
+
 EvalSet make_eval_set(const RunData& data, long long batch_size, const torch::Device& device) {
   EvalSet set;
   set.metrics = data.dataset->info().metrics;

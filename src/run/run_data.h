@@ -52,6 +52,8 @@ class SplitBatchSource : public BatchSource {
   long long batches_per_epoch() const override { return batches_per_epoch_; }
   void start_epoch(long long epoch) override { epoch_ = epoch; }
   TrainBatch batch(long long index) override;
+  nlohmann::json state() const override;
+  void load_state(const nlohmann::json& state) override;
   long long tokens_served() const { return tokens_served_; }
 
  private:

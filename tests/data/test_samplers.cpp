@@ -55,12 +55,35 @@ TEST_CASE("sampler child process prints its order", "[.sampler_child]") {
   std::cout << "ORDER:" << order_text(seeded_permutation(1000, 1234, 3)) << ":END\n";
 }
 
-TEST_CASE("the permutation matches values derived by hand from SplitMix64", "[data]") {
-  // SplitMix64 from state 0 gives 0xE220A8397B1DCDAF first (the published
-  // reference sequence of Vigna's splitmix64.c).
-  SplitMix64 rng(0);
-  CHECK(rng.next() == 0xE220A8397B1DCDAFULL);
-  CHECK(rng.next() == 0x6E789E6AA1B965F4ULL);
+// Expected values printed by PyTorch itself (Debian python3-torch 1.13.1, the
+// build the golden files come from):
+//   /usr/bin/python3 -c "import torch; g = torch.Generator().manual_seed(S);
+//                        p = torch.randperm(N, generator=g).tolist(); print(p[:8], p[-3:],
+//                        sum(i * v for i, v in enumerate(p)))"
+TEST_CASE("the random order is torch.randperm's for the same seed", "[data]") {
+  CHECK(torch_randperm(10, 42) == std::vector<int64_t>{2, 6, 1, 8, 4, 5, 0, 9, 3, 7});
+  CHECK(torch_randperm(5, 0) == std::vector<int64_t>{4, 0, 1, 3, 2});
+  CHECK(torch_randperm(1, 7) == std::vector<int64_t>{0});
+  CHECK(torch_randperm(0, 7).empty());
+  // manual_seed keeps the low 32 bits: 2**32 + 42 gives seed 42's order.
+  CHECK(torch_randperm(10, (1ULL << 32) + 42) == torch_randperm(10, 42));
+  auto check_long = [](int64_t n, uint64_t seed, std::vector<int64_t> head, std::vector<int64_t> tail,
+                       long long weighted_sum) {
+    INFO("n " << n << " seed " << seed);
+    std::vector<int64_t> p = torch_randperm(n, seed);
+    CHECK(std::vector<int64_t>(p.begin(), p.begin() + 8) == head);
+    CHECK(std::vector<int64_t>(p.end() - 3, p.end()) == tail);
+    long long sum = 0;
+    for (size_t i = 0; i < p.size(); ++i) sum += static_cast<long long>(i) * p[i];
+    CHECK(sum == weighted_sum);
+  };
+  // SST-2 train with seed 42, epoch 0; MRPC train with seed 42, epoch 1.
+  check_long(67349, 42, {6677, 49712, 38268, 32909, 23395, 66940, 62886, 11359}, {8208, 58784, 3253},
+             76317141694941LL);
+  check_long(3668, 43, {2628, 3360, 2605, 1880, 3145, 295, 3378, 1398}, {3071, 2651, 2286},
+             12256047921LL);
+  // Accelerate's SeedableRandomSampler seeds epoch e with seed + e.
+  CHECK(seeded_permutation(3668, 42, 1) == torch_randperm(3668, 43));
 }
 
 TEST_CASE("shards are disjoint and complete for 1 to 4 ranks", "[data]") {

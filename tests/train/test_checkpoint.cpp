@@ -1,7 +1,9 @@
 // Checkpoints: atomic writes, verification against the manifest, keep_last, and
 // the training state round trip.
 #include "train/checkpoint_io.h"
+#include "run/run_data.h"
 #include "train/training_state.h"
+#include "util/diagnostic.h"
 #include "util/sha256.h"
 
 #include "shared.h"
@@ -158,4 +160,29 @@ TEST_CASE("a training state of another format version is refused", "[train][chec
   std::string path = write_checkpoint(dir, checkpoint_name(1), files);
   CHECK_THROWS_WITH(load_training_state(path),
                     Catch::Contains("format 99") && Catch::Contains("state.json"));
+}
+
+TEST_CASE("a checkpoint shuffled with another random order is refused on resume", "[train][checkpoint]") {
+  auto split = std::make_shared<TokenizedSplit>();
+  for (int64_t i = 0; i < 10; ++i) split->add({{101, 7 + i, 102}, {0, 0, 0}}, i % 2, i);
+  SamplerConfig random{SamplerKind::Random, 42, 4, 1, 0, false};
+  SplitBatchSource source(split, "train", random, PaddingOptions{}, torch::kCPU);
+  // What a checkpoint records round-trips; a state without the order's name
+  // comes from a runner that shuffled with SplitMix64.
+  CHECK_NOTHROW(source.load_state(source.state()));
+  try {
+    source.load_state(nlohmann::json::object());
+    FAIL("a checkpoint without the order's name was accepted");
+  } catch (const InputError& e) {
+    std::string text = e.what();
+    CHECK_THAT(text, Catch::Contains("data.sampler"));
+    CHECK_THAT(text, Catch::Contains("'splitmix64' order"));
+    CHECK_THAT(text, Catch::Contains("'torch_randperm' order"));
+    CHECK_THAT(text, Catch::Contains("runner version that started it"));
+  }
+  // A sequential order does not depend on the shuffle, so any checkpoint fits.
+  SamplerConfig sequential = random;
+  sequential.kind = SamplerKind::Sequential;
+  SplitBatchSource in_order(split, "train", sequential, PaddingOptions{}, torch::kCPU);
+  CHECK_NOTHROW(in_order.load_state(nlohmann::json::object()));
 }
