@@ -11,6 +11,8 @@ export RUNNER_CACHE=${RUNNER_CACHE:-$PWD/build/test-cache}  # keep test runs off
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 ninja -C build >/dev/null || { echo "test: the build failed; run scripts/setup.sh" >&2; exit 1; }
 
+# With no test names, everything but the slow suite (the SST-2 end-to-end run).
+(($#)) || set -- --no-suite slow
 meson test -C build --no-rebuild --num-processes 2 --print-errorlogs "$@"
 meson_rc=$?
 

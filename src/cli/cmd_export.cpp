@@ -5,6 +5,7 @@
 
 #include "data/dataset.h"
 #include "model/export_weights.h"
+#include "registry/plugin.h"
 #include "registry/registry.h"
 #include "run/run_dir.h"
 #include "run/run_records.h"
@@ -107,6 +108,16 @@ std::string tokenizer_folder(const nlohmann::json& tokenizer_section) {
   return fs::is_directory(path) ? path.string() : path.parent_path().string();
 }
 
+// The run's dataset and model may come from plugins: load them as training did.
+void load_run_plugins(const RunPaths& run, const nlohmann::json& recipe) {
+  for (const auto& path : recipe.value("plugins", nlohmann::json::array())) {
+    std::string err = load_plugin(path.get<std::string>(), registry());
+    if (!err.empty())
+      fail(run.recipe_resolved(), "plugins: " + err,
+           "the run was trained with this plugin: restore it at that path, or rebuild it there");
+  }
+}
+
 }  // namespace
 
 int cmd_export(const ParsedArgs& args) {
@@ -116,12 +127,18 @@ int cmd_export(const ParsedArgs& args) {
   }
   RunPaths run = open_run_dir(args.positional(0));
   nlohmann::json recipe = read_json_file(run.recipe_resolved());
+  load_run_plugins(run, recipe);
   WeightsExport request;
   request.weights = chosen_weights(run, args.get("--checkpoint"));
   request.model_section = recipe.at("model");
   const nlohmann::json& data = recipe.at("data");
-  const DatasetInfo info =
-      registry().factory<DatasetFactory>(Kind::Dataset, data.at("dataset").get<std::string>())(data)->info();
+  const std::string dataset = data.at("dataset").get<std::string>();
+  if (!registry().find(Kind::Dataset, dataset))
+    fail(run.recipe_resolved(),
+         fmt::format("data.dataset: unknown dataset '{}' (known datasets: {})", dataset,
+                     fmt::join(registry().names(Kind::Dataset), ", ")),
+         "export with the runner (and plugins) that trained the run");
+  const DatasetInfo info = registry().factory<DatasetFactory>(Kind::Dataset, dataset)(data)->info();
   request.num_labels = info.num_labels;
   request.label_names = info.label_names;
   request.tokenizer_dir = tokenizer_folder(recipe.at("tokenizer"));

@@ -1,4 +1,5 @@
-// A plugin built from tests/plugins/ registers a scheduler that a recipe then uses.
+// Plugins built from tests/plugins/: a scheduler that a recipe then uses, and a
+// dataset that a run trains on and `runner export` finds again.
 #include <catch2/catch.hpp>
 
 #include "shared.h"
@@ -6,7 +7,10 @@
 #include "optim/scheduler.h"
 #include "recipe/recipe.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
 using namespace runner;
@@ -84,4 +88,54 @@ TEST_CASE("a missing plugin file names the file", "[plugin]") {
   auto v = test::run_command(test::runner_exe() + " validate " + recipe);
   CHECK(v.exit_code == 2);
   CHECK_THAT(v.out, Catch::Contains("libno_such_plugin.so does not exist"));
+}
+
+namespace {
+
+// A run of the dataset plugin on 64 one-line examples: bert-tiny, one epoch of 8 steps.
+std::string train_with_dataset_plugin(const std::string& dir) {
+  std::filesystem::create_directories(dir + "/data");
+  for (auto [split, n] : {std::pair{"train", 64}, std::pair{"dev", 16}}) {
+    std::ofstream f(dir + "/data/" + split + ".txt");
+    for (int i = 0; i < n; ++i) f << i % 2 << (i % 2 ? " a warm and lovely film\n" : " a dull cold mess\n");
+  }
+  std::ofstream(dir + "/plugin_data.toml")
+      << "plugins = [\"" << plugin_path("example_dataset") << "\"]\n"
+      << "[run]\nname = \"plugin_data\"\nthreads = 1\noutput_dir = \"" << dir << "/runs\"\n"
+      << "[data]\ndataset = \"example/labelled_lines\"\ndir = \"" << dir << "/data\"\n"
+      << "max_length = 16\ntrain_batch_size = 8\ncache_dir = \"" << dir << "/cache\"\n"
+      << "[model]\npreset = \"bert-tiny\"\n[train]\nepochs = 1\n";
+  auto r = test::run_command(test::runner_exe() + " " + dir + "/plugin_data.toml");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  std::vector<std::string> runs;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/runs/plugin_data"))
+    runs.push_back(e.path().string());
+  REQUIRE(runs.size() == 1);
+  return runs[0];
+}
+
+}  // namespace
+
+TEST_CASE("a run on a plugin's dataset exports, loading the plugin again", "[plugin]") {
+  std::string dir = test::tmp_dir("plugin_dataset_export");
+  std::string run = train_with_dataset_plugin(dir);
+  auto e = test::run_command(test::runner_exe() + " export " + run + " --to " + dir + "/hf");
+  INFO(e.out);
+  REQUIRE(e.exit_code == 0);
+  std::ifstream config_file(dir + "/hf/config.json");
+  auto config = nlohmann::json::parse(config_file);
+  // The label names come from the plugin's dataset.
+  CHECK(config["id2label"] == nlohmann::json{{"0", "no"}, {"1", "yes"}});
+
+  // Without the plugin the export stops with exit 2, names the file, and writes nothing.
+  std::string recipe_path = run + "/recipe.resolved.json";
+  std::ifstream in(recipe_path);
+  auto recipe = nlohmann::json::parse(in);
+  recipe["plugins"] = {dir + "/libgone.so"};
+  std::ofstream(recipe_path, std::ios::trunc) << recipe.dump(2);
+  e = test::run_command(test::runner_exe() + " export " + run + " --to " + dir + "/hf2");
+  CHECK(e.exit_code == 2);
+  CHECK_THAT(e.out, Catch::Contains(recipe_path) && Catch::Contains("libgone.so does not exist"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/hf2"));
 }
