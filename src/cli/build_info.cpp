@@ -1,20 +1,8 @@
 // What this build and machine offer, asked of LibTorch.
 #include "cli/commands.h"
-
-
-#include <fstream>
-#include <string>
+#include "run/run_dir.h"
 
 namespace runner {
-
-static bool cpu_has_native_bf16() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line))
-    if (line.rfind("flags", 0) == 0)
-      return line.find("avx512_bf16") != std::string::npos || line.find("amx_bf16") != std::string::npos;
-  return false;
-}
 
 Capabilities detect_capabilities() {
   Capabilities caps;
