@@ -2,6 +2,7 @@
 // dataset that a run trains on and `runner export` finds again.
 #include <catch2/catch.hpp>
 
+#include "run_files.h"
 #include "shared.h"
 
 #include "optim/scheduler.h"
@@ -108,11 +109,7 @@ std::string train_with_dataset_plugin(const std::string& dir) {
   auto r = test::run_command(test::runner_exe() + " " + dir + "/plugin_data.toml");
   INFO(r.out);
   REQUIRE(r.exit_code == 0);
-  std::vector<std::string> runs;
-  for (const auto& e : std::filesystem::directory_iterator(dir + "/runs/plugin_data"))
-    runs.push_back(e.path().string());
-  REQUIRE(runs.size() == 1);
-  return runs[0];
+  return test::only_run_dir(dir, "plugin_data");
 }
 
 }  // namespace
