@@ -10,6 +10,7 @@
 // exchange the backward pass could not hide.
 //
 //   dist_bench [preset=bert-mini] [steps=20] [seq_len=128]
+#include "model/model_factory.h"
 #include "dist/data_parallel.h"
 #include "recipe/recipe.h"
 #include "registry/registry.h"

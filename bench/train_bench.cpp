@@ -19,6 +19,7 @@
 // a burst must hit most pairs of one batch on one side to move it. The median
 // over the pairs of whole-round ratios is printed beside it as a cross-check.
 #include "recipe/recipe.h"
+#include "model/model_factory.h"
 #include "run/run_data.h"
 #include "run/run_setup.h"
 #include "train/trainer.h"

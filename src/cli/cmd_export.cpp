@@ -138,7 +138,7 @@ int cmd_export(const ParsedArgs& args) {
          fmt::format("data.dataset: unknown dataset '{}' (known datasets: {})", dataset,
                      fmt::join(registry().names(Kind::Dataset), ", ")),
          "export with the runner (and plugins) that trained the run");
-  const DatasetInfo info = registry().factory<DatasetFactory>(Kind::Dataset, dataset)(data)->info();
+  const DatasetInfo info = instantiate<DatasetFactory>(Kind::Dataset, dataset, data)->info();
   request.num_labels = info.num_labels;
   request.label_names = info.label_names;
   request.tokenizer_dir = tokenizer_folder(recipe.at("tokenizer"));

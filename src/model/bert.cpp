@@ -123,7 +123,7 @@ torch::Tensor BertLayer::forward(const torch::Tensor& hidden, const AttentionInp
   return output->forward(intermediate->forward(attended), attended);
 }
 
-BertForSequenceClassification::BertForSequenceClassification(BertConfig config, bool hf_init)
+BertForSequenceClassification::BertForSequenceClassification(BertConfig config, Init init)
     : config_(std::move(config)) {
   validate_bert_config(config_, "model config");
   // Registration order is Hugging Face's module order, hence its parameter order.
@@ -135,6 +135,7 @@ BertForSequenceClassification::BertForSequenceClassification(BertConfig config, 
     layers_->push_back(std::make_shared<BertLayer>(config_));
   auto pooler = bert->register_module("pooler", std::make_shared<torch::nn::Module>("BertPooler"));
   pooler_ = pooler->register_module("dense", torch::nn::Linear(config_.hidden_size, config_.hidden_size));
+  const bool hf_init = init == Init::HuggingFace;
   if (hf_init) init_weights();  // BertModel.__init__ ends with post_init()
   classifier_ = register_module("classifier", torch::nn::Linear(config_.hidden_size, config_.num_labels));
   if (hf_init) init_weights({"classifier.weight", "classifier.bias"});

@@ -86,23 +86,24 @@ class BertLayer : public torch::nn::Module {
 
 class BertForSequenceClassification : public SequenceClassifier {
  public:
-  // Builds the modules. With hf_init, initialises them as Hugging Face's
+  // Builds the modules. Init::HuggingFace initialises them as Hugging Face's
   // constructor does (BertModel's post_init before the classifier is built, so
-  // a seed gives the very weights Python gives); without, the weights are
-  // whatever LibTorch's constructors drew, to be loaded or initialised after.
-  explicit BertForSequenceClassification(BertConfig config, bool hf_init = false);
+  // a seed gives the very weights Python gives); Init::None leaves whatever
+  // LibTorch's constructors drew, to be loaded or initialised after.
+  explicit BertForSequenceClassification(BertConfig config, Init init = Init::None);
 
   ModelOutput forward(const ModelBatch& batch, const ForwardOptions& options = {}) override;
   nlohmann::json hf_config() const override { return bert_config_to_json(config_); }
   long long num_labels() const override { return config_.num_labels; }
   void set_execution(Execution e) override { execution_ = e; }
   Execution execution() const override { return execution_; }
+  std::string label_name(long long id) const override { return config_.label_name(id); }
 
   // Hugging Face _init_weights, in named_parameters() order: Linear and
   // Embedding weights N(0, initializer_range), biases 0, LayerNorm 1 / 0, the
   // padding row of word_embeddings 0. With `only` non-empty, just those
   // parameter names (the missing keys after loading a checkpoint).
-  void init_weights(const std::vector<std::string>& only = {});
+  void init_weights(const std::vector<std::string>& only = {}) override;
 
   const BertConfig& config() const { return config_; }
 

@@ -1,14 +1,11 @@
 #include "model/bert_component.h"
 
-#include "registry/builtins.h"
 #include "registry/registry.h"
 #include "util/diagnostic.h"
 
-#include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <mutex>
 
 namespace runner {
 namespace {
@@ -21,36 +18,6 @@ void override_int(const nlohmann::json& o, const char* key, long long& field) {
 void override_number(const nlohmann::json& o, const char* key, double& field, double unset) {
   double v = o.value(key, unset);
   if (v != unset) field = v;
-}
-
-// The default CPU generator's state, restored on scope exit.
-class GeneratorStateGuard {
- public:
-  GeneratorStateGuard() : gen_(at::detail::getDefaultCPUGenerator()) {
-    std::lock_guard<std::mutex> lock(gen_.mutex());
-    state_ = gen_.get_state();
-  }
-  ~GeneratorStateGuard() {
-    std::lock_guard<std::mutex> lock(gen_.mutex());
-    gen_.set_state(state_);
-  }
-
- private:
-  at::Generator gen_;
-  at::Tensor state_;
-};
-
-std::shared_ptr<SequenceClassifier> make_bert(const nlohmann::json& options,
-                                              const ModelContext& context) {
-  BertConfig config = bert_config_from_options(options, context);
-  std::string pretrained = options.value("pretrained", std::string());
-  LoadedBert loaded = build_bert(config, pretrained);
-  std::string warning = loaded.report.warning();
-  if (!warning.empty()) fmt::print(stderr, "warning: {}\n", warning);
-  loaded.model->set_execution(options.value("execution", std::string("unpadded")) == "padded"
-                                  ? Execution::Padded
-                                  : Execution::Unpadded);
-  return loaded.model;
 }
 
 }  // namespace
@@ -110,32 +77,22 @@ BertConfig bert_config_from_options(const nlohmann::json& o, const ModelContext&
   return c;
 }
 
-LoadedBert build_bert(const BertConfig& config, const std::string& weights) {
-  LoadedBert out;
-  if (weights.empty()) {
-    out.model = std::make_shared<BertForSequenceClassification>(config, /*hf_init=*/true);
-    return out;
-  }
-  {
-    GeneratorStateGuard keep_rng;  // from_pretrained draws nothing for loaded weights
-    out.model = std::make_shared<BertForSequenceClassification>(config);
-  }
-  out.report = load_state_dict(*out.model, read_weights(weights), weights);
-  if (!out.report.missing.empty()) out.model->init_weights(out.report.missing);
-  return out;
+ModelFamily bert_family() {
+  ModelFamily f;
+  f.config = [](const nlohmann::json& options, const ModelContext& context) {
+    return bert_config_to_json(bert_config_from_options(options, context));
+  };
+  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) {
+    return std::make_shared<BertForSequenceClassification>(bert_config_from_json(config, where), init);
+  };
+  return f;
 }
 
-std::shared_ptr<SequenceClassifier> make_model(const nlohmann::json& section,
-                                               const ModelContext& context) {
-  std::string type = section.value("type", std::string("bert"));
-  return registry().factory<ModelFactory>(Kind::Model, type)(section, context);
-}
-
-void register_models(Registry& r) {
-  add_builtin(r,
-              ComponentSpec{Kind::Model, "bert",
-                            "BERT for sequence classification, Hugging Face compatible", bert_options()},
-              ModelFactory(make_bert));
+ComponentSpec bert_spec() {
+  ComponentSpec spec{Kind::Model, "bert", "BERT for sequence classification, Hugging Face compatible",
+                     bert_options()};
+  spec.hf_model_type = "bert";
+  return spec;
 }
 
 }  // namespace runner

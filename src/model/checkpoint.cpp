@@ -58,13 +58,24 @@ std::vector<std::string> shard_files(const std::string& index_path) {
   return files;
 }
 
-// HF's key fixes: legacy LayerNorm gamma/beta, and a bare BertModel checkpoint.
-std::string model_key(const std::string& key, const std::set<std::string>& params) {
+// HF's key fixes: legacy LayerNorm gamma/beta, and a bare base-model
+// checkpoint (BertModel, DistilBertModel ...) whose keys lack the prefix the
+// classifier's base model has ("bert.", "distilbert.", "electra.").
+std::string model_key(const std::string& key, const std::set<std::string>& params,
+                      const std::string& base_prefix) {
   std::string k = key;
   if (ends_with(k, ".gamma")) k = k.substr(0, k.size() - 6) + ".weight";
   else if (ends_with(k, ".beta")) k = k.substr(0, k.size() - 5) + ".bias";
-  if (!params.count(k) && params.count("bert." + k)) k = "bert." + k;
+  if (!params.count(k) && params.count(base_prefix + k)) k = base_prefix + k;
   return k;
+}
+
+// The base model's prefix: the first name component of the first parameter.
+std::string base_model_prefix(const torch::OrderedDict<std::string, torch::Tensor>& params) {
+  if (params.is_empty()) return {};
+  const std::string& first = params.begin()->key();
+  auto dot = first.find('.');
+  return dot == std::string::npos ? std::string() : first.substr(0, dot + 1);
 }
 
 std::string shape_str(c10::IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
@@ -143,9 +154,10 @@ LoadReport load_state_dict(torch::nn::Module& model, const StateDict& state,
   auto params = model.named_parameters();
   std::set<std::string> names, loaded;
   for (const auto& p : params) names.insert(p.key());
+  const std::string prefix = base_model_prefix(params);
   torch::NoGradGuard no_grad;
   for (const auto& [key, tensor] : state) {
-    std::string k = model_key(key, names);
+    std::string k = model_key(key, names, prefix);
     if (!names.count(k)) { report.unexpected.push_back(key); continue; }
     if (k != key) report.renamed.push_back(key + " -> " + k);
     torch::Tensor& p = params[k];

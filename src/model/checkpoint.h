@@ -27,13 +27,13 @@ struct LoadReport {
   std::string source;
   std::vector<std::string> missing;     // model parameters the checkpoint lacked
   std::vector<std::string> unexpected;  // checkpoint keys the model has no use for
-  std::vector<std::string> renamed;     // "old -> new" (gamma/beta, missing "bert." prefix)
+  std::vector<std::string> renamed;     // "old -> new" (gamma/beta, missing base-model prefix)
   std::string warning() const;          // one message listing the above; empty if nothing
 };
 
 // Copies the checkpoint into the model's parameters (converting F16/BF16 to the
 // parameter dtype). Maps legacy LayerNorm gamma/beta names and adds the "bert."
-// prefix of a bare BertModel checkpoint. A shape mismatch throws InputError naming
+// prefix of a bare base-model checkpoint (BertModel: "bert."). A shape mismatch throws InputError naming
 // the key and both shapes. Missing parameters are left untouched (the caller
 // initialises them) and reported.
 LoadReport load_state_dict(torch::nn::Module& model, const StateDict& state,

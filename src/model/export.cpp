@@ -1,8 +1,8 @@
 #include "model/export.h"
 
-#include "model/bert_component.h"
 #include "model/checkpoint.h"
 #include "model/export_weights.h"
+#include "model/model_factory.h"
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>
@@ -43,9 +43,9 @@ std::vector<std::string> export_hf_folder(SequenceClassifier& model, const std::
 namespace {
 
 // An export must carry the trained weights, never a fresh initialisation.
-std::shared_ptr<BertForSequenceClassification> load_all_weights(const WeightsExport& r) {
-  LoadedBert loaded = build_bert(
-      bert_config_from_options(r.model_section, ModelContext{r.num_labels, r.label_names}), r.weights);
+std::shared_ptr<SequenceClassifier> load_all_weights(const WeightsExport& r) {
+  LoadedModel loaded =
+      build_model(r.model_section, ModelContext{r.num_labels, r.label_names}, r.weights);
   if (!loaded.report.missing.empty())
     throw InputError(make_error(
         SourceLocation{r.weights, 0, 0, {}}, "",

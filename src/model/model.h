@@ -3,8 +3,6 @@
 // Hugging Face state-dict keys, in Hugging Face order.
 #pragma once
 
-#include "model/bert_config.h"
-
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
@@ -47,6 +45,13 @@ class SequenceClassifier : public torch::nn::Module {
   virtual long long num_labels() const = 0;
   virtual void set_execution(Execution e) = 0;
   virtual Execution execution() const = 0;
+  // Hugging Face's _init_weights over named_parameters(), in that order; with
+  // `only` non-empty, just those parameters (the keys a checkpoint lacked).
+  virtual void init_weights(const std::vector<std::string>& only = {}) = 0;
+  // DistilBERT has no token types: its forward ignores batch.token_type_ids.
+  virtual bool uses_token_type_ids() const { return true; }
+  // The id2label name of class `id` ("LABEL_<id>" when the config has none).
+  virtual std::string label_name(long long id) const;
 };
 
 // What the dataset tells the model.
@@ -55,12 +60,24 @@ struct ModelContext {
   std::vector<std::string> label_names;   // id -> name; may be empty
 };
 
-// options: the resolved [model] section (model.type = "bert" and its options).
-using ModelFactory = std::function<std::shared_ptr<SequenceClassifier>(
-    const nlohmann::json& options, const ModelContext& context)>;
+// How the modules are initialised when they are built.
+enum class Init {
+  HuggingFace,  // transformers' init, drawn from the default generator in its order
+  None,         // LibTorch's constructors only: weights to be loaded next
+};
 
-// Builds the model a resolved [model] section describes, through the registry.
-std::shared_ptr<SequenceClassifier> make_model(const nlohmann::json& model_section,
-                                               const ModelContext& context);
+// One Hugging Face architecture (a model family): the Model kind's factory.
+// Its ComponentSpec carries the config.json "model_type" it reads.
+struct ModelFamily {
+  // The config.json object of the model that a resolved [model] section
+  // describes: `options.pretrained`'s config.json, or the preset, then the
+  // recipe's overrides, then the dataset's labels (context.num_labels > 0).
+  // Throws InputError for settings that do not fit together.
+  std::function<nlohmann::json(const nlohmann::json& options, const ModelContext& context)> config;
+  // The modules for a config.json object (validated, as InputError naming `where`).
+  std::function<std::shared_ptr<SequenceClassifier>(const nlohmann::json& hf_config, Init init,
+                                                    const std::string& where)>
+      construct;
+};
 
 }  // namespace runner

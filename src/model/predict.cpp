@@ -1,6 +1,6 @@
 #include "model/predict.h"
 
-#include "model/bert_component.h"
+#include "model/model_factory.h"
 #include "tokenizer/encoding.h"
 #include "tokenizer/wordpiece_loader.h"
 #include "util/diagnostic.h"
@@ -38,7 +38,7 @@ ModelBatch pad_batch(const std::vector<PendingExample>& examples, int64_t pad_id
   return b;
 }
 
-void predict_batch(BertForSequenceClassification& model, std::vector<PendingExample>& batch,
+void predict_batch(SequenceClassifier& model, std::vector<PendingExample>& batch,
                    int64_t pad_id, std::ostream& out) {
   if (batch.empty()) return;
   auto logits = model.forward(pad_batch(batch, pad_id)).logits.to(torch::kFloat32).contiguous();
@@ -50,7 +50,7 @@ void predict_batch(BertForSequenceClassification& model, std::vector<PendingExam
     if (model.num_labels() > 1) {
       long long label = best[static_cast<int64_t>(i)].item<int64_t>();
       line["label"] = label;
-      line["label_name"] = model.config().label_name(label);
+      line["label_name"] = model.label_name(label);
     }
     out << line.dump() << "\n";
   }
@@ -85,8 +85,7 @@ PendingExample parse_line(const std::string& text, long long line_no, const Toke
 int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::ostream& out,
                         std::ostream& err) {
   try {
-    auto config = read_bert_config((std::filesystem::path(o.model) / "config.json").string());
-    auto loaded = build_bert(config, o.model);
+    LoadedModel loaded = load_model_folder(o.model);
     if (!loaded.report.missing.empty())
       err << "warning: " << loaded.report.warning() << "\n  predictions use random weights there\n";
     auto& model = *loaded.model;

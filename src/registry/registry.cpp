@@ -37,6 +37,9 @@ std::string Registry::add(ComponentSpec spec, std::any factory, std::string orig
   if (it != components_.end())
     return fmt::format("{} '{}' is registered twice: first by {}, again by {}",
                        kind_name(spec.kind), spec.name, it->second.origin, origin);
+  if (const Component* same = find_model_type(*this, spec.hf_model_type))
+    return fmt::format("model '{}' reads model_type '{}', which model '{}' ({}) already reads",
+                       spec.name, spec.hf_model_type, same->spec.name, same->origin);
   for (size_t i = 0; i < spec.options.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (spec.options[i].name == spec.options[j].name)
@@ -63,6 +66,12 @@ std::vector<std::string> Registry::names(Kind kind) const {
   std::vector<std::string> out;
   for (const Component* c : list(kind)) out.push_back(c->spec.name);
   return out;
+}
+
+const Component* find_model_type(const Registry& r, const std::string& model_type) {
+  for (const Component* c : r.list(Kind::Model))
+    if (!model_type.empty() && c->spec.hf_model_type == model_type) return c;
+  return nullptr;
 }
 
 Registry& registry() {

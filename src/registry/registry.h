@@ -11,6 +11,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace runner {
@@ -26,6 +27,8 @@ struct ComponentSpec {
   std::string name;
   std::string doc;  // one line
   std::vector<OptionSpec> options;
+  // Model kind: the config.json "model_type" this component reads and writes.
+  std::string hf_model_type = {};
 };
 
 // A registered component. `factory` holds the kind's typed factory
@@ -62,6 +65,16 @@ class Registry {
 
 // The process-wide registry, with the built-ins registered on first use.
 Registry& registry();
+
+// The component `name` of `kind` from the process-wide registry, called with
+// `args`: the one way every module builds a component.
+template <class F, class... Args>
+auto instantiate(Kind kind, const std::string& name, Args&&... args) {
+  return registry().factory<F>(kind, name)(std::forward<Args>(args)...);
+}
+
+// The registered Model component whose hf_model_type is `model_type`; null if none.
+const Component* find_model_type(const Registry& r, const std::string& model_type);
 
 // Fills `r` with every built-in component; defined in registry/builtins.cpp.
 void register_builtins(Registry& r);

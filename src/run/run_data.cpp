@@ -52,10 +52,10 @@ torch::Tensor int64_tensor(const std::vector<int64_t>& v, std::vector<int64_t> s
 
 RunData open_data(const nlohmann::json& data_section, const nlohmann::json& tokenizer_section) {
   RunData d;
-  d.dataset = registry().factory<DatasetFactory>(Kind::Dataset, data_section.at("dataset").get<std::string>())(data_section);
-  d.tokenizer = registry().factory<TokenizerFactory>(
-      Kind::Tokenizer, tokenizer_section.at("type").get<std::string>())(
-      tokenizer_section);
+  d.dataset = instantiate<DatasetFactory>(
+      Kind::Dataset, data_section.at("dataset").get<std::string>(), data_section);
+  d.tokenizer = instantiate<TokenizerFactory>(
+      Kind::Tokenizer, tokenizer_section.at("type").get<std::string>(), tokenizer_section);
   d.train_split = data_section.at("train_split").get<std::string>();
   d.eval_split = data_section.at("eval_split").get<std::string>();
   d.padding.to_max_length = data_section.at("padding") == "max_length";

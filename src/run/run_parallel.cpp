@@ -49,8 +49,8 @@ std::unique_ptr<Optimizer> make_rank_optimizer(const Recipe& recipe, const std::
     if (shard) params = owned_parameters(params, parallel->owners(), dist->rank());
   }
   OptimizerMaker make = [section](std::vector<NamedParameter> p) {
-    return registry().factory<OptimizerFactory>(Kind::Optimizer, section.at("type").get<std::string>())(
-        section, std::move(p));
+    return instantiate<OptimizerFactory>(Kind::Optimizer, section.at("type").get<std::string>(),
+                                         section, std::move(p));
   };
   if (topology.value("offload", std::string("none")) == "optimizer")
     return std::make_unique<OffloadedOptimizer>(std::move(params), make);

@@ -61,7 +61,7 @@ RunLoggers::RunLoggers(const nlohmann::json& run, const RunPaths& paths, bool ap
     if (std::find(names.begin(), names.end(), always) == names.end()) names.push_back(always);
   LoggerContext ctx{paths.dir, append};
   for (const auto& name : names) {
-    owned_.push_back(registry().factory<LoggerFactory>(Kind::Logger, name)(nlohmann::json::object(), ctx));
+    owned_.push_back(instantiate<LoggerFactory>(Kind::Logger, name, nlohmann::json::object(), ctx));
     all_.push_back(owned_.back().get());
   }
 }
@@ -108,15 +108,15 @@ std::vector<NamedParameter> named_parameters(SequenceClassifier& model) {
 }
 
 std::unique_ptr<Optimizer> make_optimizer(const nlohmann::json& section, SequenceClassifier& model) {
-  return registry().factory<OptimizerFactory>(Kind::Optimizer, section.at("type").get<std::string>())(
-      section, named_parameters(model));
+  return instantiate<OptimizerFactory>(Kind::Optimizer, section.at("type").get<std::string>(),
+                                       section, named_parameters(model));
 }
 
 Trainer::ScheduleMaker make_schedule(const nlohmann::json& section, double base_lr) {
   return [section, base_lr](long long total_steps) {
     ScheduleParams p{total_steps, resolve_warmup_steps(section, total_steps), base_lr};
-    return registry().factory<SchedulerFactory>(Kind::Scheduler,
-                                                  section.at("type").get<std::string>())(section, p);
+    return instantiate<SchedulerFactory>(Kind::Scheduler, section.at("type").get<std::string>(),
+                                         section, p);
   };
 }
 

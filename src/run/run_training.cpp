@@ -3,6 +3,7 @@
 #include "run/run_training.h"
 
 #include "model/export.h"
+#include "model/model_factory.h"
 #include "run/run_data.h"
 #include "run/run_parallel.h"
 #include "run/run_records.h"

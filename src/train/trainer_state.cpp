@@ -126,7 +126,7 @@ nlohmann::json Trainer::evaluate() {
                       {"loss", examples ? loss_sum / static_cast<double>(examples) : 0.0},
                       {"examples", examples}};
   for (const auto& name : eval_->metrics)
-    e[name] = registry().factory<MetricFactory>(Kind::Metric, name)()(in);
+    e[name] = instantiate<MetricFactory>(Kind::Metric, name)(in);
   return e;
 }
 

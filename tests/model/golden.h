@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/bert_component.h"
+#include "model/model_factory.h"
 #include "shared.h"
 
 #include <nlohmann/json.hpp>
@@ -49,8 +50,8 @@ inline torch::Tensor float_tensor(const nlohmann::json& j) {  // [N] or [N][M] o
 
 // tiny_bert loaded from one of its weight files (or its folder).
 inline std::shared_ptr<BertForSequenceClassification> load_tiny_bert(const std::string& weights) {
-  auto config = read_bert_config(golden("tiny_bert/config.json"));
-  return build_bert(config, weights).model;
+  return std::dynamic_pointer_cast<BertForSequenceClassification>(
+      load_model_folder(golden("tiny_bert"), weights).model);
 }
 
 }  // namespace runner::test

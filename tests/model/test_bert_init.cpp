@@ -25,7 +25,7 @@ bool redrawn_after_init(const std::string& name) {  // golden/README.md section 
 torch::OrderedDict<std::string, torch::Tensor> initialised_tiny_bert(uint64_t seed) {
   auto config = read_bert_config(golden("tiny_bert/config.json"));
   torch::manual_seed(seed);
-  return build_bert(config, "").model->named_parameters();
+  return std::make_shared<BertForSequenceClassification>(config, Init::HuggingFace)->named_parameters();
 }
 
 }  // namespace

@@ -79,7 +79,7 @@ std::vector<std::string> mrpc_pairs(int n) {
 // padded to the longest as predict pads them.
 torch::Tensor in_process_logits(const std::string& exported, const std::string& checkpoint,
                                 const std::vector<std::string>& pairs) {
-  auto model = build_bert(read_bert_config(exported + "/config.json"), checkpoint + "/model.safetensors").model;
+  auto model = load_model_folder(exported, checkpoint + "/model.safetensors").model;
   model->eval();
   auto tokenizer = load_wordpiece(WordPieceSource{exported});
   std::vector<Encoding> encodings;
@@ -126,7 +126,7 @@ TEST_CASE("export: the newest checkpoint reloads bit-identically and predicts th
   CHECK(config["hidden_size"] == 128);  // the recipe's bert-tiny preset
 
   // Our loader on the exported folder gives the checkpoint's parameters exactly.
-  auto reloaded = build_bert(read_bert_config(to + "/config.json"), to);
+  auto reloaded = load_model_folder(to);
   CHECK(reloaded.report.missing.empty());
   for (auto& [name, t] : read_safetensors_weights(newest + "/model.safetensors")) {
     INFO(name);

@@ -15,6 +15,7 @@ class ToyClassifierBase : public SequenceClassifier {
   long long num_labels() const override { return 2; }
   void set_execution(Execution) override {}
   Execution execution() const override { return Execution::Padded; }
+  void init_weights(const std::vector<std::string>&) override {}
 
  protected:
   static ModelOutput classify(const torch::Tensor& logits, const ModelBatch& batch) {

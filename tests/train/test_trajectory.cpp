@@ -2,7 +2,7 @@
 // schedule with warmup, clipping at 1.0, K = 1 and K = 2) on tiny_bert over MRPC
 // train rows 0..159. The batches come from the golden tokenization, so this test
 // checks the training engine and the model, not the tokenizer.
-#include "model/bert_component.h"
+#include "model/model_factory.h"
 #include "registry/registry.h"
 #include "train/trainer.h"
 
@@ -67,7 +67,7 @@ struct RunResult {
 RunResult run_golden_loop(size_t batch_size, long long k) {
   at::set_num_threads(1);
   std::string tiny = runner::test::shared_dir() + "/golden/tiny_bert";
-  LoadedBert loaded = build_bert(read_bert_config(tiny + "/config.json"), tiny + "/model.safetensors");
+  LoadedModel loaded = load_model_folder(tiny, tiny + "/model.safetensors");
   loaded.model->set_execution(Execution::Padded);
   std::vector<NamedParameter> params;
   for (auto& p : loaded.model->named_parameters()) params.push_back({p.key(), p.value()});

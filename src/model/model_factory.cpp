@@ -1,0 +1,139 @@
+#include "model/model_factory.h"
+
+#include "registry/registry.h"
+#include "util/diagnostic.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+namespace fs = std::filesystem;
+
+namespace runner {
+namespace {
+
+// The default CPU generator's state, restored on scope exit: from_pretrained
+// draws nothing for the weights it loads.
+class GeneratorStateGuard {
+ public:
+  GeneratorStateGuard() : gen_(at::detail::getDefaultCPUGenerator()) {
+    std::lock_guard<std::mutex> lock(gen_.mutex());
+    state_ = gen_.get_state();
+  }
+  ~GeneratorStateGuard() {
+    std::lock_guard<std::mutex> lock(gen_.mutex());
+    gen_.set_state(state_);
+  }
+
+ private:
+  at::Generator gen_;
+  at::Tensor state_;
+};
+
+[[noreturn]] void folder_error(const std::string& where, const std::string& key,
+                               const std::string& message, const std::string& hint) {
+  throw InputError(make_error(SourceLocation{where, 0, 0, {}}, key, message, hint));
+}
+
+nlohmann::json read_config_json(const std::string& folder) {
+  std::string path = (fs::path(folder) / "config.json").string();
+  std::ifstream in(path);
+  if (!in) folder_error(path, "", "cannot open the model config",
+                        "a Hugging Face model folder holds config.json beside its weights");
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    folder_error(path, "", "not a JSON object", "re-save the model with save_pretrained");
+  return j;
+}
+
+std::vector<std::string> known_model_types() {
+  std::vector<std::string> types;
+  for (const Component* c : registry().list(Kind::Model))
+    if (!c->spec.hf_model_type.empty()) types.push_back(c->spec.hf_model_type);
+  return types;
+}
+
+// Builds the modules from the family's config, then loads `weights` into them
+// (if any) and initialises what the weights lacked.
+LoadedModel construct_and_load(const std::string& component, const nlohmann::json& config,
+                               const std::string& where, const std::string& weights) {
+  const auto& family = registry().factory<ModelFamily>(Kind::Model, component);
+  LoadedModel out;
+  out.component = component;
+  if (weights.empty()) {
+    out.model = family.construct(config, Init::HuggingFace, where);
+    return out;
+  }
+  {
+    GeneratorStateGuard keep_rng;
+    out.model = family.construct(config, Init::None, where);
+  }
+  out.report = load_state_dict(*out.model, read_weights(weights), weights);
+  if (!out.report.missing.empty()) out.model->init_weights(out.report.missing);
+  return out;
+}
+
+}  // namespace
+
+std::string SequenceClassifier::label_name(long long id) const {
+  const nlohmann::json config = hf_config();
+  const std::string key = std::to_string(id);
+  if (config.contains("id2label") && config["id2label"].is_object() &&
+      config["id2label"].contains(key) && config["id2label"][key].is_string())
+    return config["id2label"][key].get<std::string>();
+  return fmt::format("LABEL_{}", id);
+}
+
+LoadedModel build_model(const nlohmann::json& section, const ModelContext& context,
+                        const std::string& weights) {
+  std::string component = section.value("type", std::string("bert"));
+  const auto& family = registry().factory<ModelFamily>(Kind::Model, component);
+  std::string pretrained = section.value("pretrained", std::string());
+  std::string where = pretrained.empty() ? "[model] section" : pretrained + "/config.json";
+  LoadedModel out =
+      construct_and_load(component, family.config(section, context), where,
+                         weights.empty() ? pretrained : weights);
+  out.model->set_execution(section.value("execution", std::string("unpadded")) == "padded"
+                               ? Execution::Padded
+                               : Execution::Unpadded);
+  return out;
+}
+
+std::shared_ptr<SequenceClassifier> make_model(const nlohmann::json& section,
+                                               const ModelContext& context) {
+  LoadedModel loaded = build_model(section, context);
+  std::string warning = loaded.report.warning();
+  if (!warning.empty()) fmt::print(stderr, "warning: {}\n", warning);
+  return loaded.model;
+}
+
+std::string model_component_for_folder(const std::string& folder) {
+  nlohmann::json config = read_config_json(folder);
+  std::string path = (fs::path(folder) / "config.json").string();
+  const nlohmann::json type = config.value("model_type", nlohmann::json());
+  if (!type.is_string())
+    folder_error(path, "model_type",
+                 fmt::format("expected the model type as a string, found {}",
+                             type.is_null() ? "none" : type.dump()),
+                 fmt::format("known model types: {}", fmt::join(known_model_types(), ", ")));
+  const Component* c = find_model_type(registry(), type.get<std::string>());
+  if (!c)
+    folder_error(path, "model_type",
+                 fmt::format("unknown model_type \"{}\" (known model types: {})",
+                             type.get<std::string>(), fmt::join(known_model_types(), ", ")),
+                 "the runner trains the families it lists; `runner plugins` shows every model");
+  return c->spec.name;
+}
+
+LoadedModel load_model_folder(const std::string& folder, const std::string& weights) {
+  std::string component = model_component_for_folder(folder);
+  std::string where = (fs::path(folder) / "config.json").string();
+  return construct_and_load(component, read_config_json(folder), where,
+                            weights.empty() ? folder : weights);
+}
+
+}  // namespace runner

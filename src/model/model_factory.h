@@ -1,0 +1,40 @@
+// Building models through the registry: from a recipe's [model] section (train,
+// resume, evaluation, export) or from a saved Hugging Face folder (predict,
+// model.pretrained). Every model is built here, whatever its family.
+#pragma once
+
+#include "model/checkpoint.h"
+#include "model/model.h"
+
+#include <memory>
+#include <string>
+
+namespace runner {
+
+struct LoadedModel {
+  std::shared_ptr<SequenceClassifier> model;
+  std::string component;  // the Model component that built it ("bert")
+  LoadReport report;      // empty source when nothing was loaded
+};
+
+// Builds the model a resolved [model] section describes (model.type picks the
+// family): Hugging Face's seeded init when `pretrained` is empty, else its
+// weights with only the missing parameters initialised, from the generator
+// state before construction, as from_pretrained does. `weights` (a file or
+// folder) replaces `pretrained`'s weights when given: a run's checkpoint.
+LoadedModel build_model(const nlohmann::json& model_section, const ModelContext& context,
+                        const std::string& weights = {});
+
+// build_model, with a load warning (missing or unexpected keys) on stderr.
+std::shared_ptr<SequenceClassifier> make_model(const nlohmann::json& model_section,
+                                               const ModelContext& context);
+
+// The Model component that reads `folder`/config.json's model_type; an
+// InputError naming the file and listing the known model types otherwise.
+std::string model_component_for_folder(const std::string& folder);
+
+// A saved Hugging Face folder as it is: the family and labels from its
+// config.json, the weights from `weights` (a file or folder; empty: `folder`).
+LoadedModel load_model_folder(const std::string& folder, const std::string& weights = {});
+
+}  // namespace runner
