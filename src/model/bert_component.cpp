@@ -1,5 +1,6 @@
 #include "model/bert_component.h"
 
+#include "model/hf_config_fields.h"
 #include "registry/registry.h"
 #include "util/diagnostic.h"
 
@@ -8,19 +9,6 @@
 #include <filesystem>
 
 namespace runner {
-namespace {
-
-void override_int(const nlohmann::json& o, const char* key, long long& field) {
-  long long v = o.value(key, 0LL);
-  if (v > 0) field = v;
-}
-
-void override_number(const nlohmann::json& o, const char* key, double& field, double unset) {
-  double v = o.value(key, unset);
-  if (v != unset) field = v;
-}
-
-}  // namespace
 
 std::vector<OptionSpec> bert_options() {
   std::vector<std::string> presets = bert_preset_names();
@@ -50,16 +38,12 @@ std::vector<OptionSpec> bert_options() {
   };
 }
 
-BertConfig bert_config_from_options(const nlohmann::json& o, const ModelContext& context) {
-  std::string pretrained = o.value("pretrained", std::string());
-  BertConfig c = pretrained.empty()
-                     ? bert_preset(o.value("preset", std::string("bert-base")))
-                     : read_bert_config((std::filesystem::path(pretrained) / "config.json").string());
-  override_int(o, "num_hidden_layers", c.num_hidden_layers);
-  override_int(o, "hidden_size", c.hidden_size);
-  override_int(o, "num_attention_heads", c.num_attention_heads);
-  override_int(o, "intermediate_size", c.intermediate_size);
-  override_int(o, "max_position_embeddings", c.max_position_embeddings);
+void apply_bert_options(const nlohmann::json& o, const ModelContext& context, BertConfig& c) {
+  override_positive(o, "num_hidden_layers", c.num_hidden_layers);
+  override_positive(o, "hidden_size", c.hidden_size);
+  override_positive(o, "num_attention_heads", c.num_attention_heads);
+  override_positive(o, "intermediate_size", c.intermediate_size);
+  override_positive(o, "max_position_embeddings", c.max_position_embeddings);
   if (!o.value("hidden_act", std::string()).empty()) c.hidden_act = o.at("hidden_act");
   override_number(o, "hidden_dropout_prob", c.hidden_dropout_prob, -1);
   override_number(o, "attention_probs_dropout_prob", c.attention_probs_dropout_prob, -1);
@@ -67,12 +51,20 @@ BertConfig bert_config_from_options(const nlohmann::json& o, const ModelContext&
   override_number(o, "initializer_range", c.initializer_range, 0);
   override_number(o, "layer_norm_eps", c.layer_norm_eps, 0);
   if (context.num_labels > 0) {
-    if (c.num_labels != context.num_labels || c.id2label.size() != context.label_names.size())
-      c.id2label.clear();
-    c.num_labels = context.num_labels;
-    if (!context.label_names.empty()) c.id2label = context.label_names;
-    c.problem_type = c.num_labels == 1 ? "regression" : "single_label_classification";
+    LabelFields labels{c.num_labels, c.id2label, c.problem_type};
+    apply_dataset_labels(labels, context.num_labels, context.label_names);
+    c.num_labels = labels.num_labels;
+    c.id2label = labels.id2label;
+    c.problem_type = labels.problem_type;
   }
+}
+
+BertConfig bert_config_from_options(const nlohmann::json& o, const ModelContext& context) {
+  std::string pretrained = o.value("pretrained", std::string());
+  BertConfig c = pretrained.empty()
+                     ? bert_preset(o.value("preset", std::string("bert-base")))
+                     : read_bert_config((std::filesystem::path(pretrained) / "config.json").string());
+  apply_bert_options(o, context, c);
   validate_bert_config(c, pretrained.empty() ? "[model] section" : pretrained + "/config.json");
   return c;
 }

@@ -3,24 +3,14 @@
 // LayerNorm or GELU is spent on padding. Attention scatters the projected
 // tokens into a padded [B, heads, L, d] layout and gathers the context back.
 #include "model/bert.h"
+#include "model/encoder_ops.h"
 
 namespace runner {
 
 torch::Tensor BertSelfAttention::forward_unpadded(const torch::Tensor& hidden,
                                                   const AttentionInputs& a) {
-  const int64_t width = heads * head_dim;
-  // One GEMM for query, key and value; concatenating the weights costs far
-  // less than two extra passes over the activations.
-  auto weight = torch::cat({query->weight, key->weight, value->weight}, 0);
-  auto bias = torch::cat({query->bias, key->bias, value->bias}, 0);
-  auto qkv = torch::linear(hidden, weight, bias);  // [T, 3H]
-  auto padded = torch::zeros({a.batch * a.length, 3 * width}, qkv.options())
-                    .index_copy(0, a.token_index, qkv)
-                    .view({a.batch, a.length, 3, heads, head_dim})
-                    .permute({2, 0, 3, 1, 4});  // [3, B, heads, L, d]
-  auto context = attend(padded[0], padded[1], padded[2], a.additive_mask);
-  return context.permute({0, 2, 1, 3}).reshape({a.batch * a.length, width})
-      .index_select(0, a.token_index);
+  auto qkv = padded_qkv(hidden, query, key, value, a.token_index, a.batch, a.length, heads);
+  return packed_context(attend(qkv[0], qkv[1], qkv[2], a.additive_mask), a.token_index);
 }
 
 torch::Tensor BertForSequenceClassification::encode_unpadded(const ModelBatch& b) {

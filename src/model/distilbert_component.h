@@ -1,0 +1,22 @@
+// The `distilbert` model component: its options, and the family that builds
+// DistilBertForSequenceClassification from them or from a config.json.
+#pragma once
+
+#include "model/distilbert.h"
+#include "registry/registry.h"
+
+#include <vector>
+
+namespace runner {
+
+// Every option of model.type = "distilbert", under DistilBERT's config.json names.
+std::vector<OptionSpec> distilbert_options();
+
+// The pretrained folder's config.json or the preset, then the recipe's
+// overrides, then the dataset's labels (context.num_labels > 0).
+DistilBertConfig distilbert_config_from_options(const nlohmann::json& options, const ModelContext& context);
+
+ComponentSpec distilbert_spec();
+ModelFamily distilbert_family();
+
+}  // namespace runner

@@ -1,0 +1,30 @@
+// Unpadded DistilBERT, as bert_unpadded.cpp does it for BERT: embeddings,
+// Linear, LayerNorm and the activation run on the packed real tokens [T, dim];
+// only the attention product is padded to [B, heads, L, d].
+#include "model/distilbert.h"
+
+#include "model/encoder_ops.h"
+
+namespace runner {
+
+torch::Tensor DistilBertSelfAttention::forward_unpadded(const torch::Tensor& x,
+                                                        const DistilBertAttentionInputs& a) {
+  auto qkv = padded_qkv(x, q_lin, k_lin, v_lin, a.token_index, a.batch, a.length, heads);
+  auto context = packed_context(attend(qkv[0], qkv[1], qkv[2], a.padding), a.token_index);
+  return torch::linear(context, out_lin->weight, out_lin->bias);
+}
+
+torch::Tensor DistilBertForSequenceClassification::encode_unpadded(const ModelBatch& b) {
+  DistilBertAttentionInputs a;
+  a.batch = b.input_ids.size(0);
+  a.length = b.input_ids.size(1);
+  a.padding = b.attention_mask.eq(0).view({a.batch, 1, 1, a.length});
+  PackedTokens packed = pack_tokens(b.attention_mask);
+  a.token_index = packed.token_index;
+  auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
+  auto h = embeddings_->forward(ids, a.token_index.remainder(a.length));  // [T, dim]
+  for (const auto& layer : *layers_) h = layer->as<DistilBertBlock>()->forward(h, a);
+  return h.index_select(0, packed.first_token);
+}
+
+}  // namespace runner

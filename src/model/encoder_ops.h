@@ -1,0 +1,57 @@
+// Pieces that the DistilBERT and ELECTRA families share: Hugging Face's
+// _init_weights by module type, activations and dropout as transformers applies
+// them, the packing of real tokens for unpadded execution, and the
+// sequence-classification loss.
+#pragma once
+
+#include "model/model.h"
+
+#include <string>
+#include <vector>
+
+namespace runner {
+
+// nn.Dropout: identity in eval mode or at p = 0 (then no random number is drawn).
+torch::Tensor train_dropout(const torch::Tensor& x, double p, bool training);
+
+// transformers' ACT2FN by config name: "gelu" (erf), "relu", "gelu_new" and
+// "gelu_pytorch_tanh" (the tanh form).
+torch::Tensor hf_activation(const std::string& name, const torch::Tensor& x);
+
+// _init_weights of BERT, DistilBERT and ELECTRA applied to every Linear,
+// Embedding and LayerNorm below `root`, in registration order (the order of
+// module.apply() over leaves): weights N(0, std), biases 0, the padding_idx row
+// of an embedding 0, LayerNorm 1 / 0. With `only` non-empty, just the parameters
+// of those names (relative to `root`).
+void hf_init_leaves(torch::nn::Module& root, double std_dev, const std::vector<std::string>& only = {});
+
+// finfo(dtype).min as Hugging Face fills masked attention scores with it.
+c10::Scalar lowest_value(torch::ScalarType dtype);
+
+// The real tokens of a right-padded batch, for unpadded execution.
+struct PackedTokens {
+  torch::Tensor token_index;  // [T] flat positions of the real tokens in B*L, ascending
+  torch::Tensor first_token;  // [B] each row's first token (column 0) among the T
+};
+PackedTokens pack_tokens(const torch::Tensor& attention_mask);
+
+// Unpadded attention's layout: q, k and v projected in one GEMM on the packed
+// tokens x [T, H] (concatenating the weights costs less than two more passes
+// over x), scattered to the padded [3, B, heads, L, d]; padding rows are zero.
+torch::Tensor padded_qkv(const torch::Tensor& x, const torch::nn::Linear& q, const torch::nn::Linear& k,
+                         const torch::nn::Linear& v, const torch::Tensor& token_index, int64_t batch,
+                         int64_t length, int64_t heads);
+// An attention context [B, heads, L, d] gathered back to the packed tokens [T, heads * d].
+torch::Tensor packed_context(const torch::Tensor& context, const torch::Tensor& token_index);
+
+// Whether a forward may run unpadded: asked for, no padded hidden states
+// requested, and every row starts with a real token at column 0 (the head
+// reads column 0, as Hugging Face does whatever the mask says).
+bool runs_unpadded(Execution e, const ModelBatch& b, const ForwardOptions& o);
+
+// Hugging Face's loss for *ForSequenceClassification: MSE for one label or a
+// regression problem, else cross entropy (mean over the batch).
+torch::Tensor sequence_classification_loss(const torch::Tensor& logits, const torch::Tensor& labels,
+                                           long long num_labels, const std::string& problem_type);
+
+}  // namespace runner
