@@ -4,19 +4,13 @@
 // input is exit code 2 with nothing written.
 #include <catch2/catch.hpp>
 
-#include "golden.h"
+#include "export_support.h"
 #include "model/export.h"
 #include "run/run_dir.h"
-#include "tokenizer/encoding.h"
-#include "tokenizer/wordpiece_loader.h"
 #include "train/checkpoint_io.h"
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace fs = std::filesystem;
 using namespace runner;
@@ -27,80 +21,13 @@ namespace {
 
 // 64 examples in batches of 16, one epoch: steps 1-4, checkpoints at 2 and 4.
 std::string trained_run() {
-  static const std::string run = [] {
-    std::string dir = test::tmp_dir("export_run");
-    auto r = run_command(runner_exe() + " run " + test::source_dir() + "/recipes/smoke/mrpc_smoke.toml" +
-                         " --set run.output_dir=" + dir + "/runs --set data.cache_dir=" + dir + "/cache" +
-                         " --set run.threads=1 --set data.max_train_examples=64" +
-                         " --set data.max_eval_examples=32 --set train.epochs=1" +
-                         " --set train.checkpoint_every=2 --set train.keep_last=5");
-    INFO(r.out);
-    REQUIRE(r.exit_code == 0);
-    auto dirs = list_run_dirs(dir + "/runs", "mrpc_smoke");
-    REQUIRE(dirs.size() == 1);
-    return dirs[0];
-  }();
+  static const std::string run = test::smoke_run(
+      "export_run", "--set train.epochs=1 --set train.checkpoint_every=2 --set train.keep_last=5");
   return run;
 }
 
 test::CommandResult export_cmd(const std::string& args) {
   return run_command(runner_exe() + " export " + args);
-}
-
-// Every tensor of both weight files, compared bit for bit by name.
-void check_same_weights(const std::string& a, const std::string& b) {
-  auto read = [](const std::string& f) {
-    std::map<std::string, torch::Tensor> m;
-    for (auto& [k, t] : read_safetensors_weights(f)) m[k] = t;
-    return m;
-  };
-  auto wa = read(a), wb = read(b);
-  REQUIRE(wa.size() == wb.size());
-  for (const auto& [name, t] : wa) {
-    INFO(name);
-    REQUIRE(wb.count(name) == 1);
-    CHECK(t.scalar_type() == wb.at(name).scalar_type());
-    CHECK(torch::equal(t, wb.at(name)));
-  }
-}
-
-std::vector<std::string> mrpc_pairs(int n) {
-  std::ifstream dev(test::golden("tokenization/mrpc_dev.jsonl"));
-  std::vector<std::string> lines;
-  std::string line;
-  while (static_cast<int>(lines.size()) < n && std::getline(dev, line)) {
-    auto j = nlohmann::json::parse(line);
-    lines.push_back(nlohmann::json{{"text_a", j["text_a"]}, {"text_b", j["text_b"]}}.dump());
-  }
-  return lines;
-}
-
-// The checkpoint's weights in a model built by our loader, on the same pairs,
-// padded to the longest as predict pads them.
-torch::Tensor in_process_logits(const std::string& exported, const std::string& checkpoint,
-                                const std::vector<std::string>& pairs) {
-  auto model = load_model_folder(exported, checkpoint + "/model.safetensors").model;
-  model->eval();
-  auto tokenizer = load_wordpiece(WordPieceSource{exported});
-  std::vector<Encoding> encodings;
-  size_t longest = 0;
-  for (const auto& p : pairs) {
-    auto j = nlohmann::json::parse(p);
-    std::string a = j["text_a"], b = j["text_b"];
-    encodings.push_back(encode(*tokenizer, a, std::optional<std::string_view>(b), EncodeOptions{128, truncation_from_name("longest_first")}));
-    longest = std::max(longest, encodings.back().input_ids.size());
-  }
-  auto rows = static_cast<int64_t>(pairs.size()), cols = static_cast<int64_t>(longest);
-  ModelBatch batch{torch::zeros({rows, cols}, torch::kInt64), torch::zeros({rows, cols}, torch::kInt64),
-                   torch::zeros({rows, cols}, torch::kInt64), {}};
-  for (int64_t r = 0; r < rows; ++r)
-    for (size_t c = 0; c < encodings[r].input_ids.size(); ++c) {
-      batch.input_ids[r][c] = encodings[r].input_ids[c];
-      batch.token_type_ids[r][c] = encodings[r].token_type_ids[c];
-      batch.attention_mask[r][c] = 1;
-    }
-  torch::NoGradGuard no_grad;
-  return model->forward(batch).logits;
 }
 
 std::string fresh_target(const std::string& name) { return test::tmp_dir("export_to") + "/" + name; }
@@ -115,7 +42,7 @@ TEST_CASE("export: the newest checkpoint reloads bit-identically and predicts th
   REQUIRE(r.exit_code == 0);
   std::string newest = list_checkpoints(run + "/checkpoints").back();
   CHECK(fs::path(newest).filename() == "step-00000004");
-  check_same_weights(to + "/model.safetensors", newest + "/model.safetensors");
+  test::check_same_weights(to + "/model.safetensors", newest + "/model.safetensors");
   for (const char* f : {"config.json", "model.safetensors", "vocab.txt"})
     CHECK(fs::is_regular_file(fs::path(to) / f));
   auto config = test::read_json(to + "/config.json");
@@ -133,19 +60,12 @@ TEST_CASE("export: the newest checkpoint reloads bit-identically and predicts th
     CHECK(torch::equal(reloaded.model->named_parameters()[name], t));
   }
 
-  auto pairs = mrpc_pairs(5);
-  std::ofstream(to + "/../pairs.jsonl") << fmt::format("{}\n", fmt::join(pairs, "\n"));
-  auto p = run_command(runner_exe() + " predict --model " + to + " --input " + to + "/../pairs.jsonl 2>/dev/null");
-  REQUIRE(p.exit_code == 0);
-  auto want = in_process_logits(to, newest, pairs).to(torch::kFloat64);
-  std::istringstream out(p.out);
-  std::string line;
-  for (int64_t i = 0; i < 5; ++i) {
-    REQUIRE(std::getline(out, line));
-    auto got = nlohmann::json::parse(line)["logits"];
-    for (int64_t k = 0; k < 2; ++k)
-      CHECK(got[k].get<double>() == Approx(want[i][k].item<double>()).margin(1e-6));
-  }
+  auto pairs = test::mrpc_pairs(5);
+  auto got = test::cli_predict(to, pairs);
+  REQUIRE(got.size() == 5);
+  auto want = test::in_process_logits(to, newest, pairs).to(torch::kFloat64);
+  for (int64_t i = 0; i < 5; ++i)
+    for (int64_t k = 0; k < 2; ++k) CHECK(got[i][k] == Approx(want[i][k].item<double>()).margin(1e-6));
 }
 
 TEST_CASE("export: --checkpoint picks a step, best or final", "[model]") {
@@ -154,17 +74,17 @@ TEST_CASE("export: --checkpoint picks a step, best or final", "[model]") {
   for (const char* name : {"step-00000002", "2"}) {
     std::string to = fresh_target(std::string("step_") + name);
     REQUIRE(export_cmd(run + " --checkpoint " + name + " --to " + to).exit_code == 0);
-    check_same_weights(to + "/model.safetensors", step2 + "/model.safetensors");
+    test::check_same_weights(to + "/model.safetensors", step2 + "/model.safetensors");
   }
   auto state = test::read_json(list_checkpoints(run + "/checkpoints").back() + "/state.json");
   REQUIRE(state["best"]["has_best"] == true);
   std::string to = fresh_target("best");
   REQUIRE(export_cmd(run + " --checkpoint best --to " + to).exit_code == 0);
-  check_same_weights(to + "/model.safetensors",
+  test::check_same_weights(to + "/model.safetensors",
                      run + "/checkpoints/" + state["best"]["checkpoint"].get<std::string>() + "/model.safetensors");
   to = fresh_target("final");
   REQUIRE(export_cmd(run + " --checkpoint final --to " + to).exit_code == 0);
-  check_same_weights(to + "/model.safetensors", run + "/final/model.safetensors");
+  test::check_same_weights(to + "/model.safetensors", run + "/final/model.safetensors");
 }
 
 TEST_CASE("export: bad input is exit 2 with the fix, and nothing is written", "[model]") {
