@@ -29,6 +29,8 @@ struct ComponentSpec {
   std::vector<OptionSpec> options;
   // Model kind: the config.json "model_type" this component reads and writes.
   std::string hf_model_type = {};
+  // Model kind: why this model cannot train under CPU bf16 autocast; empty = it can.
+  std::string cpu_bf16_refusal = {};
 };
 
 // A registered component. `factory` holds the kind's typed factory
