@@ -1,6 +1,6 @@
 // What this build and machine offer, asked of LibTorch.
 #include "cli/commands.h"
-#include "run/run_dir.h"
+#include "util/cpu_info.h"
 
 namespace runner {
 

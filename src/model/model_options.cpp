@@ -9,6 +9,7 @@ SectionSpec model_section() {
   s.component_kind = Kind::Model;
   s.selector_key = "type";
   s.default_component = "bert";
+  s.folder_option = "pretrained";
   return s;
 }
 

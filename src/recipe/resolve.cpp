@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 namespace runner {
@@ -139,6 +140,10 @@ struct SectionResolver {
       value = nullptr;
     }
     const Component* component = selected_component(spec, value, reg);
+    if (const Component* from_folder = component_of_folder(spec, value)) {
+      check_selector_matches(spec, value, component, from_folder);
+      component = from_folder;
+    }
     if (spec.component_kind && !component) {
       report_unknown_component(spec, value);
       return out;
@@ -165,7 +170,45 @@ struct SectionResolver {
       }
       out[s.name] = option_value(s, v, path);
     }
+    if (component) out[spec.selector_key] = component->spec.name;
     return out;
+  }
+
+  // [model] pretrained = DIR: the component whose model_type DIR/config.json
+  // names. Null when the section has no such option set or the file is not
+  // readable (the path check reports a missing folder).
+  const Component* component_of_folder(const SectionSpec& spec, const Value* value) {
+    if (spec.folder_option.empty() || !value || !value->is_table()) return nullptr;
+    const Value* folder = value->find(spec.folder_option);
+    if (!folder || folder->type != Value::Type::String || folder->s.empty()) return nullptr;
+    fs::path config = fs::path(resolve_path(opt::model_path(spec.folder_option, "", ""), *folder)) /
+                      "config.json";
+    std::ifstream in(config);
+    if (!in.is_open()) return nullptr;
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("model_type")) return nullptr;
+    std::string type = j["model_type"].is_string() ? j["model_type"].get<std::string>() : j["model_type"].dump();
+    if (const Component* c = find_model_type(reg, type)) return c;
+    std::vector<std::string> known;
+    for (const Component* c : reg.list(*spec.component_kind))
+      if (!c->spec.hf_model_type.empty()) known.push_back(c->spec.hf_model_type);
+    diags.push_back(make_error(folder->loc, spec.name + "." + spec.folder_option,
+                               fmt::format("{} has model_type \"{}\", which no model reads (known model "
+                                           "types: {})", config.string(), type, join(known)),
+                               "point it at a folder of a known family, or load the plugin that reads it"));
+    return nullptr;
+  }
+
+  void check_selector_matches(const SectionSpec& spec, const Value* value, const Component* chosen,
+                              const Component* from_folder) {
+    const Value* sel = value->find(spec.selector_key);
+    if (!sel || chosen == from_folder) return;
+    diags.push_back(make_error(
+        sel->loc, spec.name + "." + spec.selector_key,
+        fmt::format("type \"{}\" differs from the model_type \"{}\" of the {} folder", sel->s,
+                    from_folder->spec.hf_model_type, spec.folder_option),
+        fmt::format("remove {} (the folder's config.json picks the family), or set it to \"{}\"",
+                    spec.selector_key, from_folder->spec.name)));
   }
 
   void report_unknown_component(const SectionSpec& spec, const Value* value) {

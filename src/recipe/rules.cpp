@@ -70,6 +70,19 @@ void precision_fits_device(RuleContext& c) {
               "the recipe is valid, but `runner run` will fail here; use device = \"auto\" to fall back to the CPU");
 }
 
+// A model family may be unable to run under CPU bf16 autocast at all (its
+// component says why); refusing here beats a failure at the first step.
+void model_fits_precision(RuleContext& c) {
+  if (c.str("train", "precision") != "bf16" || !c.trains_on_cpu()) return;
+  if (!c.r.at("model").contains("type")) return;  // an unknown model, reported already
+  const Component* model = c.reg.find(Kind::Model, c.str("model", "type"));
+  if (!model || model->spec.cpu_bf16_refusal.empty()) return;
+  c.error("train", "precision",
+          "model \"" + model->spec.name + "\" cannot train under bf16 autocast on a CPU: " +
+              model->spec.cpu_bf16_refusal,
+          "use precision = \"fp32\" on the CPU for this model (bf16 works on CUDA)");
+}
+
 void topology_fits_build(RuleContext& c) {
   if (c.str("topology", "offload") == "optimizer" && (!c.caps.cuda_build || c.trains_on_cpu()))
     c.error("topology", "offload",
@@ -110,6 +123,7 @@ void check_recipe_rules(const nlohmann::ordered_json& resolved, const Value& tre
   RuleContext c{resolved, tree, caps, reg, diags};
   warmup_given_twice(c);
   precision_fits_device(c);
+  model_fits_precision(c);
   topology_fits_build(c);
   components_exist(c);
 }

@@ -20,6 +20,9 @@ struct SectionSpec {
   std::optional<Kind> component_kind;     // the kind selected in this section, if any
   std::string selector_key;               // "dataset" or "type"
   std::string default_component;          // used when the selector is absent
+  // A folder option whose config.json "model_type" picks the component when
+  // the selector is absent ([model] pretrained); empty: none.
+  std::string folder_option;
 };
 
 // All sections, in the order print-config and the schema list them.

@@ -1,4 +1,4 @@
-#include "run/logger.h"
+#include "train/logger.h"
 #include "registry/builtins.h"
 #include "registry/registry.h"
 

@@ -1,5 +1,7 @@
 #include "run/run_data.h"
 
+#include "data/data_options.h"
+
 #include "data/token_cache.h"
 #include "model/export.h"
 #include "registry/registry.h"
@@ -23,7 +25,7 @@ std::string dataset_cache_key(const nlohmann::json& data_section) {
   if (const Component* c = registry().find(Kind::Dataset, name))
     for (const auto& o : c->spec.options)
       if (data_section.contains(o.name)) own[o.name] = data_section[o.name];
-  own["on_bad_row"] = data_section.value("on_bad_row", "error");
+  own["on_bad_row"] = data_options().encode(data_settings_from(data_section)).at("on_bad_row");
   return name + " " + own.dump();
 }
 
@@ -42,25 +44,20 @@ TokenizedSplit first_examples(const TokenizedSplit& s, long long limit) {
   return out;
 }
 
-torch::Tensor int64_tensor(const std::vector<int64_t>& v, std::vector<int64_t> shape,
-                           const torch::Device& device) {
-  auto cpu = torch::from_blob(const_cast<int64_t*>(v.data()), shape, torch::kInt64).clone();
-  return device.is_cpu() ? cpu : cpu.to(device);
-}
-
 }  // namespace
 
-RunData open_data(const nlohmann::json& data_section, const nlohmann::json& tokenizer_section) {
+RunData open_data(const DataSettings& settings, const nlohmann::json& data_section,
+                  const nlohmann::json& tokenizer_section) {
   RunData d;
   d.dataset = instantiate<DatasetFactory>(
       Kind::Dataset, data_section.at("dataset").get<std::string>(), data_section);
   d.tokenizer = instantiate<TokenizerFactory>(
       Kind::Tokenizer, tokenizer_section.at("type").get<std::string>(), tokenizer_section);
-  d.train_split = data_section.at("train_split").get<std::string>();
-  d.eval_split = data_section.at("eval_split").get<std::string>();
-  d.padding.to_max_length = data_section.at("padding") == "max_length";
-  d.padding.max_length = data_section.at("max_length");
-  d.padding.pad_to_multiple_of = data_section.at("pad_to_multiple_of");
+  d.train_split = settings.train_split;
+  d.eval_split = settings.eval_split;
+  d.padding.to_max_length = settings.padding == PaddingMode::MaxLength;
+  d.padding.max_length = settings.max_length;
+  d.padding.pad_to_multiple_of = settings.pad_to_multiple_of;
   d.padding.pad_id = d.tokenizer->special_ids().pad;
   return d;
 }
@@ -79,13 +76,13 @@ std::vector<std::string> data_content_files(const RunData& data,
   return files;
 }
 
-void tokenize_data(RunData& d, const nlohmann::json& data_section,
+void tokenize_data(RunData& d, const DataSettings& settings, const nlohmann::json& data_section,
                    const std::function<void(const nlohmann::json&)>& note) {
   EncodeOptions enc;
-  enc.max_length = data_section.at("max_length");
-  enc.truncation = truncation_from_name(data_section.at("truncation"));
+  enc.max_length = settings.max_length;
+  enc.truncation = settings.truncation;
   TokenCacheOptions cache;
-  cache.dir = data_section.value("cache_dir", std::string());
+  cache.dir = settings.cache_dir;
   cache.dataset_key = dataset_cache_key(data_section);
   cache.warn = [&note](const std::string& m) { note({{"event", "warning"}, {"message", m}}); };
   auto prepare = [&](const std::string& split, long long limit) {
@@ -97,90 +94,26 @@ void tokenize_data(RunData& d, const nlohmann::json& data_section,
     note(e);
     return tokens;
   };
-  d.train = prepare(d.train_split, data_section.at("max_train_examples"));
+  d.train = prepare(d.train_split, settings.max_train_examples);
   if (d.eval_split.empty()) return;
-  auto eval = prepare(d.eval_split, data_section.at("max_eval_examples"));
+  auto eval = prepare(d.eval_split, settings.max_eval_examples);
   if (eval->has_labels) d.eval = eval;
   else note({{"event", "warning"},
              {"message", fmt::format("eval split '{}' has no labels; evaluation is off", d.eval_split)}});
 }
 
-TrainBatch to_train_batch(const Batch& b, const std::string& split, const torch::Device& device) {
-  TrainBatch out;
-  const std::vector<int64_t> shape = {b.batch_size, b.seq_len};
-  out.tensors.input_ids = int64_tensor(b.input_ids, shape, device);
-  out.tensors.token_type_ids = int64_tensor(b.token_type_ids, shape, device);
-  out.tensors.attention_mask = int64_tensor(b.attention_mask, shape, device);
-  bool labelled = !b.labels.empty() && b.labels.front() >= 0;
-  if (labelled) out.tensors.labels = int64_tensor(b.labels, {b.batch_size}, device);
-  for (size_t i = 0; i < b.example_ids.size(); ++i) {
-    out.example_ids.push_back(fmt::format("{}/{}", split, b.example_ids[i]));
-    out.examples += b.is_padding.empty() || !b.is_padding[i];
-  }
-  out.tokens = b.real_tokens();
-  return out;
-}
-
-SamplerConfig train_sampler_config(const nlohmann::json& data_section, uint64_t seed) {
+SamplerConfig train_sampler_config(const DataSettings& settings, uint64_t seed) {
   SamplerConfig s;
-  s.kind = sampler_from_name(data_section.at("sampler"));
+  s.kind = settings.sampler;
   s.seed = seed;
-  s.batch_size = data_section.at("train_batch_size");
+  s.batch_size = settings.train_batch_size;
   return s;
 }
 
-SplitBatchSource::SplitBatchSource(std::shared_ptr<const TokenizedSplit> split,
-                                   std::string split_name, SamplerConfig sampler,
-                                   PaddingOptions padding, torch::Device device)
-    : split_(std::move(split)),
-      split_name_(std::move(split_name)),
-      sampler_(sampler),
-      padding_(padding),
-      device_(device) {
-  batches_per_epoch_ = BatchIterator(split_, sampler_, padding_, {}, 0).batches_per_epoch();
-}
-
-// The iterator is reopened only when the trainer asks for another position than
-// the one it stands at: after a resume, or never in an uninterrupted run.
-TrainBatch SplitBatchSource::batch(long long index) {
-  SamplerState want{epoch_, index};
-  if (!iterator_ || iterator_->state().epoch != want.epoch ||
-      iterator_->state().next_batch != want.next_batch)
-    iterator_ = std::make_unique<BatchIterator>(split_, sampler_, padding_, want, 2);
-  std::optional<Batch> b = iterator_->next();
-  if (!b)
-    throw std::logic_error(fmt::format("batch {} of epoch {} is past the epoch's {} batches", index,
-                                       epoch_, batches_per_epoch_));
-  TrainBatch out = to_train_batch(*b, split_name_, device_);
-  tokens_served_ += out.tokens;
-  return out;
-}
-
-nlohmann::json SplitBatchSource::state() const { return {{"random_order", kRandomOrderName}}; }
-
-void SplitBatchSource::load_state(const nlohmann::json& state) {
-  if (sampler_.kind == SamplerKind::Sequential) return;
-  // Checkpoints from before the torch-compatible order carry no name.
-  const std::string written = state.value("random_order", std::string("splitmix64"));
-  if (written == kRandomOrderName) return;
-  throw InputError(make_error(
-      {}, "data.sampler",
-      fmt::format("the checkpoint's run shuffled its data with the '{}' order, and this runner "
-                  "draws the '{}' order; the rest of the epoch would visit other examples",
-                  written, kRandomOrderName),
-      "finish the run with the runner version that started it, or start a new run"));
-}
-
-EvalSet make_eval_set(const RunData& data, long long batch_size, const torch::Device& device) {
-  EvalSet set;
-  set.metrics = data.dataset->info().metrics;
-  if (!data.eval) return set;
-  SamplerConfig s;
-  s.kind = SamplerKind::Sequential;
-  s.batch_size = batch_size;
-  BatchIterator it(data.eval, s, data.padding, {}, 0);
-  while (std::optional<Batch> b = it.next()) set.batches.push_back(to_train_batch(*b, data.eval_split, device));
-  return set;
+EvalSet make_eval_set(const RunData& data, const DataSettings& settings,
+                      const torch::Device& device) {
+  return make_eval_set(data.eval, data.eval_split, data.dataset->info().metrics, data.padding,
+                       settings.eval_batch_size, device);
 }
 
 }  // namespace runner

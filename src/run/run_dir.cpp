@@ -1,4 +1,6 @@
 #include "run/run_dir.h"
+
+#include "util/cpu_info.h"
 #include "train/checkpoint_io.h"
 #include "util/diagnostic.h"
 #include "util/sha256.h"
@@ -53,17 +55,6 @@ std::string host_name() {
   return gethostname(buf, sizeof buf - 1) == 0 ? buf : "unknown";
 }
 
-std::string cpuinfo_field(const std::string& key) {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind(key, 0) == 0) {
-      auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(colon + 2);
-    }
-  return {};
-}
-
 }  // namespace
 
 RunPaths create_run_dir(const std::string& output_dir, const std::string& run_name) {
@@ -89,17 +80,6 @@ std::vector<std::string> list_run_dirs(const std::string& output_dir, const std:
     if (e.is_directory()) out.push_back(e.path().string());
   std::sort(out.begin(), out.end());  // names start with the UTC time
   return out;
-}
-
-std::string cpu_model() {
-  std::string m = cpuinfo_field("model name");
-  return m.empty() ? "unknown" : m;
-}
-
-bool cpu_has_native_bf16() {
-  std::string flags = " " + cpuinfo_field("flags") + " ";
-  return flags.find(" avx512_bf16 ") != std::string::npos ||
-         flags.find(" amx_bf16 ") != std::string::npos;
 }
 
 std::string utc_timestamp() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }

@@ -43,8 +43,6 @@ nlohmann::json environment_info(const EnvInputs& in);
 // sha256 of each path, keyed by path (an unreadable file throws InputError).
 nlohmann::json content_hashes(const std::vector<std::string>& paths);
 
-std::string cpu_model();            // /proc/cpuinfo "model name", or "unknown"
-bool cpu_has_native_bf16();         // avx512_bf16 or amx_bf16 in /proc/cpuinfo flags
 std::string utc_timestamp();        // 2024-05-01T12:00:00Z
 
 // Writes JSON to a temporary file, fsyncs it and renames it over `path`.

@@ -20,7 +20,8 @@ std::shared_ptr<DistContext> join_workers(const Recipe& recipe) {
     std::cerr << fmt::format("warning: the launcher ({}) started {} processes and topology plans {} "
                              "(nodes x processes_per_node); training on {}\n",
                              env->source, env->world_size, planned, env->world_size);
-  auto ctx = std::make_shared<DistContext>(*env, topology, pick_device(recipe.section("run")));
+  auto ctx = std::make_shared<DistContext>(*env, topology,
+                                           pick_device(run_settings_from(recipe.section("run"))));
   if (env->rank == 0)
     std::cerr << fmt::format("data parallel: {} ranks over {} ({}), rendezvous {}:{}\n", env->world_size,
                              ctx->backend(), env->source, env->master_addr, env->master_port);
@@ -33,8 +34,8 @@ void shard_sampler(SamplerConfig& sampler, const DistContext* ctx) {
   sampler.rank = ctx->rank();
 }
 
-void split_threads(const nlohmann::json& run, const DistContext* ctx) {
-  if (!ctx || run.at("threads").get<long long>() != 0) return;
+void split_threads(const RunSettings& run, const DistContext* ctx) {
+  if (!ctx || run.threads != 0) return;
   torch::set_num_threads(std::max(1, usable_cpus() / std::max(1, ctx->env().local_world_size)));
 }
 

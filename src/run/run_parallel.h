@@ -1,6 +1,6 @@
 // A training session's share of data parallelism: joining the other workers
 // when a launcher started this process (torchrun / runner launch / srun
-// variables), and the pieces build_session wires in. Single-process runs get
+// variables), and the pieces the training session wires in. Single-process runs get
 // a null context and none of this.
 #pragma once
 
@@ -8,6 +8,7 @@
 #include "dist/data_parallel.h"
 #include "model/model.h"
 #include "recipe/recipe.h"
+#include "run/run_options.h"
 
 #include <memory>
 #include <string>
@@ -25,7 +26,7 @@ inline bool is_primary(const DistContext* ctx) { return !ctx || ctx->rank() == 0
 void shard_sampler(SamplerConfig& sampler, const DistContext* ctx);
 
 // run.threads = 0 means every usable CPU, split between the workers of one machine.
-void split_threads(const nlohmann::json& run_section, const DistContext* ctx);
+void split_threads(const RunSettings& run, const DistContext* ctx);
 
 // This rank's optimizer: over every parameter, or over its share with
 // topology.shard_optimizer; stepping on the host with topology.offload =

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -176,6 +177,73 @@ std::string newest_unfinished_run(const std::string& output_dir, const std::stri
     if (status != "completed") return *it;
   }
   return {};
+}
+
+ResumePoint find_resume_point(const RunPaths& paths) {
+  ResumePoint rp;
+  auto warn = [&rp](const std::string& m) { rp.warnings.push_back(m); };
+  std::optional<std::string> ckpt = newest_valid_checkpoint(paths.checkpoints(), warn);
+  if (!ckpt) {
+    rp.warnings.push_back("no valid checkpoint in " + paths.checkpoints() +
+                          "; training starts again from step 0");
+    return rp;
+  }
+  rp.checkpoint = *ckpt;
+  rp.step = checkpoint_step(fs::path(*ckpt).filename().string()).value_or(0);
+  return rp;
+}
+
+void record_environment(const RunPaths& paths, const SessionRecord& r) {
+  if (r.resuming) {
+    nlohmann::json env = read_json_file(paths.env());
+    env["recipe"] = origin_json(r.origin);
+    env["resumes"].push_back(
+        {{"utc", utc_timestamp()}, {"command_line", r.command_line}, {"threads", r.threads}});
+    write_json_atomic(paths.env(), env);
+    return;
+  }
+  EnvInputs in;
+  in.command_line = r.command_line;
+  in.seeds = {{"run.seed", r.seed}, {"data_order_seed", r.seed}};
+  in.hashed_files = r.hashed_files;
+  in.threads = r.threads;
+  in.device = r.device;
+  nlohmann::json env = environment_info(in);
+  env["recipe"] = origin_json(r.origin);
+  env["run_dir"] = paths.dir;
+  write_json_atomic(paths.env(), env);
+}
+
+namespace {
+
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double previous_wall_seconds(const RunPaths& paths) {
+  try {
+    return read_json_file(paths.summary()).value("total_wall_seconds", 0.0);
+  } catch (const std::exception&) {
+    return 0.0;
+  }
+}
+
+}  // namespace
+
+SummaryWriter::SummaryWriter(RunPaths run, bool primary, bool resuming)
+    : paths(std::move(run)), enabled(primary), started(steady_seconds()) {
+  if (resuming) previous_wall = previous_wall_seconds(paths);
+}
+
+void SummaryWriter::write(const std::string& status) {
+  if (!enabled) return;
+  double wall = steady_seconds() - started;
+  summary["status"] = status;
+  summary["run_dir"] = paths.dir;
+  summary["updated_utc"] = utc_timestamp();
+  summary["wall_seconds"] = wall;
+  summary["total_wall_seconds"] = previous_wall + wall;
+  write_json_atomic(paths.summary(), summary);
 }
 
 }  // namespace runner

@@ -52,4 +52,39 @@ RecipeOrigin origin_from_env(const nlohmann::json& env, const std::string& env_p
 // or empty.
 std::string newest_unfinished_run(const std::string& output_dir, const std::string& run_name);
 
+// Where a resumed session starts: the newest checkpoint that verifies (each
+// newer one that does not is named in a warning), or step 0 when there is none.
+struct ResumePoint {
+  std::string checkpoint;  // empty: from step 0
+  long long step = 0;
+  std::vector<std::string> warnings;
+};
+ResumePoint find_resume_point(const RunPaths& paths);
+
+// What env.json records of a session.
+struct SessionRecord {
+  bool resuming = false;
+  RecipeOrigin origin;
+  std::vector<std::string> command_line;
+  std::vector<std::string> hashed_files;  // data and tokenizer files
+  long long seed = 0;
+  int threads = 0;
+  std::string device;
+};
+// Writes env.json for a new run, or adds the resume to it.
+void record_environment(const RunPaths& paths, const SessionRecord& record);
+
+// summary.json: the status and wall time of the run (across its resumes), with
+// whatever the session put in `summary`. Only the primary process writes it.
+struct SummaryWriter {
+  RunPaths paths;
+  bool enabled = true;
+  double previous_wall = 0.0;  // the total of the sessions before this one
+  nlohmann::json summary = nlohmann::json::object();
+  double started = 0.0;        // steady clock seconds at this session's start
+
+  SummaryWriter(RunPaths run, bool primary, bool resuming);
+  void write(const std::string& status);
+};
+
 }  // namespace runner

@@ -2,34 +2,15 @@
 
 #include "optim/scheduler.h"
 #include "registry/registry.h"
+#include "train/autocast.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <csignal>
-#include <cstdlib>
 #include <sched.h>
 #include <thread>
 
 namespace runner {
-namespace {
-
-long long env_integer(const char* name, long long fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  try {
-    return std::stoll(v);
-  } catch (const std::exception&) {
-    return fallback;
-  }
-}
-
-[[noreturn]] void kill_self() {
-  std::raise(SIGKILL);
-  std::abort();
-}
-
-}  // namespace
 
 int usable_cpus() {
   cpu_set_t set;
@@ -38,25 +19,25 @@ int usable_cpus() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-int apply_thread_setting(const nlohmann::json& run) {
-  int n = run.value("threads", 0);
+int apply_thread_setting(const RunSettings& run) {
+  int n = static_cast<int>(run.threads);
   if (n <= 0) n = usable_cpus();
   at::set_num_threads(n);  // LibTorch 1.13 would otherwise use one thread
   return n;
 }
 
-void apply_determinism(const nlohmann::json& run) {
-  at::globalContext().setDeterministicAlgorithms(run.value("deterministic", false), false);
+void apply_determinism(const RunSettings& run) {
+  at::globalContext().setDeterministicAlgorithms(run.deterministic, false);
 }
 
-torch::Device pick_device(const nlohmann::json& run) {
-  std::string d = run.value("device", "auto");
-  bool cuda = d == "cuda" || (d == "auto" && torch::cuda::is_available());
+torch::Device pick_device(const RunSettings& run) {
+  bool cuda = run.device == DeviceChoice::Cuda ||
+              (run.device == DeviceChoice::Auto && torch::cuda::is_available());
   return cuda ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
 }
 
-RunLoggers::RunLoggers(const nlohmann::json& run, const RunPaths& paths, bool append) {
-  std::vector<std::string> names = run.value("loggers", std::vector<std::string>{});
+RunLoggers::RunLoggers(const RunSettings& run, const RunPaths& paths, bool append) {
+  std::vector<std::string> names = run.loggers;
   for (const char* always : {"jsonl", "text"})
     if (std::find(names.begin(), names.end(), always) == names.end()) names.push_back(always);
   LoggerContext ctx{paths.dir, append};
@@ -68,37 +49,6 @@ RunLoggers::RunLoggers(const nlohmann::json& run, const RunPaths& paths, bool ap
 
 void RunLoggers::emit(const nlohmann::json& event) const {
   for (Logger* l : all_) l->log(event);
-}
-
-StepWatch::StepWatch() {
-  kill_at_step_ = env_integer("RUNNER_TEST_KILL_AT_STEP", -1);
-  // RUNNER_TEST_KILL_RANK=R: only data-parallel rank R kills itself (dist tests).
-  if (env_integer("RUNNER_TEST_KILL_RANK", -1) >= 0 &&
-      env_integer("RUNNER_TEST_KILL_RANK", -1) != env_integer("RANK", 0))
-    kill_at_step_ = -1;
-  term_at_step_ = env_integer("RUNNER_TEST_TERM_AT_STEP", -1);
-  if (const char* v = std::getenv("RUNNER_TEST_KILL_IN_CHECKPOINT")) {
-    std::string s(v);
-    auto colon = s.find(':');
-    if (colon != std::string::npos) {
-      kill_in_checkpoint_step_ = std::atoll(s.substr(0, colon).c_str());
-      kill_in_checkpoint_file_ = s.substr(colon + 1);
-    }
-  }
-}
-
-void StepWatch::log(const nlohmann::json& event) {
-  if (event.value("event", "") != "progress") return;
-  step_ = event.value("step", 0LL);
-  if (step_ == kill_at_step_) kill_self();
-  if (step_ == term_at_step_) std::raise(SIGTERM);  // as a scheduler's preemption would
-}
-
-CheckpointWriteHook StepWatch::checkpoint_hook() const {
-  if (kill_in_checkpoint_step_ < 0) return {};
-  return [this](const std::string& file) {
-    if (step_ == kill_in_checkpoint_step_ && file == kill_in_checkpoint_file_) kill_self();
-  };
 }
 
 std::vector<NamedParameter> named_parameters(SequenceClassifier& model) {
@@ -120,8 +70,8 @@ Trainer::ScheduleMaker make_schedule(const nlohmann::json& section, double base_
   };
 }
 
-std::string bf16_warning(const std::string& precision, const torch::Device& device) {
-  if (precision != "bf16" || !device.is_cpu() || !bf16_is_emulated()) return {};
+std::string bf16_warning(Precision precision, const torch::Device& device) {
+  if (precision != Precision::Bf16 || !device.is_cpu() || !bf16_is_emulated()) return {};
   return "precision = \"bf16\" on a CPU without native bf16 instructions (no AVX512-BF16 or AMX): "
          "LibTorch emulates bf16 and training will be about 30x slower than fp32 (measured "
          "1.9 against 60 samples/s on bert-mini); use precision = \"fp32\" on this machine";

@@ -7,13 +7,7 @@
 // recipe or data changed), 130/143 interrupted by SIGINT/SIGTERM after a
 // checkpoint.
 //
-// Test hooks, read from the environment (for the kill-and-resume tests):
-//   RUNNER_TEST_KILL_AT_STEP=N            SIGKILL itself when optimizer step N ends,
-//                                         before that step's evaluation and checkpoint
-//   RUNNER_TEST_KILL_IN_CHECKPOINT=N:FILE SIGKILL itself while writing the checkpoint
-//                                         of step N, just before FILE (e.g. model.safetensors)
-//   RUNNER_TEST_TERM_AT_STEP=N            send itself SIGTERM when optimizer step N ends
-//   RUNNER_TEST_KILL_RANK=R               with KILL_AT_STEP: only the worker with RANK=R
+// Test hooks read from the environment: run/test_hooks.h.
 #pragma once
 
 #include "recipe/recipe.h"

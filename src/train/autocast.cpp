@@ -1,9 +1,14 @@
 #include "train/autocast.h"
 
+#include "util/cpu_info.h"
+
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
 
 namespace runner {
+
+bool bf16_is_emulated() { return !cpu_has_native_bf16(); }
+
 namespace {
 
 // LibTorch 2.4 replaced the per-device setters (set_cpu_enabled,
@@ -31,13 +36,13 @@ void set_dtype(c10::DeviceType d, at::ScalarType t) {
 
 }  // namespace
 
-AutocastGuard::AutocastGuard(const std::string& precision, c10::DeviceType device)
-    : active_(precision == "bf16" || precision == "fp16"), device_(device) {
+AutocastGuard::AutocastGuard(Precision precision, c10::DeviceType device)
+    : active_(precision != Precision::Fp32), device_(device) {
   if (!active_) return;
   previous_enabled_ = enabled(device_);
   previous_dtype_ = dtype(device_);
   set_enabled(device_, true);
-  set_dtype(device_, precision == "fp16" ? at::kHalf : at::kBFloat16);
+  set_dtype(device_, precision == Precision::Fp16 ? at::kHalf : at::kBFloat16);
   at::autocast::increment_nesting();
 }
 

@@ -2,16 +2,20 @@
 // bf16 on CPU or CUDA, fp16 on CUDA; fp32 leaves autocast off.
 #pragma once
 
+#include "train/train_options.h"
+
 #include <torch/torch.h>
 
 #include <string>
 
 namespace runner {
 
+// Whether this CPU lacks native bf16, so that LibTorch emulates it (slowly).
+bool bf16_is_emulated();
+
 class AutocastGuard {
  public:
-  // precision: "fp32", "bf16" or "fp16" (train.precision).
-  AutocastGuard(const std::string& precision, c10::DeviceType device);
+  AutocastGuard(Precision precision, c10::DeviceType device);
   ~AutocastGuard();
   AutocastGuard(const AutocastGuard&) = delete;
   AutocastGuard& operator=(const AutocastGuard&) = delete;

@@ -173,7 +173,7 @@ std::optional<std::string> newest_valid_checkpoint(
   return std::nullopt;
 }
 
-std::vector<std::string> prune_checkpoints(const std::string& checkpoints_dir, int keep_last,
+std::vector<std::string> prune_checkpoints(const std::string& checkpoints_dir, long long keep_last,
                                            const std::string& best_dir) {
   auto norm = [](const std::string& p) { return fs::path(p).lexically_normal().string(); };
   auto all = list_checkpoints(checkpoints_dir);

@@ -48,7 +48,7 @@ std::optional<std::string> newest_valid_checkpoint(
 
 // Deletes checkpoints beyond the newest `keep_last`, but never `best_dir` and
 // never the newest valid checkpoint. Returns the deleted paths.
-std::vector<std::string> prune_checkpoints(const std::string& checkpoints_dir, int keep_last,
+std::vector<std::string> prune_checkpoints(const std::string& checkpoints_dir, long long keep_last,
                                            const std::string& best_dir);
 
 // Writes a whole file and fsyncs it (no directory fsync); throws on failure.

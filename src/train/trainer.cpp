@@ -2,7 +2,6 @@
 #include "train/trainer_interval.h"
 #include "train/autocast.h"
 #include "optim/grad_clip.h"
-#include "run/run_dir.h"
 #include "train/interrupt.h"
 #include "util/diagnostic.h"
 
@@ -27,29 +26,6 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 
 }  // namespace
 
-TrainerConfig trainer_config_from(const nlohmann::json& t) {
-  TrainerConfig c;
-  c.epochs = t.at("epochs");
-  c.max_steps = t.at("max_steps");
-  c.grad_accum = t.at("grad_accum");
-  c.max_grad_norm = t.at("max_grad_norm");
-  c.precision = t.at("precision");
-  c.eval_every = t.at("eval_every");
-  c.eval_each_epoch = t.at("eval_each_epoch");
-  c.log_every = t.at("log_every");
-  c.checkpoint_every = t.at("checkpoint_every");
-  c.keep_last = t.at("keep_last");
-  c.metric_for_best = t.at("metric_for_best");
-  c.greater_is_better = t.at("greater_is_better");
-  c.early_stopping_patience = t.at("early_stopping_patience");
-  c.nan_policy = t.at("nan_policy");
-  c.loss_scale_init = t.at("loss_scale_init");
-  c.loss_scale_growth_interval = t.at("loss_scale_growth_interval");
-  return c;
-}
-
-bool bf16_is_emulated() { return !cpu_has_native_bf16(); }
-
 Trainer::Trainer(TrainerConfig config, std::shared_ptr<SequenceClassifier> model,
                  std::unique_ptr<Optimizer> optimizer, ScheduleMaker schedule,
                  BatchSource& data, const EvalSet* eval, std::vector<Logger*> loggers)
@@ -59,10 +35,10 @@ Trainer::Trainer(TrainerConfig config, std::shared_ptr<SequenceClassifier> model
       data_(data),
       eval_(eval),
       loggers_(std::move(loggers)),
-      scaler_(config_.precision == "fp16", config_.loss_scale_init,
+      scaler_(config_.precision == Precision::Fp16, config_.loss_scale_init,
               config_.loss_scale_growth_interval),
       interval_(std::make_shared<Interval>()) {
-  if (config_.precision == "fp16" && !torch::cuda::is_available())
+  if (config_.precision == Precision::Fp16 && !torch::cuda::is_available())
     throw InputError(make_error({}, "train.precision", "fp16 needs CUDA, and none is available",
                                 "use precision = \"bf16\" (autocast) or \"fp32\" on CPU"));
   long long per_epoch = steps_per_epoch();
@@ -100,7 +76,7 @@ TrainOutcome Trainer::train() {
         {"total_steps", total_steps_},
         {"steps_per_epoch", steps_per_epoch()},
         {"grad_accum", config_.grad_accum},
-        {"precision", config_.precision},
+        {"precision", precision_name(config_.precision)},
         {"resumed_at_step", state_.global_step}});
   if (data_.batches_per_epoch() == 0)
     throw InputError(make_error({}, "data", "the training split yields no batches",
@@ -176,7 +152,7 @@ bool Trainer::loss_is_bad(const torch::Tensor& loss, const TrainBatch& batch) {
   // One host read of a scalar per micro-batch: free on CPU, where the value is
   // already computed.
   if (loss.isfinite().item<bool>()) return false;
-  if (config_.nan_policy == "skip") {
+  if (config_.nan_policy == NanPolicy::Skip) {
     emit({{"event", "nan_skip"}, {"step", state_.global_step + 1}, {"examples", batch.example_ids}});
     return true;
   }
@@ -211,7 +187,7 @@ void Trainer::optimizer_step() {
   bool bad_grad = scaler_.unscale(params), bad_loss = window_bad_;
   if (parallel_) {
     std::vector<bool> agreed = parallel_->any_rank({bad_grad, bad_loss});
-    if (agreed[1] && config_.nan_policy == "abort") throw_nan_abort();
+    if (agreed[1] && config_.nan_policy == NanPolicy::Abort) throw_nan_abort();
     if (agreed[1] && !bad_loss)
       emit({{"event", "nan_skip"}, {"step", state_.global_step + 1}, {"on_another_rank", true}});
     bad_grad = agreed[0], bad_loss = agreed[1];

@@ -7,9 +7,10 @@
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
 #include "optim/scheduler.h"
-#include "run/logger.h"
+#include "train/logger.h"
 #include "train/batch_source.h"
 #include "train/parallel.h"
+#include "train/train_options.h"
 #include "train/training_state.h"
 #include "util/diagnostic.h"
 
@@ -21,29 +22,6 @@
 #include <vector>
 
 namespace runner {
-
-struct TrainerConfig {
-  double epochs = 1.0;
-  long long max_steps = 0;
-  long long grad_accum = 1;
-  double max_grad_norm = 1.0;
-  std::string precision = "fp32";
-  long long eval_every = 0;
-  bool eval_each_epoch = true;
-  long long log_every = 50;
-  long long checkpoint_every = 0;
-  int keep_last = 2;
-  std::string metric_for_best;  // "f1" or "eval.f1"; empty = the eval set's first metric
-  bool greater_is_better = true;
-  long long early_stopping_patience = 0;
-  std::string nan_policy = "abort";
-  double loss_scale_init = 65536.0;
-  long long loss_scale_growth_interval = 2000;
-  std::string checkpoints_dir;  // empty: no checkpoints
-};
-
-// From the resolved [train] section.
-TrainerConfig trainer_config_from(const nlohmann::json& train_section);
 
 enum class TrainStatus { Completed, Interrupted, EarlyStopped };
 
@@ -124,8 +102,5 @@ class Trainer {
   int interrupt_ = 0;
   std::chrono::steady_clock::time_point started_;
 };
-
-// Whether LibTorch runs bf16 natively here; false means emulated and slow.
-bool bf16_is_emulated();
 
 }  // namespace runner

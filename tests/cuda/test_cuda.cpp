@@ -79,11 +79,11 @@ TEST_CASE("cuda: autocast guards run matmuls in fp16 or bf16 and restore fp32", 
   REQUIRE(torch::cuda::is_available());
   auto a = torch::ones({8, 8}, kGpu);
   {
-    AutocastGuard fp16("fp16", c10::DeviceType::CUDA);
+    AutocastGuard fp16(runner::Precision::Fp16, c10::DeviceType::CUDA);
     CHECK(torch::matmul(a, a).scalar_type() == at::kHalf);
   }
   {
-    AutocastGuard bf16("bf16", c10::DeviceType::CUDA);
+    AutocastGuard bf16(runner::Precision::Bf16, c10::DeviceType::CUDA);
     CHECK(torch::matmul(a, a).scalar_type() == at::kBFloat16);
   }
   CHECK(torch::matmul(a, a).scalar_type() == at::kFloat);

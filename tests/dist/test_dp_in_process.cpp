@@ -131,7 +131,7 @@ TEST_CASE("nan_policy = skip under data parallelism: a NaN on one rank skips the
   for (int s = 0; s < kSteps; ++s)
     if (s != 1) clean.push_back(toy_batch(s, kGlobal, 0, 1));
   ToyRunOptions options;
-  options.nan_policy = "skip";
+  options.nan_policy = NanPolicy::Skip;
   ToyRunResult reference = train_toy(clean, options);
   REQUIRE(reference.error.empty());
   const bool shard = GENERATE(false, true);

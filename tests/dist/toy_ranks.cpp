@@ -5,7 +5,7 @@
 #include "dist/process_group.h"
 #include "optim/scheduler.h"
 #include "registry/registry.h"
-#include "run/logger.h"
+#include "train/logger.h"
 #include "train/trainer.h"
 
 #include <netinet/in.h>
@@ -89,7 +89,7 @@ ToyRunResult train(const std::vector<TrainBatch>& batches, const ToyRunOptions& 
   Optimizer* local_optimizer = optimizer.get();  // the trainer owns it
   FixedBatches data(batches);
   Capture capture;
-  TrainerConfig cfg;
+  TrainerConfig cfg = train_options().defaults();
   cfg.epochs = 1;
   cfg.log_every = 1;
   cfg.max_grad_norm = o.max_grad_norm;

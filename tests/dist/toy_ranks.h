@@ -7,6 +7,7 @@
 
 #include "dist/data_parallel.h"
 #include "train/batch_source.h"
+#include "train/train_options.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,7 +23,7 @@ int free_port();
 
 struct ToyRunOptions {
   bool shard_optimizer = false;
-  std::string nan_policy = "abort";
+  NanPolicy nan_policy = NanPolicy::Abort;
   int64_t bucket_bytes = 64;  // a few parameters per bucket, so owners mix within one
   double max_grad_norm = 0.05;  // small enough that every step clips
 };

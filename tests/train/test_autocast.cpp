@@ -18,7 +18,7 @@ at::ScalarType matmul_dtype() {
 TEST_CASE("autocast guard: bf16 on the CPU runs matmuls in bfloat16 and restores fp32", "[train]") {
   REQUIRE(matmul_dtype() == at::kFloat);
   {
-    AutocastGuard guard("bf16", c10::DeviceType::CPU);
+    AutocastGuard guard(runner::Precision::Bf16, c10::DeviceType::CPU);
     CHECK(matmul_dtype() == at::kBFloat16);
   }
   CHECK(matmul_dtype() == at::kFloat);
@@ -26,12 +26,12 @@ TEST_CASE("autocast guard: bf16 on the CPU runs matmuls in bfloat16 and restores
 
 TEST_CASE("autocast guard: fp32 leaves autocast off; nested guards restore the outer one", "[train]") {
   {
-    AutocastGuard off("fp32", c10::DeviceType::CPU);
+    AutocastGuard off(runner::Precision::Fp32, c10::DeviceType::CPU);
     CHECK(matmul_dtype() == at::kFloat);
   }
-  AutocastGuard outer("bf16", c10::DeviceType::CPU);
+  AutocastGuard outer(runner::Precision::Bf16, c10::DeviceType::CPU);
   {
-    AutocastGuard inner("fp32", c10::DeviceType::CPU);
+    AutocastGuard inner(runner::Precision::Fp32, c10::DeviceType::CPU);
     CHECK(matmul_dtype() == at::kBFloat16);  // fp32 does not switch an enclosing autocast off
   }
   CHECK(matmul_dtype() == at::kBFloat16);

@@ -60,7 +60,7 @@ struct ToyRun {
 };
 
 // AdamW at a constant lr, one optimizer step per batch, a log event every step.
-void make_run(ToyRun& run, const std::vector<TrainBatch>& batches, const std::string& policy) {
+void make_run(ToyRun& run, const std::vector<TrainBatch>& batches, NanPolicy policy) {
   std::vector<NamedParameter> params;
   for (auto& p : run.model->named_parameters()) params.push_back({p.key(), p.value()});
   nlohmann::json opt = {{"lr", 0.1}, {"weight_decay", 0.0}, {"no_decay", nlohmann::json::array()},
@@ -71,7 +71,7 @@ void make_run(ToyRun& run, const std::vector<TrainBatch>& batches, const std::st
         nlohmann::json::object(), ScheduleParams{total, 0, 0.1});
   };
   run.data = std::make_unique<FixedBatches>(batches);
-  TrainerConfig cfg;
+  TrainerConfig cfg = train_options().defaults();
   cfg.epochs = 1;
   cfg.log_every = 1;
   cfg.max_grad_norm = 0;
@@ -85,7 +85,7 @@ void make_run(ToyRun& run, const std::vector<TrainBatch>& batches, const std::st
 TEST_CASE("nan_policy = abort names the step and the batch's example ids", "[train][nan]") {
   ToyRun run;
   make_run(run, {toy_batch(1, false), toy_batch(5, false), toy_batch(9, true), toy_batch(13, false)},
-           "abort");
+           NanPolicy::Abort);
   try {
     run.trainer->train();
     FAIL("a NaN loss did not stop training");
@@ -102,8 +102,8 @@ TEST_CASE("nan_policy = skip drops the poisoned step's update and schedule step"
   // batch ends with the very same parameters (AdamW's step count included).
   ToyRun poisoned, clean;
   make_run(poisoned, {toy_batch(1, false), toy_batch(5, false), toy_batch(9, true), toy_batch(13, false)},
-           "skip");
-  make_run(clean, {toy_batch(1, false), toy_batch(5, false), toy_batch(13, false)}, "skip");
+           NanPolicy::Skip);
+  make_run(clean, {toy_batch(1, false), toy_batch(5, false), toy_batch(13, false)}, NanPolicy::Skip);
   TrainOutcome out = poisoned.trainer->train();
   clean.trainer->train();
   CHECK(out.global_step == 4);

@@ -83,7 +83,7 @@ RunResult run_golden_loop(size_t batch_size, long long k) {
   std::vector<TrainBatch> batches;
   for (size_t i = 0; i < rows.size(); i += batch_size) batches.push_back(collate(rows, i, i + batch_size));
   FixedBatches data(batches);
-  TrainerConfig cfg;
+  TrainerConfig cfg = train_options().defaults();
   cfg.epochs = 1;
   cfg.grad_accum = k;
   cfg.max_grad_norm = 1.0;

@@ -1,0 +1,58 @@
+#include "run/test_hooks.h"
+
+#include <csignal>
+#include <cstdlib>
+#include <string>
+
+namespace runner {
+namespace {
+
+long long env_integer(const char* name, long long fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  try {
+    return std::stoll(v);
+  } catch (const std::exception&) {
+    return fallback;
+  }
+}
+
+[[noreturn]] void kill_self() {
+  std::raise(SIGKILL);
+  std::abort();
+}
+
+}  // namespace
+
+StepWatch::StepWatch() {
+  kill_at_step_ = env_integer("RUNNER_TEST_KILL_AT_STEP", -1);
+  // RUNNER_TEST_KILL_RANK=R: only data-parallel rank R kills itself (dist tests).
+  if (env_integer("RUNNER_TEST_KILL_RANK", -1) >= 0 &&
+      env_integer("RUNNER_TEST_KILL_RANK", -1) != env_integer("RANK", 0))
+    kill_at_step_ = -1;
+  term_at_step_ = env_integer("RUNNER_TEST_TERM_AT_STEP", -1);
+  if (const char* v = std::getenv("RUNNER_TEST_KILL_IN_CHECKPOINT")) {
+    std::string s(v);
+    auto colon = s.find(':');
+    if (colon != std::string::npos) {
+      kill_in_checkpoint_step_ = std::atoll(s.substr(0, colon).c_str());
+      kill_in_checkpoint_file_ = s.substr(colon + 1);
+    }
+  }
+}
+
+void StepWatch::log(const nlohmann::json& event) {
+  if (event.value("event", "") != "progress") return;
+  step_ = event.value("step", 0LL);
+  if (step_ == kill_at_step_) kill_self();
+  if (step_ == term_at_step_) std::raise(SIGTERM);  // as a scheduler's preemption would
+}
+
+CheckpointWriteHook StepWatch::checkpoint_hook() const {
+  if (kill_in_checkpoint_step_ < 0) return {};
+  return [this](const std::string& file) {
+    if (step_ == kill_in_checkpoint_step_ && file == kill_in_checkpoint_file_) kill_self();
+  };
+}
+
+}  // namespace runner

@@ -1,0 +1,34 @@
+// Test hooks of a training run, read from the environment (for the
+// kill-and-resume tests), in one place so that nothing else reads them:
+//   RUNNER_TEST_KILL_AT_STEP=N            SIGKILL itself when optimizer step N ends,
+//                                         before that step's evaluation and checkpoint
+//   RUNNER_TEST_KILL_IN_CHECKPOINT=N:FILE SIGKILL itself while writing the checkpoint
+//                                         of step N, just before FILE (e.g. model.safetensors)
+//   RUNNER_TEST_TERM_AT_STEP=N            send itself SIGTERM when optimizer step N ends
+//   RUNNER_TEST_KILL_RANK=R               with KILL_AT_STEP: only the worker with RANK=R
+#pragma once
+
+#include "train/checkpoint_io.h"
+#include "train/logger.h"
+
+namespace runner {
+
+// Watches the trainer's per-step heartbeat and carries the hooks above: a
+// SIGKILL after a given step, or inside a checkpoint write.
+class StepWatch : public Logger {
+ public:
+  StepWatch();
+  void log(const nlohmann::json& event) override;
+  long long step() const { return step_; }
+  // The checkpoint write hook for the trainer (a no-op unless the env var is set).
+  CheckpointWriteHook checkpoint_hook() const;
+
+ private:
+  long long step_ = 0;
+  long long kill_at_step_ = -1;
+  long long term_at_step_ = -1;
+  long long kill_in_checkpoint_step_ = -1;
+  std::string kill_in_checkpoint_file_;
+};
+
+}  // namespace runner

@@ -1,0 +1,262 @@
+#include "run/training_session.h"
+
+#include "data/data_options.h"
+#include "model/export.h"
+#include "model/model_factory.h"
+#include "run/run_data.h"
+#include "run/run_options.h"
+#include "run/run_parallel.h"
+#include "run/run_setup.h"
+#include "run/test_hooks.h"
+#include "train/interrupt.h"
+#include "train/split_batch_source.h"
+#include "train/trainer.h"
+#include "train/training_state.h"
+#include "util/diagnostic.h"
+
+#include <filesystem>
+#include <iostream>
+
+namespace fs = std::filesystem;
+
+namespace runner {
+namespace {
+
+// Each recipe section decoded once: typed settings for [run], [data] and
+// [train]; the component sections go to their components as they are.
+struct SessionSettings {
+  RunSettings run;
+  DataSettings data;
+  TrainerConfig train;
+  nlohmann::json data_section, tokenizer, model, optimizer, scheduler;
+};
+
+SessionSettings decode_settings(const Recipe& r) {
+  SessionSettings s;
+  s.run = run_settings_from(r.section("run"));
+  s.data = data_settings_from(r.section("data"));
+  s.train = trainer_config_from(r.section("train"));
+  s.data_section = r.section("data");
+  s.tokenizer = r.section("tokenizer");
+  s.model = r.section("model");
+  s.optimizer = r.section("optimizer");
+  s.scheduler = r.section("scheduler");
+  return s;
+}
+
+// Where the tokenizer files for final/ come from.
+std::string tokenizer_folder(const nlohmann::json& tokenizer_section) {
+  fs::path p = tokenizer_section.value("path", std::string());
+  if (p.empty()) return {};
+  return fs::is_directory(p) ? p.string() : p.parent_path().string();
+}
+
+long long parameter_count(SequenceClassifier& model) {
+  long long n = 0;
+  for (const auto& p : model.parameters()) n += p.numel();
+  return n;
+}
+
+}  // namespace
+
+struct TrainingSession::Parts {
+  Parts(const Recipe& r, SessionStart s)
+      : recipe(r), start(std::move(s)), settings(decode_settings(r)),
+        summary(start.paths, is_primary(start.dist.get()), start.resuming) {}
+
+  const Recipe& recipe;
+  SessionStart start;
+  SessionSettings settings;
+  SummaryWriter summary;
+  std::unique_ptr<RunLoggers> log;
+  StepWatch watch;
+  int threads = 0;
+  torch::Device device = torch::kCPU;
+  RunData data;
+  EvalSet eval;
+  std::shared_ptr<SequenceClassifier> model;
+  std::unique_ptr<SplitBatchSource> batches;
+  std::unique_ptr<DataParallel> parallel;
+  std::unique_ptr<Trainer> trainer;
+  ResumePoint resume;
+  long long samples_at_start = 0;
+  TrainOutcome outcome;
+
+  bool primary() const { return is_primary(start.dist.get()); }
+
+  void warn(const std::string& message) const {
+    std::cerr << "warning: " << message << "\n";
+    log->emit({{"event", "warning"}, {"message", message}});
+  }
+
+  void open_loggers() {
+    if (start.resuming) {
+      resume = find_resume_point(start.paths);
+      if (primary()) cut_event_logs(start.paths, resume.step);  // before the loggers reopen the files
+    }
+    log = primary() ? std::make_unique<RunLoggers>(settings.run, start.paths, start.resuming)
+                    : std::make_unique<RunLoggers>();
+    log->add(&watch);
+  }
+
+  void apply_process_settings() {
+    threads = apply_thread_setting(settings.run);
+    split_threads(settings.run, start.dist.get());
+    apply_determinism(settings.run);
+    device = pick_device(settings.run);
+    if (std::string w = bf16_warning(settings.train.precision, device); !w.empty()) warn(w);
+  }
+
+  void prepare_data() {
+    data = open_data(settings.data, settings.data_section, settings.tokenizer);
+    if (primary()) {
+      SessionRecord record{start.resuming, start.origin, start.command_line,
+                           data_content_files(data, settings.tokenizer), settings.run.seed,
+                           threads, device.str()};
+      record_environment(start.paths, record);
+    }
+    tokenize_data(data, settings.data, settings.data_section,
+                  [this](const nlohmann::json& e) { log->emit(e); });
+    eval = make_eval_set(data, settings.data, device);
+    SamplerConfig sampler = train_sampler_config(settings.data, static_cast<uint64_t>(settings.run.seed));
+    shard_sampler(sampler, start.dist.get());
+    batches = std::make_unique<SplitBatchSource>(data.train, data.train_split, sampler, data.padding,
+                                                 device);
+  }
+
+  void build_model() {
+    const DatasetInfo& info = data.dataset->info();
+    torch::manual_seed(static_cast<uint64_t>(settings.run.seed));
+    model = make_model(settings.model, ModelContext{info.num_labels, info.label_names});
+    model->to(device);
+    if (start.dist) broadcast_module(*start.dist, *model);
+  }
+
+  void build_trainer() {
+    TrainerConfig cfg = settings.train;
+    cfg.checkpoints_dir = start.paths.checkpoints();
+    if (cfg.metric_for_best.empty()) cfg.metric_for_best = data.dataset->info().main_metric;
+    settings.train.metric_for_best = cfg.metric_for_best;
+    auto optimizer = make_rank_optimizer(recipe, start.dist, *model, parallel);
+    trainer = std::make_unique<Trainer>(
+        cfg, model, std::move(optimizer),
+        make_schedule(settings.scheduler, settings.optimizer.at("lr").get<double>()), *batches,
+        data.eval ? &eval : nullptr, log->all());
+    trainer->set_checkpoint_hook(watch.checkpoint_hook());
+    if (parallel) trainer->set_parallel(parallel.get());
+    log->emit({{"event", "setup"}, {"threads", threads}, {"device", device.str()},
+               {"train_examples", data.train->size()},
+               {"eval_examples", data.eval ? data.eval->size() : 0},
+               {"parameters", parameter_count(*model)}});
+  }
+
+  void resume_trainer() {
+    for (const auto& w : resume.warnings) log->emit({{"event", "warning"}, {"message", w}});
+    summary.summary["resumed_from"] = nullptr;
+    if (resume.checkpoint.empty()) return;
+    TrainingState state = load_training_state(resume.checkpoint);
+    trainer->resume(state);
+    samples_at_start = state.samples_seen;
+    summary.summary["resumed_from"] = resume.checkpoint;
+    log->emit({{"event", "resume"}, {"step", resume.step}, {"checkpoint", resume.checkpoint}});
+  }
+
+  void summarize_outcome() {
+    nlohmann::json& sum = summary.summary;
+    const TrainOutcome& out = outcome;
+    long long samples = out.samples - samples_at_start;
+    double secs = out.train_seconds;
+    sum["global_step"] = out.global_step;
+    sum["total_steps"] = trainer->total_steps();
+    sum["samples_seen"] = out.samples;
+    sum["train_seconds"] = secs;
+    sum["samples_per_s"] = secs > 0 ? static_cast<double>(samples) / secs : 0.0;
+    sum["tokens_per_s"] = secs > 0 ? static_cast<double>(batches->tokens_served()) / secs : 0.0;
+    sum["stopped_early"] = out.status == TrainStatus::EarlyStopped;
+    if (!out.best.is_null()) {
+      sum["best"] = out.best;
+      sum["best"]["metric"] = settings.train.metric_for_best;
+    }
+  }
+
+  // The last evaluation if it was at the last step, else a new one
+  // (evaluation is deterministic, so a resumed run gets the same).
+  nlohmann::json final_evaluation() {
+    const nlohmann::json& last = outcome.last_eval;
+    if (last.is_object() && last.value("step", -1LL) == outcome.global_step) return last;
+    return trainer->evaluate();
+  }
+
+  // final/ is written next to itself and renamed into place, so that a run
+  // killed while exporting never leaves a half-written model folder.
+  void export_final_model() {
+    const RunPaths& paths = start.paths;
+    std::string tmp = paths.final_model() + ".tmp";
+    fs::remove_all(tmp);
+    export_hf_folder(*model, tmp, tokenizer_folder(settings.tokenizer));
+    fs::remove_all(paths.final_model());
+    fs::rename(tmp, paths.final_model());
+    fsync_directory(paths.dir);
+  }
+};
+
+TrainingSession::TrainingSession(const Recipe& recipe, SessionStart start)
+    : parts_(std::make_unique<Parts>(recipe, std::move(start))) {}
+
+TrainingSession::~TrainingSession() = default;
+
+void TrainingSession::setup() {
+  Parts& p = *parts_;
+  install_interrupt_handlers();
+  p.summary.summary = {{"run_name", p.settings.run.name}, {"started_utc", utc_timestamp()}};
+  p.summary.write("running");
+  p.open_loggers();
+  p.apply_process_settings();
+  p.prepare_data();
+  p.build_model();
+  p.build_trainer();
+  p.resume_trainer();
+}
+
+void TrainingSession::train() { parts_->outcome = parts_->trainer->train(); }
+
+int TrainingSession::save() {
+  Parts& p = *parts_;
+  p.summarize_outcome();
+  nlohmann::json& sum = p.summary.summary;
+  if (p.outcome.status == TrainStatus::Interrupted) {
+    sum["signal"] = p.outcome.signal;
+    p.log->emit({{"event", "end"}, {"status", "interrupted"}, {"signal", p.outcome.signal}});
+    p.summary.write("interrupted");
+    return interrupt_exit_code(p.outcome.signal);
+  }
+  sum["final"] = p.final_evaluation();
+  if (p.primary()) p.export_final_model();
+  sum["final_model"] = p.start.paths.final_model();
+  p.log->emit({{"event", "end"}, {"status", "completed"}, {"final", sum["final"]}});
+  p.summary.write("completed");
+  return 0;
+}
+
+void TrainingSession::close(const std::exception& e) {
+  Parts& p = *parts_;
+  auto* input = dynamic_cast<const InputError*>(&e);
+  nlohmann::json& sum = p.summary.summary;
+  sum["error"] = input ? input->diagnostic().format() : std::string(e.what());
+  if (p.log) p.log->emit({{"event", "end"}, {"status", "failed"}, {"error", sum["error"]}});
+  p.summary.write("failed");
+}
+
+int run_session(const Recipe& recipe, const SessionStart& start) {
+  TrainingSession session(recipe, start);
+  try {
+    session.setup();
+    session.train();
+    return session.save();
+  } catch (const std::exception& e) {
+    session.close(e);
+    throw;
+  }
+}
+
+}  // namespace runner

@@ -1,0 +1,91 @@
+#include "train/split_batch_source.h"
+
+#include "util/diagnostic.h"
+
+#include <fmt/format.h>
+
+namespace runner {
+namespace {
+
+torch::Tensor int64_tensor(const std::vector<int64_t>& v, std::vector<int64_t> shape,
+                           const torch::Device& device) {
+  auto cpu = torch::from_blob(const_cast<int64_t*>(v.data()), shape, torch::kInt64).clone();
+  return device.is_cpu() ? cpu : cpu.to(device);
+}
+
+}  // namespace
+
+TrainBatch to_train_batch(const Batch& b, const std::string& split, const torch::Device& device) {
+  TrainBatch out;
+  const std::vector<int64_t> shape = {b.batch_size, b.seq_len};
+  out.tensors.input_ids = int64_tensor(b.input_ids, shape, device);
+  out.tensors.token_type_ids = int64_tensor(b.token_type_ids, shape, device);
+  out.tensors.attention_mask = int64_tensor(b.attention_mask, shape, device);
+  bool labelled = !b.labels.empty() && b.labels.front() >= 0;
+  if (labelled) out.tensors.labels = int64_tensor(b.labels, {b.batch_size}, device);
+  for (size_t i = 0; i < b.example_ids.size(); ++i) {
+    out.example_ids.push_back(fmt::format("{}/{}", split, b.example_ids[i]));
+    out.examples += b.is_padding.empty() || !b.is_padding[i];
+  }
+  out.tokens = b.real_tokens();
+  return out;
+}
+
+SplitBatchSource::SplitBatchSource(std::shared_ptr<const TokenizedSplit> split,
+                                   std::string split_name, SamplerConfig sampler,
+                                   PaddingOptions padding, torch::Device device)
+    : split_(std::move(split)),
+      split_name_(std::move(split_name)),
+      sampler_(sampler),
+      padding_(padding),
+      device_(device) {
+  batches_per_epoch_ = BatchIterator(split_, sampler_, padding_, {}, 0).batches_per_epoch();
+}
+
+// The iterator is reopened only when the trainer asks for another position than
+// the one it stands at: after a resume, or never in an uninterrupted run.
+TrainBatch SplitBatchSource::batch(long long index) {
+  SamplerState want{epoch_, index};
+  if (!iterator_ || iterator_->state().epoch != want.epoch ||
+      iterator_->state().next_batch != want.next_batch)
+    iterator_ = std::make_unique<BatchIterator>(split_, sampler_, padding_, want, 2);
+  std::optional<Batch> b = iterator_->next();
+  if (!b)
+    throw std::logic_error(fmt::format("batch {} of epoch {} is past the epoch's {} batches", index,
+                                       epoch_, batches_per_epoch_));
+  TrainBatch out = to_train_batch(*b, split_name_, device_);
+  tokens_served_ += out.tokens;
+  return out;
+}
+
+nlohmann::json SplitBatchSource::state() const { return {{"random_order", kRandomOrderName}}; }
+
+void SplitBatchSource::load_state(const nlohmann::json& state) {
+  if (sampler_.kind == SamplerKind::Sequential) return;
+  // Checkpoints from before the torch-compatible order carry no name.
+  const std::string written = state.value("random_order", std::string("splitmix64"));
+  if (written == kRandomOrderName) return;
+  throw InputError(make_error(
+      {}, "data.sampler",
+      fmt::format("the checkpoint's run shuffled its data with the '{}' order, and this runner "
+                  "draws the '{}' order; the rest of the epoch would visit other examples",
+                  written, kRandomOrderName),
+      "finish the run with the runner version that started it, or start a new run"));
+}
+
+EvalSet make_eval_set(const std::shared_ptr<const TokenizedSplit>& split,
+                      const std::string& split_name, std::vector<std::string> metrics,
+                      const PaddingOptions& padding, long long batch_size,
+                      const torch::Device& device) {
+  EvalSet set;
+  set.metrics = std::move(metrics);
+  if (!split) return set;
+  SamplerConfig s;
+  s.kind = SamplerKind::Sequential;
+  s.batch_size = batch_size;
+  BatchIterator it(split, s, padding, {}, 0);
+  while (std::optional<Batch> b = it.next()) set.batches.push_back(to_train_batch(*b, split_name, device));
+  return set;
+}
+
+}  // namespace runner

@@ -1,0 +1,45 @@
+// The [train] section: its options, each declared once together with the
+// TrainerConfig field it writes. Torch-free.
+#pragma once
+
+#include "registry/option_binding.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace runner {
+
+enum class Precision { Fp32, Bf16, Fp16 };
+enum class NanPolicy { Abort, Skip };
+
+std::string precision_name(Precision p);  // "fp32", "bf16", "fp16"
+
+struct TrainerConfig {
+  double epochs{};
+  long long max_steps{};
+  Precision precision{};
+  long long grad_accum{};
+  double max_grad_norm{};
+  long long eval_every{};
+  bool eval_each_epoch{};
+  long long log_every{};
+  long long checkpoint_every{};
+  long long keep_last{};
+  std::string metric_for_best;  // "f1" or "eval.f1"; empty = the eval set's first metric
+  bool greater_is_better{};
+  long long early_stopping_patience{};
+  NanPolicy nan_policy{};
+  double loss_scale_init{};
+  long long loss_scale_growth_interval{};
+  // Not an option: the run directory's checkpoints/ folder; empty = no checkpoints.
+  std::string checkpoints_dir;
+};
+
+// Every [train] option, bound to its field.
+const OptionBinding<TrainerConfig>& train_options();
+
+// The settings of a resolved [train] section (declared defaults for what it lacks).
+TrainerConfig trainer_config_from(const nlohmann::json& train_section);
+
+}  // namespace runner

@@ -1,0 +1,105 @@
+// The shape of the code, checked on the source tree:
+// - the folders of src/ form layers, listed low to high in README.md's
+//   "Project layout" block; no file includes from a higher layer than its own;
+// - no function in src/run or src/train is longer than 60 lines.
+#include <catch2/catch.hpp>
+
+#include "runner_build_config.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> read_lines(const fs::path& p) {
+  std::ifstream in(p);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// "src/util/  ..." lines of the README's layout block, in order.
+std::map<std::string, int> readme_layers() {
+  std::map<std::string, int> rank;
+  bool in_layout = false;
+  static const std::regex folder(R"(^src/([a-z_]+)/)");
+  for (const auto& line : read_lines(fs::path(RUNNER_SOURCE_ROOT) / "README.md")) {
+    if (line.rfind("## Project layout", 0) == 0) in_layout = true;
+    else if (in_layout && line.rfind("## ", 0) == 0) break;
+    std::smatch m;
+    if (in_layout && std::regex_search(line, m, folder)) rank.emplace(m[1], static_cast<int>(rank.size()));
+  }
+  return rank;
+}
+
+std::vector<fs::path> sources_under(const fs::path& dir) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().extension() == ".cpp" || e.path().extension() == ".h") out.push_back(e.path());
+  return out;
+}
+
+// Top-level and member function bodies: a line ending in "{" whose text looks
+// like a signature, measured to the line holding its matching "}".
+std::vector<std::pair<std::string, size_t>> function_lengths(const fs::path& file) {
+  static const std::regex signature(R"(^\s*[A-Za-z_~][\w:<>,\s\*&~]*\([^;]*\)[\w\s&]*(->.*)?\{$)");
+  static const std::regex control(R"(^\s*(if|for|while|switch|catch|else|do|return)\b)");
+  std::vector<std::pair<std::string, size_t>> out;
+  auto lines = read_lines(file);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (!std::regex_match(lines[i], signature) || std::regex_search(lines[i], control)) continue;
+    int depth = 0;
+    for (size_t j = i; j < lines.size(); ++j) {
+      for (char c : lines[j]) depth += c == '{' ? 1 : c == '}' ? -1 : 0;
+      if (depth <= 0) {
+        out.push_back({file.filename().string() + ":" + std::to_string(i + 1), j - i + 1});
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("layering: no include reaches up to a higher layer of the README's layout", "[layering]") {
+  const auto rank = readme_layers();
+  REQUIRE(rank.size() >= 10);
+  const fs::path src = fs::path(RUNNER_SOURCE_ROOT) / "src";
+  static const std::regex include(R"(^#include "([a-z_]+)/)");
+  int checked = 0;
+  for (const auto& dir : fs::directory_iterator(src)) {
+    if (!dir.is_directory() || dir.path().filename() == "pch") continue;
+    const std::string own = dir.path().filename().string();
+    INFO("folder src/" << own);
+    REQUIRE(rank.count(own) == 1);  // every folder has its place in the README
+    for (const auto& file : sources_under(dir.path()))
+      for (const auto& line : read_lines(file)) {
+        std::smatch m;
+        if (!std::regex_search(line, m, include) || !rank.count(m[1])) continue;
+        INFO(file.string() << ": " << line);
+        CHECK(rank.at(m[1]) <= rank.at(own));
+        ++checked;
+      }
+  }
+  CHECK(checked > 100);
+}
+
+TEST_CASE("layering: no function in src/run or src/train is over 60 lines", "[layering]") {
+  size_t measured = 0;
+  for (const char* dir : {"run", "train"})
+    for (const auto& file : sources_under(fs::path(RUNNER_SOURCE_ROOT) / "src" / dir))
+      for (const auto& [where, length] : function_lengths(file)) {
+        INFO(where << " is " << length << " lines");
+        CHECK(length <= 60);
+        ++measured;
+      }
+  CHECK(measured > 50);
+}
