@@ -6,7 +6,7 @@
 #include "golden.h"
 #include "model/distilbert.h"
 #include "registry/registry.h"
-#include "run/run_dir.h"
+#include "util/cpu_info.h"
 #include "util/sha256.h"
 
 #include <cmath>
