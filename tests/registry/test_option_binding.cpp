@@ -90,10 +90,11 @@ TEST_CASE("options: every [run] option reaches its RunSettings field", "[options
 }
 
 TEST_CASE("options: a choice bound to an enum lists exactly the enum's names", "[options]") {
-  const OptionSpec* precision = find_option(train_options().specs(), "precision");
+  const std::vector<OptionSpec> train = train_options().specs(), data = data_options().specs();
+  const OptionSpec* precision = find_option(train, "precision");
   REQUIRE(precision);
   CHECK(precision->choices == std::vector<std::string>{"fp32", "bf16", "fp16"});
-  const OptionSpec* sampler = find_option(data_options().specs(), "sampler");
+  const OptionSpec* sampler = find_option(data, "sampler");
   REQUIRE(sampler);
   CHECK(sampler->choices == std::vector<std::string>{"random", "sequential", "group_by_length"});
 }
