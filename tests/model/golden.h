@@ -172,7 +172,7 @@ inline ParityErrors check_forward_backward(SequenceClassifier& model, const nloh
     CHECK(rel_err(out.hidden_states[i].norm().item<double>(), norms.at(i)) <= 1e-5);
   CHECK(max_abs_diff(out.hidden_states.back().select(1, 0), float_tensor(expected.at("cls_last_hidden"))) <= 1e-5);
   // padding_idx: the [PAD] row of the word embeddings never gets a gradient.
-  const auto& word = model.named_parameters()[expected.at("param_names_in_order").at(0).get<std::string>()];
+  const torch::Tensor word = model.named_parameters()[expected.at("param_names_in_order").at(0).get<std::string>()];
   CHECK(word.grad()[0].abs().max().item<double>() == 0.0);
   WARN("logits max abs error " << e.logits << ", loss relative error " << e.loss << ", global grad norm "
        << "relative error " << e.global_grad << ", worst per-parameter " << e.worst_grad);
