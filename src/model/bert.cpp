@@ -1,5 +1,7 @@
 #include "model/bert.h"
 
+#include "model/encoder_ops.h"
+
 #include <torch/version.h>
 
 #include <limits>
@@ -10,10 +12,6 @@ namespace {
 torch::nn::LayerNorm make_layer_norm(const BertConfig& c) {
   return torch::nn::LayerNorm(
       torch::nn::LayerNormOptions({c.hidden_size}).eps(c.layer_norm_eps).elementwise_affine(true));
-}
-
-torch::Tensor apply_dropout(const torch::Tensor& x, double p, bool training) {
-  return p > 0.0 && training ? torch::dropout(x, p, true) : x;
 }
 
 // aten::linear, the op Python's F.linear calls. The C++ torch::nn::Linear module
@@ -47,7 +45,7 @@ torch::Tensor BertEmbeddings::forward(const torch::Tensor& input_ids,
                                       const torch::Tensor& position_ids) {
   auto x = word_embeddings(input_ids) + token_type_embeddings(token_type_ids);
   x = x + position_embeddings(position_ids);
-  return apply_dropout(layer_norm(x), dropout_p, is_training());
+  return train_dropout(layer_norm(x), dropout_p, is_training());
 }
 
 BertSelfAttention::BertSelfAttention(const BertConfig& c)
@@ -67,7 +65,7 @@ torch::Tensor BertSelfAttention::attend(const torch::Tensor& q, const torch::Ten
   // Hugging Face's eager path, op for op: matmul, divide by sqrt(d), add mask, softmax.
   auto scores = torch::matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(head_dim));
   auto probs = torch::softmax(scores + mask, -1);
-  return torch::matmul(apply_dropout(probs, dropout_p, is_training()), v);
+  return torch::matmul(train_dropout(probs, dropout_p, is_training()), v);
 #endif
 }
 
@@ -89,7 +87,7 @@ BertResidualOutput::BertResidualOutput(int64_t in, const BertConfig& c)
 }
 
 torch::Tensor BertResidualOutput::forward(const torch::Tensor& x, const torch::Tensor& residual) {
-  return layer_norm(apply_dropout(apply_linear(dense, x), dropout_p, is_training()) + residual);
+  return layer_norm(train_dropout(apply_linear(dense, x), dropout_p, is_training()) + residual);
 }
 
 BertAttention::BertAttention(const BertConfig& c) {
@@ -106,10 +104,7 @@ BertIntermediate::BertIntermediate(const BertConfig& c) : act(c.hidden_act) {
 }
 
 torch::Tensor BertIntermediate::forward(const torch::Tensor& x) {
-  auto h = apply_linear(dense, x);
-  if (act == "gelu") return torch::gelu(h);  // exact erf form
-  if (act == "relu") return torch::relu(h);
-  return torch::gelu(h, "tanh");  // gelu_new, gelu_pytorch_tanh
+  return hf_activation(act, apply_linear(dense, x));
 }
 
 BertLayer::BertLayer(const BertConfig& c) {
@@ -181,23 +176,14 @@ torch::Tensor BertForSequenceClassification::encode_padded(const ModelBatch& b,
   return pool(h.select(1, 0));
 }
 
-torch::Tensor BertForSequenceClassification::loss(const torch::Tensor& logits,
-                                                  const torch::Tensor& labels) const {
-  if (config_.num_labels == 1 || config_.problem_type == "regression")
-    return torch::mse_loss(logits.squeeze(), labels.squeeze().to(logits.scalar_type()));
-  return torch::cross_entropy_loss(logits.view({-1, config_.num_labels}), labels.view({-1}));
-}
-
 ModelOutput BertForSequenceClassification::forward(const ModelBatch& b, const ForwardOptions& o) {
   ModelOutput out;
-  // The packed path needs every sequence to start at column 0 (the pooler reads
-  // it); hidden states are returned padded, as Hugging Face returns them.
-  bool unpadded = execution_ == Execution::Unpadded && !o.output_hidden_states &&
-                  b.attention_mask.select(1, 0).all().item<bool>();
-  out.pooled = unpadded ? encode_unpadded(b) : encode_padded(b, o, out);
-  auto dropped = apply_dropout(out.pooled, config_.effective_classifier_dropout(), is_training());
+  out.pooled = runs_unpadded(execution_, b, o) ? encode_unpadded(b) : encode_padded(b, o, out);
+  auto dropped = train_dropout(out.pooled, config_.effective_classifier_dropout(), is_training());
   out.logits = apply_linear(classifier_, dropped);
-  if (b.labels.defined()) out.loss = loss(out.logits, b.labels);
+  if (b.labels.defined())
+    out.loss = sequence_classification_loss(out.logits, b.labels, config_.num_labels,
+                                            config_.problem_type);
   return out;
 }
 

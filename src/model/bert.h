@@ -111,7 +111,6 @@ class BertForSequenceClassification : public SequenceClassifier {
   torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o, ModelOutput& out);
   torch::Tensor encode_unpadded(const ModelBatch& b);  // returns the pooled output
   torch::Tensor pool(const torch::Tensor& first_tokens);
-  torch::Tensor loss(const torch::Tensor& logits, const torch::Tensor& labels) const;
 
   BertConfig config_;
   Execution execution_ = Execution::Unpadded;

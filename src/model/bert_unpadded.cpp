@@ -18,17 +18,14 @@ torch::Tensor BertForSequenceClassification::encode_unpadded(const ModelBatch& b
   a.batch = b.input_ids.size(0);
   a.length = b.input_ids.size(1);
   a.additive_mask = additive_attention_mask(b.attention_mask);
-  a.token_index = torch::nonzero(b.attention_mask.reshape({-1})).squeeze(1);  // ascending
+  PackedTokens packed = pack_tokens(b.attention_mask);
+  a.token_index = packed.token_index;
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
   auto types = b.token_type_ids.reshape({-1}).index_select(0, a.token_index);
   auto positions = a.token_index.remainder(a.length);
   auto h = embeddings_->forward(ids, types, positions);  // [T, H]
   for (const auto& layer : *layers_) h = layer->as<BertLayer>()->forward(h, a);
-  // Row r's first token (column 0, present by the caller's check) sits after
-  // the real tokens of rows 0..r-1.
-  auto lengths = b.attention_mask.ne(0).sum(1);
-  auto starts = torch::cumsum(lengths, 0) - lengths;
-  return pool(h.index_select(0, starts));
+  return pool(h.index_select(0, packed.first_token));
 }
 
 }  // namespace runner

@@ -50,11 +50,22 @@ nlohmann::json read_config_json(const std::string& folder) {
   return j;
 }
 
-std::vector<std::string> known_model_types() {
-  std::vector<std::string> types;
-  for (const Component* c : registry().list(Kind::Model))
-    if (!c->spec.hf_model_type.empty()) types.push_back(c->spec.hf_model_type);
-  return types;
+// The Model component that reads `config`'s model_type; `path` names the file in errors.
+std::string component_for_config(const nlohmann::json& config, const std::string& path) {
+  const std::string known = fmt::format("{}", fmt::join(known_model_types(registry()), ", "));
+  const nlohmann::json type = config.value("model_type", nlohmann::json());
+  if (!type.is_string())
+    folder_error(path, "model_type",
+                 fmt::format("expected the model type as a string, found {}",
+                             type.is_null() ? "none" : type.dump()),
+                 "known model types: " + known);
+  const Component* c = find_model_type(registry(), type.get<std::string>());
+  if (!c)
+    folder_error(path, "model_type",
+                 fmt::format("unknown model_type \"{}\" (known model types: {})",
+                             type.get<std::string>(), known),
+                 "the runner trains the families it lists; `runner plugins` shows every model");
+  return c->spec.name;
 }
 
 // Builds the modules from the family's config, then loads `weights` into them
@@ -112,27 +123,13 @@ std::shared_ptr<SequenceClassifier> make_model(const nlohmann::json& section,
 }
 
 std::string model_component_for_folder(const std::string& folder) {
-  nlohmann::json config = read_config_json(folder);
-  std::string path = (fs::path(folder) / "config.json").string();
-  const nlohmann::json type = config.value("model_type", nlohmann::json());
-  if (!type.is_string())
-    folder_error(path, "model_type",
-                 fmt::format("expected the model type as a string, found {}",
-                             type.is_null() ? "none" : type.dump()),
-                 fmt::format("known model types: {}", fmt::join(known_model_types(), ", ")));
-  const Component* c = find_model_type(registry(), type.get<std::string>());
-  if (!c)
-    folder_error(path, "model_type",
-                 fmt::format("unknown model_type \"{}\" (known model types: {})",
-                             type.get<std::string>(), fmt::join(known_model_types(), ", ")),
-                 "the runner trains the families it lists; `runner plugins` shows every model");
-  return c->spec.name;
+  return component_for_config(read_config_json(folder), (fs::path(folder) / "config.json").string());
 }
 
 LoadedModel load_model_folder(const std::string& folder, const std::string& weights) {
-  std::string component = model_component_for_folder(folder);
   std::string where = (fs::path(folder) / "config.json").string();
-  return construct_and_load(component, read_config_json(folder), where,
+  nlohmann::json config = read_config_json(folder);
+  return construct_and_load(component_for_config(config, where), config, where,
                             weights.empty() ? folder : weights);
 }
 

@@ -189,12 +189,9 @@ struct SectionResolver {
     if (j.is_discarded() || !j.is_object() || !j.contains("model_type")) return nullptr;
     std::string type = j["model_type"].is_string() ? j["model_type"].get<std::string>() : j["model_type"].dump();
     if (const Component* c = find_model_type(reg, type)) return c;
-    std::vector<std::string> known;
-    for (const Component* c : reg.list(*spec.component_kind))
-      if (!c->spec.hf_model_type.empty()) known.push_back(c->spec.hf_model_type);
     diags.push_back(make_error(folder->loc, spec.name + "." + spec.folder_option,
                                fmt::format("{} has model_type \"{}\", which no model reads (known model "
-                                           "types: {})", config.string(), type, join(known)),
+                                           "types: {})", config.string(), type, join(known_model_types(reg))),
                                "point it at a folder of a known family, or load the plugin that reads it"));
     return nullptr;
   }

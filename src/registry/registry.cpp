@@ -74,6 +74,13 @@ const Component* find_model_type(const Registry& r, const std::string& model_typ
   return nullptr;
 }
 
+std::vector<std::string> known_model_types(const Registry& r) {
+  std::vector<std::string> types;
+  for (const Component* c : r.list(Kind::Model))
+    if (!c->spec.hf_model_type.empty()) types.push_back(c->spec.hf_model_type);
+  return types;
+}
+
 Registry& registry() {
   static Registry instance;
   static std::once_flag once;

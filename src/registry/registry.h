@@ -77,6 +77,8 @@ auto instantiate(Kind kind, const std::string& name, Args&&... args) {
 
 // The registered Model component whose hf_model_type is `model_type`; null if none.
 const Component* find_model_type(const Registry& r, const std::string& model_type);
+// Every config.json model_type a registered Model component reads, by component name.
+std::vector<std::string> known_model_types(const Registry& r);
 
 // Fills `r` with every built-in component; defined in registry/builtins.cpp.
 void register_builtins(Registry& r);
