@@ -26,6 +26,8 @@
 #include "util/diagnostic.h"
 #include "util/paths.h"
 
+#include "bench_timing.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -38,36 +40,11 @@ using namespace runner;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-// One timed round: each step's seconds, and the round's totals.
-struct Round {
-  std::vector<double> step_seconds;
-  long long samples = 0, tokens = 0;
-  double seconds() const { return std::accumulate(step_seconds.begin(), step_seconds.end(), 0.0); }
-  double samples_per_s() const { return samples / seconds(); }
-  double tokens_per_s() const { return tokens / seconds(); }
-};
+using namespace bench;
 
 struct Shape {
   std::string preset;
   long long steps;
-};
-
-double seconds_between(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
-
-// Takes the time of every optimizer step from the Trainer's progress events.
-struct StepClock : Logger {
-  Clock::time_point last;
-  std::vector<double> step_seconds;
-  void log(const nlohmann::json& e) override {
-    if (e.value("event", "") != "progress") return;
-    auto now = Clock::now();
-    step_seconds.push_back(seconds_between(last, now));
-    last = now;
-  }
 };
 
 Recipe load_bench_recipe(const std::string& preset) {
@@ -101,7 +78,8 @@ Round plain_loop(SequenceClassifier& model, const std::vector<TrainBatch>& batch
 
 Round runner_loop(const Recipe& r, std::shared_ptr<SequenceClassifier> model, RunData& data,
                   long long steps) {
-  const nlohmann::json d = r.section("data"), o = r.section("optimizer");
+  const nlohmann::json o = r.section("optimizer");
+  const DataSettings d = data_settings_from(r.section("data"));
   SplitBatchSource source(data.train, data.train_split, train_sampler_config(d, 42), data.padding,
                           torch::kCPU);
   TrainerConfig cfg = trainer_config_from(r.section("train"));
@@ -118,36 +96,15 @@ Round runner_loop(const Recipe& r, std::shared_ptr<SequenceClassifier> model, Ru
   return round;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-// The sum over batches of each batch's median step time across the rounds.
-double sum_of_step_medians(const std::vector<Round>& rounds) {
-  double total = 0;
-  for (size_t i = 0; i < rounds.front().step_seconds.size(); ++i) {
-    std::vector<double> times;
-    for (const auto& r : rounds) times.push_back(r.step_seconds.at(i));
-    total += median(times);
-  }
-  return total;
-}
-
-const Round& fastest(const std::vector<Round>& rounds) {
-  return *std::min_element(rounds.begin(), rounds.end(),
-                           [](const Round& a, const Round& b) { return a.seconds() < b.seconds(); });
-}
-
 void bench_shape(const Shape& shape, int pairs) {
   Recipe r = load_bench_recipe(shape.preset);
-  RunData data = open_data(r.section("data"), r.section("tokenizer"));
-  tokenize_data(data, r.section("data"), [](const nlohmann::json&) {});
+  const DataSettings settings = data_settings_from(r.section("data"));
+  RunData data = open_data(settings, r.section("data"), r.section("tokenizer"));
+  tokenize_data(data, settings, r.section("data"), [](const nlohmann::json&) {});
   const DatasetInfo& info = data.dataset->info();
   torch::manual_seed(42);
   auto model = make_model(r.section("model"), ModelContext{info.num_labels, info.label_names});
-  SplitBatchSource source(data.train, data.train_split, train_sampler_config(r.section("data"), 42),
+  SplitBatchSource source(data.train, data.train_split, train_sampler_config(settings, 42),
                           data.padding, torch::kCPU);
   source.start_epoch(0);
   std::vector<TrainBatch> batches;
@@ -188,7 +145,7 @@ int main(int argc, char** argv) {
   long long steps_mini = argc > 1 ? std::atoll(argv[1]) : 20;
   long long steps_base = argc > 2 ? std::atoll(argv[2]) : 3;
   int pairs = argc > 3 ? std::atoi(argv[3]) : 9;
-  int threads = apply_thread_setting(nlohmann::json::object());
+  int threads = apply_thread_setting(RunSettings{});
   fmt::print("bench/train: MRPC train batches of 32 (max length 128, dynamic padding), {} threads, "
              "{} timed pairs per shape; rates are each side's fastest round\n",
              threads, pairs);

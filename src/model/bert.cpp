@@ -1,5 +1,6 @@
 #include "model/bert.h"
 
+#include "model/batched_matmul.h"
 #include "model/encoder_ops.h"
 
 #include <torch/version.h>
@@ -63,9 +64,9 @@ torch::Tensor BertSelfAttention::attend(const torch::Tensor& q, const torch::Ten
   return at::scaled_dot_product_attention(q, k, v, mask, is_training() ? dropout_p : 0.0);
 #else
   // Hugging Face's eager path, op for op: matmul, divide by sqrt(d), add mask, softmax.
-  auto scores = torch::matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(head_dim));
+  auto scores = batched_matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(head_dim));
   auto probs = torch::softmax(scores + mask, -1);
-  return torch::matmul(train_dropout(probs, dropout_p, is_training()), v);
+  return batched_matmul(train_dropout(probs, dropout_p, is_training()), v);
 #endif
 }
 

@@ -1,3 +1,4 @@
+#include "model/batched_matmul.h"
 #include "model/distilbert.h"
 
 #include "model/encoder_ops.h"
@@ -64,10 +65,10 @@ DistilBertSelfAttention::DistilBertSelfAttention(const DistilBertConfig& c)
 torch::Tensor DistilBertSelfAttention::attend(const torch::Tensor& q, const torch::Tensor& k,
                                               const torch::Tensor& v, const torch::Tensor& padding) {
   // DistilBERT scales q before the product and fills (not adds) the mask.
-  auto scores = torch::matmul(q / std::sqrt(static_cast<double>(head_dim)), k.transpose(2, 3));
+  auto scores = batched_matmul(q / std::sqrt(static_cast<double>(head_dim)), k.transpose(2, 3));
   scores = scores.masked_fill(padding, lowest_value(scores.scalar_type()));
   auto weights = train_dropout(torch::softmax(scores, -1), dropout_p, is_training());
-  return torch::matmul(weights, v);
+  return batched_matmul(weights, v);
 }
 
 torch::Tensor DistilBertSelfAttention::forward(const torch::Tensor& x, const DistilBertAttentionInputs& a) {

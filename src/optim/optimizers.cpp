@@ -1,7 +1,8 @@
-// adamw, adam and sgd, each a transcription of torch 1.13's _single_tensor_*
-// functions op for op (same ops, same scalar arithmetic in double), so results
-// match torch.optim bit for bit on the same LibTorch build.
+// adamw, adam and sgd with the arithmetic of torch 1.13's _single_tensor_*
+// functions (same float operations, scalars computed in double as torch does);
+// Adam on float32 CPU parameters runs fused, one pass per parameter (fused_adam.h).
 #include "optim/optimizer.h"
+#include "optim/fused_adam.h"
 #include "registry/builtins.h"
 #include "registry/registry.h"
 #include "util/diagnostic.h"
@@ -114,8 +115,37 @@ class Adam : public Optimizer {
     return s;
   }
 
-  void update(torch::Tensor& p, torch::Tensor grad, AdamSlot& s, double lr, double wd) {
+  void update(torch::Tensor& p, const torch::Tensor& grad, AdamSlot& s, double lr, double wd) {
     s.step.add_(1);
+    const double step = s.step.item<float>();
+    const double bias_correction1 = 1 - std::pow(o_.beta1, step);
+    const double bias_correction2 = 1 - std::pow(o_.beta2, step);
+    AdamScalars k;
+    k.decoupled = o_.decoupled;
+    k.decay_factor = static_cast<float>(1 - lr * wd);
+    k.weight_decay = static_cast<float>(wd);
+    k.beta1 = static_cast<float>(o_.beta1), k.one_minus_beta1 = static_cast<float>(1 - o_.beta1);
+    k.beta2 = static_cast<float>(o_.beta2), k.one_minus_beta2 = static_cast<float>(1 - o_.beta2);
+    k.bias_correction2_sqrt = static_cast<float>(std::sqrt(bias_correction2));
+    k.eps = static_cast<float>(o_.eps);
+    k.neg_step_size = static_cast<float>(-(lr / bias_correction1));
+    if (fusable(p, grad, s))
+      fused_adam_step(p.data_ptr<float>(), grad.data_ptr<float>(), s.exp_avg.data_ptr<float>(),
+                      s.exp_avg_sq.data_ptr<float>(), p.numel(), k);
+    else
+      update_with_ops(p, grad, s, lr, wd, lr / bias_correction1, std::sqrt(bias_correction2));
+  }
+
+  static bool fusable(const torch::Tensor& p, const torch::Tensor& grad, const AdamSlot& s) {
+    for (const torch::Tensor* t : {&p, &grad, &s.exp_avg, &s.exp_avg_sq})
+      if (!t->device().is_cpu() || t->scalar_type() != torch::kFloat32 || !t->is_contiguous())
+        return false;
+    return grad.numel() == p.numel();
+  }
+
+  // Other devices and dtypes: torch's own op sequence (the same arithmetic).
+  void update_with_ops(torch::Tensor& p, torch::Tensor grad, AdamSlot& s, double lr, double wd,
+                       double step_size, double bias_correction2_sqrt) {
     if (o_.decoupled) {
       p.mul_(1 - lr * wd);
     } else if (wd != 0) {
@@ -123,11 +153,6 @@ class Adam : public Optimizer {
     }
     s.exp_avg.mul_(o_.beta1).add_(grad, 1 - o_.beta1);
     s.exp_avg_sq.mul_(o_.beta2).addcmul_(grad, grad, 1 - o_.beta2);
-    double step = s.step.item<float>();
-    double bias_correction1 = 1 - std::pow(o_.beta1, step);
-    double bias_correction2 = 1 - std::pow(o_.beta2, step);
-    double step_size = lr / bias_correction1;
-    double bias_correction2_sqrt = std::sqrt(bias_correction2);
     torch::Tensor denom = (s.exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(o_.eps);
     p.addcdiv_(s.exp_avg, denom, -step_size);
   }

@@ -21,6 +21,13 @@ void zero_gradients(const std::vector<NamedParameter>& params) {
     if (p.tensor.grad().defined()) p.tensor.mutable_grad().zero_();
 }
 
+// zero_grad(set_to_none=True): the next backward hands each parameter its fresh
+// gradient instead of adding it to zeros, which saves a fill and an add over
+// every parameter (44 MB on BERT-Mini) per step. The values are the same: 0 + g == g.
+void release_gradients(const std::vector<NamedParameter>& params) {
+  for (const auto& p : params) p.tensor.mutable_grad().reset();
+}
+
 // LibTorch errors carry a C++ backtrace after the message.
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
@@ -207,8 +214,13 @@ void Trainer::optimizer_step() {
     ++state_.scheduler_step;  // a skipped step does not advance the schedule
   }
   scaler_.update(found_inf && scaler_.enabled());
-  optimizer_->zero_grad();
-  if (parallel_) zero_gradients(parallel_->all_parameters());
+  // Data parallelism keeps its gradients: the gradient exchange writes into them in place.
+  if (parallel_) {
+    optimizer_->zero_grad();
+    zero_gradients(parallel_->all_parameters());
+  } else {
+    release_gradients(optimizer_->parameters());
+  }
   ++state_.global_step;
   if (window_loss_.defined() && !(parallel_ && bad_loss)) {  // every rank has a loss, or none logs
     torch::Tensor mean_loss = window_loss_ / static_cast<double>(window_micro_);
