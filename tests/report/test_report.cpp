@@ -19,17 +19,10 @@ using runner::test::FakeRun;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::string report_of(const std::vector<std::string>& paths, const std::string& out) {
   std::ostringstream o, e;
   REQUIRE(run_report_command({paths, out}, o, e) == 0);
-  return slurp(out);
+  return runner::test::read_text(out);
 }
 
 // The <svg id="..."> element of a chart, or "" when the page has none.
@@ -185,6 +178,6 @@ TEST_CASE("bad report input is exit 2 naming the path, and an earlier report is 
   auto folder = runner::test::run_command(exe + " report " + dir + "/runs --out " + out);
   CHECK(folder.exit_code == 2);
   CHECK(folder.out.find("runner ls") != std::string::npos);  // a folder of runs: the hint says how to list them
-  CHECK(slurp(out) == "earlier report");
+  CHECK(runner::test::read_text(out) == "earlier report");
   CHECK(runner::test::run_command(exe + " report").exit_code == 2);
 }
