@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the runner needs from Debian 12 packages (only what is missing),
-# then configures and builds it in ./build. Safe to run again: it does only what
-# is left to do. Usage: scripts/setup.sh [--debug]
+# then configures and builds the runner (alone: scripts/test.sh builds the tests)
+# in ./build, through ccache, printing its progress. Safe to run again: it does
+# only what is left to do. Usage: scripts/setup.sh [--debug]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +12,8 @@ PACKAGES=(
   libopenblas0-openmp         # without it LibTorch falls back to reference BLAS (~20x slower)
   libtomlplusplus-dev libyaml-cpp-dev libfmt-dev nlohmann-json3-dev libvalijson-dev
   libutf8proc-dev libssl-dev catch2
+  libprotobuf-dev protobuf-compiler  # the tensorboard logger's event files
+  ccache                      # Meson compiles through it when it is installed: rebuilds are fast
 )
 
 log_dir=build-logs
@@ -43,9 +46,29 @@ if [[ ! -f build/build.ninja ]]; then
   meson setup build --buildtype="$buildtype" >"$log_dir/meson-setup.log" 2>&1 || {
     tail -n 30 "$log_dir/meson-setup.log" >&2; exit 1; }
 fi
-echo "setup: building (the first build takes a few minutes; log in $log_dir/build.log)"
+echo "setup: building ./build/runner (the tests are built by scripts/test.sh; log in $log_dir/build.log)"
 start=$(date +%s)
-if ! ninja -C build >"$log_dir/build.log" 2>&1; then
+# ninja's "[done/total]" lines, shown as a percentage every 10% (or live on a terminal).
+progress() {
+  local last=-10 line n total pct
+  while IFS= read -r line; do
+    echo "$line" >>"$log_dir/build.log"
+    [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]] || continue
+    n=${BASH_REMATCH[1]} total=${BASH_REMATCH[2]} pct=$((100 * n / total))
+    if [[ -t 1 ]]; then
+      printf '\rsetup: %3d%% (%d/%d) after %d s' "$pct" "$n" "$total" $(($(date +%s) - start))
+    elif ((pct >= last + 10)); then
+      echo "setup: $pct% ($n/$total) after $(($(date +%s) - start)) s"
+      last=$pct
+    fi
+  done
+  [[ -t 1 ]] && echo
+  return 0
+}
+: >"$log_dir/build.log"
+rc=0
+ninja -C build runner 2>&1 | progress || rc=$?  # pipefail: ninja's status
+if ((rc != 0)); then
   grep -E "error|FAILED" "$log_dir/build.log" | head -n 30 >&2
   echo "setup: the build failed; full log in $log_dir/build.log" >&2
   exit 1

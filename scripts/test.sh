@@ -9,7 +9,12 @@ export RUNNER_CACHE=${RUNNER_CACHE:-$PWD/build/test-cache}  # keep test runs off
 # Two test areas run at once on the same cores: OpenMP threads that spin while
 # waiting would steal the cores from each other (measured: most of the time in libgomp).
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
-ninja -C build >/dev/null || { echo "test: the build failed; run scripts/setup.sh" >&2; exit 1; }
+# scripts/setup.sh builds the runner alone; the first test run builds the tests
+# (several minutes on 2 cores; through ccache when it is installed).
+[[ -x build/tests/unit_core ]] || echo "test: building the tests (the first time takes a few minutes)" >&2
+ninja -C build >build/test-build.log 2>&1 || {
+  grep -E "error|FAILED" build/test-build.log | head -n 30 >&2
+  echo "test: the build failed (build/test-build.log); run scripts/setup.sh" >&2; exit 1; }
 
 # With no test names, everything but the slow suite (the SST-2 end-to-end run).
 (($#)) || set -- --no-suite slow

@@ -109,7 +109,7 @@ struct ArgParser {
                           out.positionals_.size() == 1 ? "" : "s");
       return false;
     }
-    if (out.positionals_.size() > cmd.positionals.size()) {
+    if (out.positionals_.size() > cmd.positionals.size() && !cmd.last_positional_repeats) {
       error = fmt::format("unexpected argument \"{}\" for `runner {}`",
                           out.positionals_[cmd.positionals.size()], cmd.name);
       return false;
@@ -127,6 +127,7 @@ bool parse_command_args(const CommandSpec& cmd, const std::vector<std::string>& 
 static std::string usage_line(const CommandSpec& cmd) {
   std::string s = "usage: runner " + cmd.name;
   for (const auto& p : cmd.positionals) s += p.required ? " " + p.name : " [" + p.name + "]";
+  if (cmd.last_positional_repeats) s += "...";
   for (const auto& name : cmd.flags) {
     const FlagSpec* f = find_flag(name);
     std::string one = f->metavar.empty() ? f->name : f->name + " " + f->metavar;

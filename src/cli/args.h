@@ -50,6 +50,7 @@ struct CommandSpec {
   std::vector<PositionalSpec> positionals;
   std::vector<std::string> flags;  // names from flag_table()
   std::function<int(const ParsedArgs&)> handler;
+  bool last_positional_repeats = false;  // PATH... : the last positional takes any number >= 1
 };
 
 const std::vector<FlagSpec>& flag_table();

@@ -36,6 +36,9 @@ const std::vector<FlagSpec>& flag_table() {
       {"--write-baseline", "RUN_DIR", "Print a baseline JSON of a completed run (metrics, recipe hash, environment)"},
       {"--checkpoint", "NAME", "step-00000042 (or 42), best, or final; default the newest valid checkpoint"},
       {"--to", "DIR", "Folder to create (it must not exist, or be empty)"},
+      {"--out", "FILE", "Where to write the HTML report (default report.html; replaced atomically)"},
+      {"--json", "", "Print JSON for scripts instead of a table"},
+      {"--defaults", "", "Write the default recipe without asking (MRPC, BERT-Mini, fp32, batch 32, 3 epochs)"},
   };
   return flags;
 }
@@ -79,6 +82,15 @@ const std::vector<CommandSpec>& command_table() {
        {"--metric", "--abs-tol", "--rel-tol", "--direction", "--write-baseline"}, cmd_compare},
       {"export", "Write a run's checkpoint as a Hugging Face folder (config.json, model.safetensors, tokenizer)",
        {{"RUN_DIR", "a run directory written by runner run"}}, {"--checkpoint", "--to"}, cmd_export},
+      {"report", "Write one self-contained HTML report (charts, identity, differences) of a run, "
+                 "several runs overlaid, or a sweep",
+       {{"PATH", "a run directory, several run directories, or a sweep directory"}}, {"--out"},
+       cmd_report, true},
+      {"ls", "List the runs under DIR (default runs/), newest first: status, steps, best metric, speed",
+       {{"DIR", "a folder of runs, e.g. runs/ or runs/<name>", false}}, {"--json"}, cmd_ls},
+      {"init", "Write a commented recipe from a few questions (task, model, precision this machine "
+               "offers, batch size, epochs, processes); it is validated before it is written",
+       {{"RECIPE", "the recipe file to write (default recipe.toml)", false}}, {"--defaults"}, cmd_init},
       {"version", "Show the runner version, git commit and LibTorch version", {}, {}, cmd_version},
   };
   return commands;

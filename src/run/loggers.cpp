@@ -1,6 +1,7 @@
 #include "train/logger.h"
 #include "registry/builtins.h"
 #include "registry/registry.h"
+#include "run/tensorboard_logger.h"
 
 #include <fmt/format.h>
 
@@ -140,6 +141,14 @@ void register_loggers(Registry& r) {
               ComponentSpec{Kind::Logger, "text", "Events as plain lines in <run dir>/train.log", {}},
               LoggerFactory([](const nlohmann::json&, const LoggerContext& ctx) {
                 return std::unique_ptr<Logger>(new TextFileLogger(ctx));
+              }));
+  add_builtin(r,
+              ComponentSpec{Kind::Logger, "tensorboard",
+                            "Scalars (train/*, eval/*) as TensorBoard event files in "
+                            "<run dir>/tensorboard/, for `tensorboard --logdir runs/`",
+                            {}},
+              LoggerFactory([](const nlohmann::json&, const LoggerContext& ctx) {
+                return make_tensorboard_logger(ctx);
               }));
 }
 

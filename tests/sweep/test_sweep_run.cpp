@@ -16,15 +16,8 @@ using runner::test::run_command;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 nlohmann::json ledger_of(const std::string& sweep_dir) {
-  return nlohmann::json::parse(slurp(sweep_dir + "/sweep_ledger.json"));
+  return nlohmann::json::parse(runner::test::read_text(sweep_dir + "/sweep_ledger.json"));
 }
 
 // Tiny points: 64 training pairs, one epoch, one thread each.
@@ -68,7 +61,7 @@ TEST_CASE("a sweep killed mid-way loses nothing and reruns only what is left", "
     if (p["state"] == "completed") done = id, ++completed;
   REQUIRE(completed == 1);
   std::string done_run = run_dirs(sweep_dir + "/" + done).at(0);
-  std::string done_summary = slurp(done_run + "/summary.json");
+  std::string done_summary = runner::test::read_text(done_run + "/summary.json");
 
   auto rerun = run_command(sweep_cmd(sweep));
   INFO(rerun.out);
@@ -81,7 +74,7 @@ TEST_CASE("a sweep killed mid-way loses nothing and reruns only what is left", "
     CHECK(run_dirs(sweep_dir + "/" + id).size() == 1);
   }
   // The completed point was not touched again.
-  CHECK(slurp(done_run + "/summary.json") == done_summary);
+  CHECK(runner::test::read_text(done_run + "/summary.json") == done_summary);
   CHECK(rerun.out.find("started " + done) == std::string::npos);
   // Running once more does nothing and still says every point completed.
   auto third = run_command(sweep_cmd(sweep));
@@ -104,7 +97,7 @@ TEST_CASE("an invalid point and a point that fails at run time do not stop the o
   auto r = run_command(sweep_cmd(sweep + " --jobs 2"));
   INFO(r.out);
   CHECK(r.exit_code == 1);
-  nlohmann::json summary = nlohmann::json::parse(slurp(sweep_dir + "/sweep_summary.json"));
+  nlohmann::json summary = nlohmann::json::parse(runner::test::read_text(sweep_dir + "/sweep_summary.json"));
   REQUIRE(summary["points"].size() == 4);
   std::map<std::string, int> by_status;
   for (const auto& p : summary["points"]) ++by_status[p["status"].get<std::string>()];
@@ -117,14 +110,14 @@ TEST_CASE("an invalid point and a point that fails at run time do not stop the o
   CHECK(rows[0]["best"].get<double>() >= rows[1]["best"].get<double>());
   // --jobs 2 divides the CPU threads between the two points running at once.
   nlohmann::json resolved = nlohmann::json::parse(
-      slurp(rows[0]["run_dir"].get<std::string>() + "/recipe.resolved.json"));
+      runner::test::read_text(rows[0]["run_dir"].get<std::string>() + "/recipe.resolved.json"));
   CHECK(resolved["run"]["threads"] == std::max(1u, std::thread::hardware_concurrency() / 2));
   std::string errors = rows[2]["error"].get<std::string>() + rows[3]["error"].get<std::string>();
   CHECK(errors.find("invalid point") != std::string::npos);
   CHECK(errors.find("config.json") != std::string::npos);
-  std::string md = slurp(sweep_dir + "/sweep_summary.md");
+  std::string md = runner::test::read_text(sweep_dir + "/sweep_summary.md");
   CHECK(md.find("2 of 4 points completed") != std::string::npos);
-  CHECK(slurp(sweep_dir + "/sweep_summary.csv").find("rank,point,optimizer.lr,model.pretrained,status") == 0);
+  CHECK(runner::test::read_text(sweep_dir + "/sweep_summary.csv").find("rank,point,optimizer.lr,model.pretrained,status") == 0);
 
   // Failed points are skipped on a rerun unless --retry-failed; --status prints the table.
   auto again = run_command(sweep_cmd(sweep));
@@ -161,7 +154,7 @@ TEST_CASE("a point interrupted by the sweep's death resumes from its checkpoint"
     CHECK(p["state"] == "completed");
     std::vector<std::string> runs = run_dirs(sweep_dir + "/" + id);
     REQUIRE(runs.size() == 1);  // resumed in place, never restarted in a new directory
-    nlohmann::json summary = nlohmann::json::parse(slurp(runs[0] + "/summary.json"));
+    nlohmann::json summary = nlohmann::json::parse(runner::test::read_text(runs[0] + "/summary.json"));
     if (id.find("max_train_examples-512") == 0) {
       CHECK(p["attempts"] == 2);
       CHECK(summary["resumed_from"].is_string());  // continued from a checkpoint

@@ -1,0 +1,103 @@
+// `runner ls [DIR]`: the runs under DIR, newest first.
+#include "report/html.h"
+#include "report/report_command.h"
+#include "report/run_history.h"
+#include "util/diagnostic.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <ostream>
+
+namespace runner {
+namespace fs = std::filesystem;
+
+namespace {
+
+struct LsRow {
+  nlohmann::json fields;           // what --json prints
+  std::vector<std::string> cells;  // what the table prints
+};
+
+nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+LsRow row_of(const RunHistory& r) {
+  std::string best = r.best_value ? fmt::format("{}={:.4f}", r.best_metric, *r.best_value) : "-";
+  std::optional<double> sps = r.samples_per_s();
+  std::string wall = duration_text(r.wall_seconds());
+  LsRow row;
+  row.fields = {{"name", r.name()},          {"dir", r.dir},
+                {"started_utc", r.started_utc()}, {"status", r.status()},
+                {"step", r.step()},          {"total_steps", r.total_steps()},
+                {"best_metric", r.best_metric}, {"best_value", optional_json(r.best_value)},
+                {"best_step", r.best_step ? nlohmann::json(*r.best_step) : nlohmann::json()},
+                {"samples_per_s", optional_json(sps)}, {"wall_seconds", optional_json(r.wall_seconds())}};
+  row.cells = {r.name(), r.started_utc().empty() ? "-" : r.started_utc(), r.status(),
+               fmt::format("{}/{}", r.step(), r.total_steps()), best,
+               sps ? fmt::format("{:.1f}", *sps) : "-", wall.empty() ? "-" : wall, r.dir};
+  return row;
+}
+
+// A run directory whose records cannot be read still gets a line saying so.
+LsRow unreadable_row(const std::string& dir, const InputError& e) {
+  std::string name = fs::path(dir).lexically_normal().parent_path().filename().string();
+  LsRow row;
+  row.fields = {{"name", name}, {"dir", dir}, {"status", "unreadable"}, {"error", e.diagnostic().format()}};
+  row.cells = {name, "-", "unreadable", "-", "-", "-", "-", dir};
+  return row;
+}
+
+std::string table_text(const std::vector<LsRow>& rows) {
+  std::vector<std::string> head = {"NAME", "STARTED (UTC)", "STATUS", "STEP/TOTAL", "BEST", "SAMPLES/S", "WALL", "DIR"};
+  std::vector<size_t> width(head.size());
+  for (size_t c = 0; c < head.size(); ++c) {
+    width[c] = head[c].size();
+    for (const auto& r : rows) width[c] = std::max(width[c], r.cells[c].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (size_t c = 0; c < cells.size(); ++c)
+      out += c + 1 == cells.size() ? cells[c] : fmt::format("{:<{}}  ", cells[c], width[c]);
+    return out + "\n";
+  };
+  std::string out = line(head);
+  for (const auto& r : rows) out += line(r.cells);
+  return out;
+}
+
+}  // namespace
+
+int run_ls_command(const LsOptions& o, std::ostream& out, std::ostream& err) {
+  if (!fs::is_directory(o.dir)) {
+    err << fmt::format("error: {}: no such directory\n  hint: pass the output folder of your runs "
+                       "(run.output_dir, default runs/)\n", o.dir);
+    return 2;
+  }
+  std::vector<LsRow> rows;
+  for (const auto& dir : find_run_dirs(o.dir)) {
+    try {
+      rows.push_back(row_of(load_run_history(dir)));
+    } catch (const InputError& e) {
+      rows.push_back(unreadable_row(dir, e));
+    }
+  }
+  // Newest first: ISO times sort as text; a run folder's name starts with its UTC time too.
+  auto key = [](const LsRow& r) {
+    return r.fields.value("started_utc", std::string()) + " " +
+           fs::path(r.fields.value("dir", std::string())).filename().string();
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const LsRow& a, const LsRow& b) { return key(a) > key(b); });
+  if (o.json) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& r : rows) all.push_back(r.fields);
+    out << all.dump(2) << "\n";
+  } else if (rows.empty()) {
+    out << fmt::format("no runs under {}\n", o.dir);
+  } else {
+    out << table_text(rows);
+  }
+  return 0;
+}
+
+}  // namespace runner

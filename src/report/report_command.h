@@ -1,0 +1,29 @@
+// `runner report PATH... [--out FILE]` and `runner ls [DIR]`: reading run and
+// sweep directories back, for people (HTML, a table) and scripts (--json).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace runner {
+
+struct ReportOptions {
+  std::vector<std::string> paths;  // one or more run directories, or one sweep directory
+  std::string out = "report.html";
+};
+
+// Writes the report atomically (a temporary file renamed into place), so a
+// failed report leaves any earlier file at `out` as it was. Bad input throws
+// InputError (exit 2) naming the path and what to pass instead.
+int run_report_command(const ReportOptions& options, std::ostream& out, std::ostream& err);
+
+struct LsOptions {
+  std::string dir = "runs";
+  bool json = false;
+};
+
+// One line per run under `dir`, newest first; with json an array of objects.
+int run_ls_command(const LsOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace runner

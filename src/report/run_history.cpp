@@ -1,0 +1,153 @@
+#include "report/run_history.h"
+
+#include "run/run_dir.h"
+#include "util/diagnostic.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+namespace runner {
+namespace fs = std::filesystem;
+
+namespace {
+
+nlohmann::json object_at(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_object() ? *it : nlohmann::json::object();
+}
+
+std::optional<double> number_at(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+[[noreturn]] void not_a_run(const std::string& dir, const std::string& what) {
+  throw InputError(make_error(SourceLocation{dir, 0, 0, ""}, "", what,
+                              "pass a run directory written by `runner run` "
+                              "(runs/<name>/<time>-<id>/) or a sweep directory"));
+}
+
+void read_events(const std::string& path, RunHistory& h) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    // A run killed mid-write can leave a partial last line: skip what does not parse.
+    nlohmann::json e = nlohmann::json::parse(line, nullptr, false);
+    if (!e.is_object() || !e.contains("event") || !e["event"].is_string()) continue;
+    const std::string kind = e["event"].get<std::string>();
+    if (kind == "train") h.train.push_back(std::move(e));
+    else if (kind == "eval") h.evals.push_back(std::move(e));
+    else if (kind == "checkpoint") h.checkpoints.push_back(std::move(e));
+    else if (kind == "start" && h.start.empty()) h.start = std::move(e);
+  }
+}
+
+// The best evaluation from summary.json, or from the last eval marked is_best
+// while the run is still going.
+void find_best(RunHistory& h) {
+  nlohmann::json best = object_at(h.summary, "best");
+  h.best_metric = best.value("metric", std::string());
+  if (h.best_metric.empty())
+    h.best_metric = object_at(h.resolved, "train").value("metric_for_best", std::string());
+  if (auto v = number_at(best, "value")) {
+    h.best_value = v;
+    if (auto s = number_at(best, "step")) h.best_step = static_cast<long long>(*s);
+    return;
+  }
+  for (const auto& e : h.evals)
+    if (e.value("is_best", false)) {
+      h.best_step = e.value("step", 0LL);
+      std::string key = h.best_metric.rfind("eval.", 0) == 0 ? h.best_metric.substr(5) : h.best_metric;
+      h.best_value = number_at(e, key.c_str());
+    }
+}
+
+}  // namespace
+
+nlohmann::json read_run_record(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof())
+    throw InputError(make_error(SourceLocation{path, 0, 0, ""}, "", "cannot read this file",
+                                "check that it exists and is readable"));
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(make_error(SourceLocation{path, 0, 0, ""}, "",
+                                "not valid JSON (the text stops making sense at byte " +
+                                    std::to_string(e.byte) + " of " + std::to_string(text.size()) + ")",
+                                "the file is damaged or was cut short; the run's other records are "
+                                "untouched, but this one has to be restored or the run left out"));
+  }
+}
+
+bool looks_like_run_dir(const std::string& dir) {
+  RunPaths p{dir};
+  return fs::is_regular_file(p.summary()) || fs::is_regular_file(p.env());
+}
+
+RunHistory load_run_history(const std::string& dir) {
+  if (!fs::is_directory(dir)) not_a_run(dir, "no such directory");
+  if (!looks_like_run_dir(dir)) not_a_run(dir, "not a run directory: it has neither summary.json nor env.json");
+  RunPaths p{dir};
+  RunHistory h;
+  h.dir = dir;
+  if (fs::exists(p.summary())) h.summary = read_run_record(p.summary());
+  if (fs::exists(p.env())) h.env = read_run_record(p.env());
+  if (fs::exists(p.recipe_resolved())) h.resolved = read_run_record(p.recipe_resolved());
+  for (auto* j : {&h.summary, &h.env, &h.resolved})
+    if (!j->is_object()) *j = nlohmann::json::object();
+  read_events(p.metrics(), h);
+  find_best(h);
+  return h;
+}
+
+std::string RunHistory::name() const {
+  std::string n = object_at(resolved, "run").value("name", std::string());
+  return n.empty() ? fs::path(dir).lexically_normal().parent_path().filename().string() : n;
+}
+
+std::string RunHistory::status() const {
+  return summary.value("status", std::string(env.empty() ? "unknown" : "running"));
+}
+
+std::string RunHistory::started_utc() const { return env.value("started_utc", std::string()); }
+
+long long RunHistory::step() const {
+  if (auto s = number_at(summary, "global_step")) return static_cast<long long>(*s);
+  long long last = 0;
+  for (const auto* list : {&train, &evals, &checkpoints})
+    if (!list->empty()) last = std::max(last, list->back().value("step", 0LL));
+  return last;
+}
+
+long long RunHistory::total_steps() const {
+  if (auto s = number_at(summary, "total_steps")) return static_cast<long long>(*s);
+  return start.value("total_steps", 0LL);
+}
+
+std::optional<double> RunHistory::wall_seconds() const { return number_at(summary, "total_wall_seconds"); }
+
+std::optional<double> RunHistory::samples_per_s() const {
+  if (auto v = number_at(summary, "samples_per_s")) return v;
+  if (!train.empty()) return number_at(train.back(), "samples_per_s");
+  return std::nullopt;
+}
+
+std::vector<std::string> find_run_dirs(const std::string& root, int depth) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) return out;
+  if (looks_like_run_dir(root)) return {root};
+  if (depth <= 0) return out;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    if (!e.is_directory(ec) || e.path().filename() == "checkpoints") continue;
+    auto sub = find_run_dirs(e.path().string(), depth - 1);
+    out.insert(out.end(), sub.begin(), sub.end());
+  }
+  return out;
+}
+
+}  // namespace runner

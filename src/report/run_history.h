@@ -1,0 +1,52 @@
+// Everything a run directory records, read back for reports and `runner ls`:
+// summary.json, env.json, recipe.resolved.json and the events of metrics.jsonl
+// grouped by kind. Reading never writes into the run directory.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace runner {
+
+struct RunHistory {
+  std::string dir;
+  nlohmann::json summary = nlohmann::json::object();
+  nlohmann::json env = nlohmann::json::object();
+  nlohmann::json resolved = nlohmann::json::object();  // the resolved recipe
+  nlohmann::json start = nlohmann::json::object();     // the first "start" event
+  std::vector<nlohmann::json> train, evals, checkpoints;
+
+  std::string name() const;    // run.name, or the run folder's parent's name
+  std::string status() const;  // summary's status; "running" without a summary
+  std::string started_utc() const;  // env.json's started_utc, or ""
+  long long step() const;      // the last step recorded
+  long long total_steps() const;
+  std::optional<double> wall_seconds() const;
+  std::optional<double> samples_per_s() const;  // the run's average, or the last interval's
+  // The best evaluation: metric name, value and step; empty name when none.
+  std::string best_metric;
+  std::optional<double> best_value;
+  std::optional<long long> best_step;
+};
+
+// A JSON record of a run or sweep; a file that is not valid JSON throws
+// InputError naming it and the byte where it breaks.
+nlohmann::json read_run_record(const std::string& path);
+
+// Whether `dir` holds the records of a run (env.json or summary.json).
+bool looks_like_run_dir(const std::string& dir);
+
+// Reads a run directory. A missing directory, one that is not a run directory,
+// or a record that is not valid JSON throws InputError naming the file and
+// what to pass instead. A partial last line of metrics.jsonl (a killed run) is
+// skipped.
+RunHistory load_run_history(const std::string& dir);
+
+// Run directories under `root` (itself included), at most `depth` levels down:
+// runs/<name>/<time>-<id>/ and sweeps' runs/<sweep>/<point>/<time>-<id>/.
+std::vector<std::string> find_run_dirs(const std::string& root, int depth = 4);
+
+}  // namespace runner

@@ -1,0 +1,255 @@
+#include "report/svg_chart.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace runner {
+namespace {
+
+constexpr double kWidth = 640, kPlotTop = 36, kLeft = 76, kRight = 18, kPlotHeight = 220;
+constexpr double kLegendRow = 18;
+constexpr int kPalette = 8;
+
+// One axis: the data range after rounding out to ticks, and its pixel span.
+struct Axis {
+  double lo = 0, hi = 1;
+  bool log = false;
+  double px_lo = 0, px_hi = 1;  // pixel of lo and of hi
+  std::vector<double> ticks;
+  std::vector<std::string> labels;
+
+  double at(double v) const {
+    double t = log ? (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo))
+                   : (v - lo) / (hi - lo);
+    return px_lo + t * (px_hi - px_lo);
+  }
+};
+
+bool usable(double v, bool log) { return std::isfinite(v) && (!log || v > 0); }
+
+std::string number_text(double v) { return fmt::format("{:.6g}", v); }
+
+// [min, max] of the usable x (or y) values over every series; false when none.
+bool data_range(const ChartSpec& spec, bool want_x, double& lo, double& hi) {
+  lo = std::numeric_limits<double>::infinity();
+  hi = -lo;
+  for (const auto& s : spec.series)
+    for (const auto& [x, y] : s.points) {
+      if (!usable(x, spec.x_log) || !usable(y, spec.y_log)) continue;
+      double v = want_x ? x : y;
+      lo = std::min(lo, v), hi = std::max(hi, v);
+    }
+  for (const auto& m : spec.markers)
+    if (want_x && usable(m.x, spec.x_log)) lo = std::min(lo, m.x), hi = std::max(hi, m.x);
+  if (want_x && spec.x_from_zero && lo <= hi) lo = std::min(lo, 0.0);
+  return lo <= hi;
+}
+
+Axis numeric_axis(double lo, double hi, bool log) {
+  Axis a;
+  a.log = log;
+  if (lo == hi && log) {
+    lo *= 0.5, hi *= 2;
+  } else if (lo == hi) {  // one value: centre it in a band around it
+    double pad = lo == 0 ? 1.0 : std::abs(lo) * 0.1;
+    lo -= pad, hi += pad;
+  }
+  a.ticks = log ? log_ticks(lo, hi) : nice_ticks(lo, hi);
+  a.lo = a.ticks.front(), a.hi = a.ticks.back();
+  double step = a.ticks.size() > 1 ? a.ticks[1] - a.ticks[0] : 1.0;
+  for (double t : a.ticks) a.labels.push_back(tick_label(t, log ? t : step));
+  return a;
+}
+
+Axis category_axis(const std::vector<std::string>& names) {
+  Axis a;
+  a.lo = -0.5, a.hi = static_cast<double>(names.size()) - 0.5;
+  for (size_t i = 0; i < names.size(); ++i) {
+    a.ticks.push_back(static_cast<double>(i));
+    a.labels.push_back(names[i].size() > 16 ? names[i].substr(0, 15) + "\u2026" : names[i]);
+  }
+  return a;
+}
+
+std::vector<std::string> legend_labels(const ChartSpec& spec) {
+  std::vector<std::string> out;
+  for (const auto& s : spec.series) out.push_back(s.label);
+  return out;
+}
+
+// Legend items laid out left to right, wrapped to the width: (row, x) of each.
+std::vector<std::pair<int, double>> legend_layout(const std::vector<std::string>& labels) {
+  std::vector<std::pair<int, double>> at;
+  int row = 0;
+  double x = kLeft;
+  for (const auto& l : labels) {
+    double w = 22 + 6.6 * static_cast<double>(std::min<size_t>(l.size(), 60));
+    if (x + w > kWidth - kRight && x > kLeft) ++row, x = kLeft;
+    at.push_back({row, x});
+    x += w + 12;
+  }
+  return at;
+}
+
+std::string axes_svg(const Axis& x, const Axis& y, const ChartSpec& spec, double bottom) {
+  std::string out = "<g class=\"axes\">";
+  for (size_t i = 0; i < y.ticks.size(); ++i) {
+    double py = y.at(y.ticks[i]);
+    out += fmt::format("<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\"/>", kLeft,
+                       kWidth - kRight, py, py);
+    out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>",
+                       kLeft - 6, py + 4, xml_escape(y.labels[i]));
+  }
+  for (size_t i = 0; i < x.ticks.size(); ++i) {
+    double px = x.at(x.ticks[i]);
+    out += fmt::format("<line class=\"grid\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\"/>", px, px,
+                       kPlotTop, bottom);
+    out += fmt::format("<text class=\"tick\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+                       px, bottom + 16, xml_escape(x.labels[i]));
+  }
+  out += fmt::format("<path class=\"axis\" d=\"M{0} {1}V{2}H{3}\"/>", kLeft, kPlotTop, bottom,
+                     kWidth - kRight);
+  out += fmt::format("<text class=\"axis-label\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+                     (kLeft + kWidth - kRight) / 2, bottom + 36, xml_escape(spec.x_label));
+  double mid = (kPlotTop + bottom) / 2;
+  out += fmt::format("<text class=\"axis-label\" transform=\"translate(16 {:.1f}) rotate(-90)\" "
+                     "text-anchor=\"middle\">{}</text>",
+                     mid, xml_escape(spec.y_label));
+  return out + "</g>";
+}
+
+std::string series_svg(const ChartSeries& s, size_t index, const ChartSpec& spec, const Axis& x,
+                       const Axis& y) {
+  std::vector<std::pair<double, double>> pts;
+  for (const auto& p : s.points)
+    if (usable(p.first, spec.x_log) && usable(p.second, spec.y_log)) pts.push_back(p);
+  if (s.line) std::stable_sort(pts.begin(), pts.end());
+  int c = s.colour % kPalette;
+  std::string attrs = fmt::format("data-series=\"{}\" data-label=\"{}\" data-points=\"{}\"",
+                                  xml_escape(s.key), xml_escape(s.label), pts.size());
+  std::string out = fmt::format("<g id=\"{}-s{}\" class=\"series-group\" {}>", spec.id, index, attrs);
+  if (s.line && pts.size() > 1) {
+    std::string d;
+    for (const auto& [px, py] : pts) d += fmt::format("{}{:.1f} {:.1f}", d.empty() ? "M" : "L", x.at(px), y.at(py));
+    out += fmt::format("<path class=\"series c{}\" d=\"{}\"/>", c, d);
+  }
+  if (s.dots || pts.size() == 1)
+    for (const auto& [px, py] : pts)
+      out += fmt::format("<circle class=\"{} c{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\"><title>{}: "
+                         "{} = {}, {} = {}</title></circle>",
+                         s.rings ? "ring" : "dot", c, x.at(px), y.at(py), s.rings ? 6 : 3.5, xml_escape(s.label), xml_escape(spec.x_label),
+                         spec.x_categories.empty() ? number_text(px) : xml_escape(x.labels.at(static_cast<size_t>(px))),
+                         xml_escape(spec.y_label), number_text(py));
+  return out + "</g>";
+}
+
+std::string markers_svg(const ChartSpec& spec, const Axis& x, double bottom) {
+  std::string out;
+  for (const auto& m : spec.markers) {
+    if (!usable(m.x, spec.x_log)) continue;
+    double px = x.at(m.x);
+    bool left_side = px > kLeft + 0.8 * (kWidth - kRight - kLeft);  // near the right edge: label to the left
+    out += fmt::format("<g class=\"marker\" data-marker=\"{}\" data-step=\"{}\">"
+                       "<line class=\"marker-line c{}\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\"/>"
+                       "<text class=\"marker-label\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"{}\">{}</text></g>",
+                       xml_escape(m.label), number_text(m.x), m.colour % kPalette, px, px, kPlotTop,
+                       bottom, left_side ? px - 4 : px + 4, kPlotTop + 12, left_side ? "end" : "start",
+                       xml_escape(m.label));
+  }
+  return out;
+}
+
+std::string legend_svg(const ChartSpec& spec, double top) {
+  auto labels = legend_labels(spec);
+  auto at = legend_layout(labels);
+  std::string out = "<g class=\"legend\">";
+  for (size_t i = 0; i < labels.size(); ++i) {
+    double y = top + at[i].first * kLegendRow;
+    std::string text = labels[i].size() > 60 ? labels[i].substr(0, 59) + "\u2026" : labels[i];
+    out += fmt::format("<rect class=\"swatch c{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"14\" height=\"4\"/>"
+                       "<text class=\"legend-text\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text>",
+                       spec.series[i].colour % kPalette, at[i].second, y - 4, at[i].second + 18, y,
+                       xml_escape(text));
+  }
+  return out + "</g>";
+}
+
+}  // namespace
+
+std::vector<double> nice_ticks(double lo, double hi, int target) {
+  double raw = (hi - lo) / std::max(1, target);
+  double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double norm = raw / mag;
+  double step = (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * mag;
+  std::vector<double> out;
+  long long first = static_cast<long long>(std::floor(lo / step + 1e-9));
+  long long last = static_cast<long long>(std::ceil(hi / step - 1e-9));
+  for (long long i = first; i <= last; ++i) out.push_back(static_cast<double>(i) * step);
+  if (out.size() == 1) out.push_back(out[0] + step);
+  return out;
+}
+
+std::vector<double> log_ticks(double lo, double hi) {
+  int first = static_cast<int>(std::floor(std::log10(lo) + 1e-9));
+  int last = static_cast<int>(std::ceil(std::log10(hi) - 1e-9));
+  if (last == first) ++last;
+  std::vector<double> out;
+  for (int e = first; e <= last; ++e) out.push_back(std::pow(10.0, e));
+  return out;
+}
+
+std::string tick_label(double value, double step) {
+  if (value == 0 || std::abs(value) < std::abs(step) * 1e-6) return "0";
+  double mag = std::abs(value);
+  int step_exp = static_cast<int>(std::floor(std::log10(std::abs(step)) + 1e-9));
+  if (mag >= 1e5 || mag < 1e-3) {
+    int exp = static_cast<int>(std::floor(std::log10(mag) + 1e-9));
+    int digits = std::max(0, exp - step_exp);
+    double mantissa = value / std::pow(10.0, exp);
+    return fmt::format("{:.{}f}e{}", mantissa, digits, exp);
+  }
+  return fmt::format("{:.{}f}", value, std::max(0, -step_exp));
+}
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string render_chart(const ChartSpec& spec) {
+  size_t legend_rows = spec.series.empty() ? 0 : legend_layout(legend_labels(spec)).back().first + 1;
+  double bottom = kPlotTop + kPlotHeight, height = bottom + 52 + kLegendRow * static_cast<double>(legend_rows);
+  std::string out = fmt::format(
+      "<svg id=\"{}\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" "
+      "role=\"img\" aria-label=\"{}\"><text class=\"chart-title\" x=\"{}\" y=\"18\">{}</text>",
+      xml_escape(spec.id), kWidth, height, xml_escape(spec.title), kLeft, xml_escape(spec.title));
+  double xlo, xhi, ylo, yhi;
+  if (!data_range(spec, true, xlo, xhi) || !data_range(spec, false, ylo, yhi))
+    return out + fmt::format("<text class=\"empty\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">no data "
+                             "recorded</text></svg>",
+                             kWidth / 2, (kPlotTop + bottom) / 2);
+  Axis x = spec.x_categories.empty() ? numeric_axis(xlo, xhi, spec.x_log) : category_axis(spec.x_categories);
+  Axis y = numeric_axis(ylo, yhi, spec.y_log);
+  x.px_lo = kLeft, x.px_hi = kWidth - kRight;
+  y.px_lo = bottom, y.px_hi = kPlotTop;
+  out += axes_svg(x, y, spec, bottom);
+  for (size_t i = 0; i < spec.series.size(); ++i) out += series_svg(spec.series[i], i, spec, x, y);
+  out += markers_svg(spec, x, bottom);
+  out += legend_svg(spec, bottom + 56);
+  return out + "</svg>";
+}
+
+}  // namespace runner

@@ -1,0 +1,55 @@
+// Line and scatter charts as inline SVG, drawn by the runner so that a report
+// needs nothing from the network: axes with "nice" ticks (1, 2, 5 x 10^k),
+// labelled axes, a legend, optional vertical markers (the best checkpoint).
+// Colours are CSS classes (s0, s1, ...) so the page's light and dark schemes
+// restyle them; every series carries id and data-* attributes that tests read.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace runner {
+
+struct ChartSeries {
+  std::string label;  // legend text
+  std::string key;    // data-series attribute, e.g. "train.loss"
+  std::vector<std::pair<double, double>> points;  // (x, y), any order
+  int colour = 0;     // index into the page's palette
+  bool dots = false;  // draw a dot per point (few points, or a scatter)
+  bool line = true;   // join the points
+  bool rings = false; // draw the dots as larger rings, so a series drawn over them stays visible
+};
+
+struct ChartMarker {
+  double x = 0;
+  std::string label;  // drawn at the top of the line, e.g. "best"
+  int colour = 0;
+};
+
+struct ChartSpec {
+  std::string id;  // element id of the <svg>, unique in the page
+  std::string title;
+  std::string x_label, y_label;  // with units, e.g. "samples / s"
+  bool x_log = false, y_log = false;
+  bool x_from_zero = false;  // step axes start at 0, so charts of one run line up
+  // When not empty the x values are indices into these names (a categorical axis).
+  std::vector<std::string> x_categories;
+  std::vector<ChartSeries> series;
+  std::vector<ChartMarker> markers;
+};
+
+// The tick values of a "nice" linear axis covering [lo, hi], about `target` of them.
+std::vector<double> nice_ticks(double lo, double hi, int target = 5);
+// Powers of ten covering [lo, hi] (both > 0) for a log axis.
+std::vector<double> log_ticks(double lo, double hi);
+// A tick label short enough to read and precise enough to tell neighbours apart.
+std::string tick_label(double value, double step);
+
+// The <svg> element; a chart whose series hold no finite point says so in the SVG.
+std::string render_chart(const ChartSpec& spec);
+
+// Text escaped for HTML/SVG content and attribute values.
+std::string xml_escape(const std::string& text);
+
+}  // namespace runner

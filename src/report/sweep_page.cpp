@@ -1,0 +1,143 @@
+// The sweep report: the points ranked by the sweep metric, the metric against
+// each swept key, and the overlaid runs of the points.
+#include "report/html.h"
+#include "report/report_page.h"
+#include "report/svg_chart.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace runner {
+namespace {
+
+std::optional<double> number_at(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::vector<std::string> swept_keys(const nlohmann::json& points) {
+  std::vector<std::string> keys;
+  for (const auto& p : points) {
+    const nlohmann::json overrides = p.value("overrides", nlohmann::json::object());  // outlives items()
+    for (const auto& [k, v] : overrides.items())
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  }
+  return keys;
+}
+
+std::string value_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+std::string chart_id(const std::string& key) {
+  std::string id = "chart-sweep-";
+  for (char c : key) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+  return id;
+}
+
+// Numbers go on a numeric axis (logarithmic when they span 20x or more, as
+// learning rates do); anything else on a categorical one in order of appearance.
+void place_x(ChartSpec& spec, const nlohmann::json& points, const std::string& key) {
+  bool numeric = true;
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& p : points) {
+    nlohmann::json v = p.value("overrides", nlohmann::json::object()).value(key, nlohmann::json());
+    if (v.is_null()) continue;
+    if (!v.is_number()) numeric = false;
+    else lo = std::min(lo, v.get<double>()), hi = std::max(hi, v.get<double>());
+    if (!v.is_number() && std::find(spec.x_categories.begin(), spec.x_categories.end(), value_text(v)) ==
+                              spec.x_categories.end())
+      spec.x_categories.push_back(value_text(v));
+  }
+  if (numeric) spec.x_categories.clear();
+  spec.x_log = numeric && lo > 0 && hi / lo >= 20;
+}
+
+double x_of(const ChartSpec& spec, const nlohmann::json& v) {
+  if (spec.x_categories.empty()) return v.get<double>();
+  auto it = std::find(spec.x_categories.begin(), spec.x_categories.end(), value_text(v));
+  return static_cast<double>(it - spec.x_categories.begin());
+}
+
+ChartSpec metric_vs_key(const nlohmann::json& summary, const std::string& key) {
+  const nlohmann::json& points = summary["points"];
+  std::string metric = summary.value("metric", std::string("metric"));
+  ChartSpec spec;
+  spec.id = chart_id(key);
+  spec.title = metric + " against " + key;
+  spec.y_label = metric;
+  place_x(spec, points, key);
+  spec.x_label = key + (spec.x_log ? " (log scale)" : "");
+  for (const char* which : {"best", "final"}) {
+    bool best = which[0] == 'b';
+    ChartSeries s{std::string(which) + " " + metric, std::string("sweep.") + which, {}, best ? 0 : 1, true, false,
+                  best};
+    for (const auto& p : points) {
+      nlohmann::json v = p.value("overrides", nlohmann::json::object()).value(key, nlohmann::json());
+      auto y = number_at(p, which);
+      if (!v.is_null() && y && (v.is_number() || !spec.x_categories.empty())) s.points.push_back({x_of(spec, v), *y});
+    }
+    spec.series.push_back(std::move(s));
+  }
+  return spec;
+}
+
+HtmlTable points_table(const nlohmann::json& summary, const std::vector<std::string>& keys) {
+  std::string metric = summary.value("metric", std::string("metric"));
+  HtmlTable t{"sweep-points", {"rank", "point"}, {}, false};
+  t.head.insert(t.head.end(), keys.begin(), keys.end());
+  for (const char* h : {"status"}) t.head.push_back(h);
+  t.head.push_back("best " + metric);
+  t.head.push_back("final " + metric);
+  t.head.push_back("wall time");
+  int rank = 0;
+  for (const auto& p : summary["points"]) {
+    std::vector<std::string> row{std::to_string(++rank), swatch_html(rank - 1) +
+                                                             "<code>" + xml_escape(p.value("point", "")) + "</code>"};
+    nlohmann::json o = p.value("overrides", nlohmann::json::object());
+    for (const auto& k : keys) row.push_back(o.contains(k) ? "<code>" + xml_escape(value_text(o[k])) + "</code>" : "");
+    row.push_back(xml_escape(p.value("status", "")));
+    row.push_back(metric_text(number_at(p, "best")));
+    row.push_back(metric_text(number_at(p, "final")));
+    row.push_back(duration_text(number_at(p, "wall_seconds")));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+}  // namespace
+
+nlohmann::json ranked_points(const nlohmann::json& summary) {
+  nlohmann::json points = summary.value("points", nlohmann::json::array());
+  bool higher = summary.value("direction", std::string("higher")) != "lower";
+  std::vector<nlohmann::json> rows(points.begin(), points.end());
+  std::stable_sort(rows.begin(), rows.end(), [higher](const nlohmann::json& a, const nlohmann::json& b) {
+    auto x = number_at(a, "best"), y = number_at(b, "best");
+    if (x.has_value() != y.has_value()) return x.has_value();
+    return x && (higher ? *x > *y : *x < *y);
+  });
+  return rows;
+}
+
+std::string sweep_report_html(const nlohmann::json& sweep_summary, const std::vector<RunHistory>& point_runs,
+                              const std::vector<std::string>& point_labels) {
+  nlohmann::json summary = sweep_summary;
+  summary["points"] = ranked_points(sweep_summary);
+  std::string name = summary.value("sweep", std::string("sweep"));
+  std::string metric = summary.value("metric", std::string("metric"));
+  std::vector<std::string> keys = swept_keys(summary["points"]);
+  std::string body = fmt::format("<h1>Sweep {}</h1><p class=\"sub\">runner report \u00b7 {} points ranked by "
+                                 "the best {} ({} is better)</p>",
+                                 xml_escape(name), summary["points"].size(), xml_escape(metric),
+                                 summary.value("direction", std::string("higher")));
+  body += "<h2>Points</h2>" + render_table(points_table(summary, keys));
+  body += "<h2>" + xml_escape(metric) + " against each swept key</h2><div class=\"charts\">";
+  for (const auto& k : keys) body += render_chart(metric_vs_key(summary, k));
+  body += "</div>";
+  if (!point_runs.empty()) body += runs_section_html(point_runs, point_labels);
+  return html_page("Sweep " + name, body);
+}
+
+}  // namespace runner

@@ -1,0 +1,87 @@
+#include "wizard/init_recipe.h"
+
+#include "registry/registry.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+namespace runner {
+
+std::vector<std::string> offered_tasks() {
+  std::vector<std::string> out;
+  for (const auto& name : registry().names(Kind::Dataset))
+    if (name.rfind("glue/", 0) == 0) out.push_back(name);
+  return out;
+}
+
+std::vector<ModelOffer> offered_models() {
+  std::vector<ModelOffer> out;
+  for (const Component* c : registry().list(Kind::Model))
+    for (const auto& o : c->spec.options)
+      if (o.name == "preset")
+        for (const auto& p : o.choices) out.push_back({c->spec.name, p});
+  return out;
+}
+
+std::vector<std::string> offered_precisions(const Capabilities& caps, const std::string& device) {
+  bool gpu = device == "cuda" && caps.cuda_available;
+  std::vector<std::string> out = {"fp32"};
+  if (gpu || (device == "cpu" && caps.native_bf16)) out.push_back("bf16");
+  if (gpu) out.push_back("fp16");
+  return out;
+}
+
+InitChoices default_choices(const Capabilities& caps) {
+  InitChoices c;
+  c.device = caps.cuda_available ? "cuda" : "cpu";
+  return c;
+}
+
+namespace {
+
+std::string model_lines(const InitChoices& c) {
+  if (!c.pretrained.empty())
+    return fmt::format("type = \"{}\"\npretrained = \"{}\"  # a Hugging Face folder; relative to $RUNNER_MODELS "
+                       "(default ../shared/models)\n",
+                       c.model_type, c.pretrained);
+  return fmt::format("type = \"{}\"\npreset = \"{}\"  # architecture only, randomly initialised; set pretrained = "
+                     "\"FOLDER\" to fine-tune weights\n",
+                     c.model_type, c.preset);
+}
+
+std::string run_name(const InitChoices& c) {
+  std::string task = c.task.substr(c.task.find('/') + 1);
+  std::string model = c.pretrained.empty() ? c.preset : c.pretrained.substr(c.pretrained.rfind('/') + 1);
+  std::string name = task + "_" + model;
+  for (char& ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '_';
+  return name;
+}
+
+}  // namespace
+
+std::string init_recipe_text(const InitChoices& c, const std::string& schema, const std::string& written_utc) {
+  std::string out = schema.empty() ? "" : "#:schema " + schema + "\n";
+  out += fmt::format(
+      "# Written by `runner init` on {}. `runner validate FILE` checks it,\n"
+      "# `runner print-config FILE` shows every option with its default, `runner FILE` trains.\n\n"
+      "[run]\nname = \"{}\"  # runs go to runs/<name>/<UTC time>-<id>/\nseed = 42\n"
+      "device = \"{}\"\n\n"
+      "[data]\ndataset = \"{}\"  # GLUE files under $RUNNER_DATA (default ../shared/data)\n"
+      "max_length = 128\ntrain_batch_size = {}  # per process\neval_batch_size = 64\n\n"
+      "[tokenizer]\ntype = \"wordpiece\"\npath = \"bert-base-uncased\"  # under $RUNNER_MODELS\n\n"
+      "[model]\n{}\n"
+      "[optimizer]\ntype = \"adamw\"\nlr = {}\nweight_decay = 0.01\n\n"
+      "[scheduler]\ntype = \"linear\"\nwarmup_ratio = 0.06  # of the optimizer steps\n\n"
+      "[train]\nepochs = {}\nprecision = \"{}\"\nmax_grad_norm = 1.0\nmetric_for_best = \"eval.{}\"\n\n"
+      "[topology]\nprocesses_per_node = {}  # `runner launch FILE` starts them; train_batch_size is per "
+      "process\n",
+      written_utc, run_name(c), c.device, c.task, c.batch_size, model_lines(c),
+      // Fine-tuning pretrained weights wants the usual small rate; random initialisation a larger one.
+      c.pretrained.empty() ? "1e-4" : "2e-5", c.epochs, c.precision, c.task == "glue/mrpc" ? "f1" : "accuracy",
+      c.processes);
+  return out;
+}
+
+}  // namespace runner

@@ -1,0 +1,42 @@
+// What `runner init` asks for, what it offers on this machine, and the
+// commented recipe it writes from the answers.
+#pragma once
+
+#include "recipe/rules.h"
+
+#include <string>
+#include <vector>
+
+namespace runner {
+
+struct InitChoices {
+  std::string task = "glue/mrpc";       // a GLUE dataset component
+  std::string model_type = "bert";      // the model component
+  std::string preset = "bert-mini";     // empty when `pretrained` is set
+  std::string pretrained;               // a Hugging Face folder or Hub id under $RUNNER_MODELS
+  std::string precision = "fp32";
+  long long batch_size = 32;            // per process
+  long long epochs = 3;
+  long long processes = 1;
+  std::string device = "cpu";
+};
+
+// The GLUE tasks the registry knows ("glue/mrpc", "glue/sst2", ...).
+std::vector<std::string> offered_tasks();
+// "preset (type)" entries of every model component's presets, e.g. "bert-mini (bert)".
+struct ModelOffer {
+  std::string type, preset;
+};
+std::vector<ModelOffer> offered_models();
+// fp32 always; bf16 on a CPU with native bf16 (AVX512-BF16, AMX) or on a GPU;
+// fp16 on a GPU only (`device` is "cpu" or "cuda").
+std::vector<std::string> offered_precisions(const Capabilities& caps, const std::string& device);
+// The answers of --defaults: MRPC, BERT-Mini, fp32, batch 32, 3 epochs, one
+// process, on the GPU when there is one.
+InitChoices default_choices(const Capabilities& caps);
+
+// The recipe as commented TOML; `schema` is the path of the recipe schema as
+// the recipe's folder sees it (for editors), or "" to leave the directive out.
+std::string init_recipe_text(const InitChoices& c, const std::string& schema, const std::string& written_utc);
+
+}  // namespace runner

@@ -1,0 +1,57 @@
+// `runner ls`: one line per run, newest first, a damaged run listed as
+// unreadable rather than hiding the others, --json for scripts, exit 2 for a
+// folder that does not exist.
+#include <catch2/catch.hpp>
+
+#include "report_fixtures.h"
+#include "shared.h"
+
+#include <nlohmann/json.hpp>
+
+using runner::test::FakeRun;
+
+TEST_CASE("runner ls lists runs newest first with status, steps, best metric, speed and wall time", "[ls]") {
+  std::string dir = runner::test::tmp_dir("ls");
+  FakeRun old_run, new_run, sweep_point;
+  old_run.started = "2026-01-01T00:00:00Z";
+  new_run.started = "2026-03-01T00:00:00Z", new_run.name = "other", new_run.status = "interrupted";
+  sweep_point.started = "2026-02-01T00:00:00Z", sweep_point.name = "p0";
+  runner::test::make_fake_run(dir + "/runs", "20260101T000000Z-aaaaaa", old_run);
+  runner::test::make_fake_run(dir + "/runs", "20260301T000000Z-bbbbbb", new_run);
+  runner::test::make_fake_run(dir + "/runs/tiny", "20260201T000000Z-cccccc", sweep_point);  // a sweep's point
+  std::string broken = runner::test::make_fake_run(dir + "/runs", "20250101T000000Z-dddddd", FakeRun{});
+  runner::test::write_text(broken + "/summary.json", "not json");
+
+  auto r = runner::test::run_command(runner::test::runner_exe() + " ls " + dir + "/runs");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  size_t other = r.out.find("\nother "), p0 = r.out.find("\np0 "), demo = r.out.find("\ndemo ");
+  REQUIRE(other != std::string::npos);
+  CHECK((other < p0 && p0 < demo));
+  CHECK(r.out.rfind("NAME", 0) == 0);
+  for (const char* text : {"interrupted", "6/6", "eval.accuracy=0.7500", "42.5", "2 min 05 s", "unreadable"})
+    CHECK(r.out.find(text) != std::string::npos);
+
+  auto j = runner::test::run_command(runner::test::runner_exe() + " ls --json " + dir + "/runs");
+  REQUIRE(j.exit_code == 0);
+  nlohmann::json rows = nlohmann::json::parse(j.out);
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[0]["name"] == "other");
+  CHECK(rows[0]["status"] == "interrupted");
+  CHECK(rows[2]["best_value"] == 0.75);
+  CHECK(rows[2]["best_step"] == 3);
+  CHECK(rows[2]["samples_per_s"] == 42.5);
+  CHECK(rows[2]["wall_seconds"] == 125.0);
+  CHECK(rows[3]["status"] == "unreadable");
+  CHECK(rows[3]["error"].get<std::string>().find("summary.json") != std::string::npos);
+}
+
+TEST_CASE("runner ls of a missing folder is exit 2 naming it; an empty one says so", "[ls]") {
+  std::string dir = runner::test::tmp_dir("ls-missing");
+  auto missing = runner::test::run_command(runner::test::runner_exe() + " ls " + dir + "/nope");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.out.find(dir + "/nope: no such directory") != std::string::npos);
+  auto empty = runner::test::run_command(runner::test::runner_exe() + " ls " + dir);
+  CHECK(empty.exit_code == 0);
+  CHECK(empty.out.find("no runs under") != std::string::npos);
+}

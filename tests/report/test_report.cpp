@@ -1,0 +1,183 @@
+// `runner report` on hand-written run and sweep directories: the charts and
+// their series, the best-checkpoint marker, the identity and difference
+// tables, the sweep ranking, the axis ticks, and bad input (exit 2, nothing
+// overwritten).
+#include <catch2/catch.hpp>
+
+#include "report/report_command.h"
+#include "report/report_page.h"
+#include "report/svg_chart.h"
+#include "report_fixtures.h"
+#include "shared.h"
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+using namespace runner;
+using runner::test::FakeRun;
+
+namespace {
+
+std::string report_of(const std::vector<std::string>& paths, const std::string& out) {
+  std::ostringstream o, e;
+  REQUIRE(run_report_command({paths, out}, o, e) == 0);
+  return runner::test::read_text(out);
+}
+
+// The <svg id="..."> element of a chart, or "" when the page has none.
+std::string chart(const std::string& html, const std::string& id) {
+  size_t at = html.find("<svg id=\"" + id + "\"");
+  if (at == std::string::npos) return "";
+  return html.substr(at, html.find("</svg>", at) - at);
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("nice ticks are 1, 2 or 5 times a power of ten and cover the data", "[report]") {
+  auto unit = nice_ticks(0, 1);  // raw step 0.2 -> 0.2
+  REQUIRE(unit.size() == 6);
+  for (size_t i = 0; i < unit.size(); ++i) CHECK(unit[i] == Approx(0.2 * static_cast<double>(i)).margin(1e-12));
+  auto t = nice_ticks(0.13, 0.87);  // raw step 0.148 -> 0.1
+  REQUIRE(t.size() == 9);
+  CHECK(t.front() == Approx(0.1));
+  CHECK(t.back() == Approx(0.9));
+  CHECK(nice_ticks(3, 97) == std::vector<double>{0, 20, 40, 60, 80, 100});  // raw 18.8 -> 20
+  auto decades = log_ticks(2e-5, 3e-3);
+  REQUIRE(decades.size() == 4);
+  CHECK(decades.front() == Approx(1e-5));
+  CHECK(decades.back() == Approx(1e-2));
+  CHECK(tick_label(0.4, 0.2) == "0.4");
+  CHECK(tick_label(60, 20) == "60");
+  CHECK(tick_label(2e-5, 1e-5) == "2e-5");
+  CHECK(tick_label(1.5e-4, 5e-5) == "1.5e-4");
+  CHECK(tick_label(120000, 20000) == "1.2e5");
+  CHECK(tick_label(0, 0.5) == "0");
+}
+
+TEST_CASE("a run's report has every chart with its series, the best checkpoint and the identity", "[report]") {
+  std::string dir = runner::test::tmp_dir("report-one");
+  std::string run = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", FakeRun{});
+  std::string html = report_of({run}, dir + "/r.html");
+  CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(html.find("prefers-color-scheme: dark") != std::string::npos);
+  CHECK(html.find("<script") == std::string::npos);      // nothing to run, nothing to fetch
+  CHECK(html.find("http://") == html.find("http://www.w3.org/2000/svg"));
+  for (const char* id : {"chart-train-loss", "chart-lr", "chart-grad-norm", "chart-throughput",
+                         "chart-tokens-per-s", "chart-eval-loss", "chart-eval-accuracy"}) {
+    INFO(id);
+    std::string svg = chart(html, id);
+    REQUIRE(!svg.empty());
+    CHECK(count(svg, "class=\"series-group\"") == 1);
+    CHECK(svg.find("data-marker=\"best checkpoint\" data-step=\"3\"") != std::string::npos);
+    CHECK(svg.find("optimizer step") != std::string::npos);  // the x axis is labelled
+  }
+  CHECK(chart(html, "chart-loss-scale").empty());  // fp32: no loss scale recorded
+  CHECK(chart(html, "chart-train-loss").find("data-series=\"train.loss\" data-label=\"demo\" data-points=\"3\"") !=
+        std::string::npos);
+  CHECK(chart(html, "chart-eval-accuracy").find("data-series=\"eval.accuracy\" data-label=\"demo\" "
+                                                "data-points=\"2\"") != std::string::npos);
+  // Identity: commit, machine, the data file's hash, status and wall time (125 s).
+  for (const char* text : {"abc123def456", "Test CPU", "train.tsv", "aaaaaaaaaaaaaaaa", "completed",
+                           "2 min 05 s", "/recipes/demo.toml", "--set optimizer.lr=0.001",
+                           "eval.accuracy = 0.7500 at step 3"})
+    CHECK(html.find(text) != std::string::npos);
+  CHECK(html.find("recipe-differences") == std::string::npos);  // one run: nothing to compare
+}
+
+TEST_CASE("several runs are overlaid with a legend and a table of their recipe differences", "[report]") {
+  std::string dir = runner::test::tmp_dir("report-two");
+  FakeRun a, b;
+  b.lr = 3e-4, b.fp16 = true, b.losses = {0.9, 0.8, 0.75}, b.accuracies = {0.6, 0.65};
+  std::string ra = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", a);
+  std::string rb = runner::test::make_fake_run(dir + "/runs", "20260102T040000Z-bbbbbb", b);
+  std::string html = report_of({ra, rb}, dir + "/r.html");
+  std::string loss = chart(html, "chart-train-loss");
+  CHECK(count(loss, "class=\"series-group\"") == 2);
+  CHECK(loss.find("data-label=\"demo/20260102T030405Z-aaaaaa\"") != std::string::npos);
+  CHECK(loss.find("data-label=\"demo/20260102T040000Z-bbbbbb\"") != std::string::npos);
+  CHECK(count(loss, "class=\"legend-text\"") == 2);
+  CHECK(count(loss, "class=\"marker\"") == 2);
+  // Only b ran in fp16: the loss-scale chart exists and its a-series is empty.
+  std::string scale = chart(html, "chart-loss-scale");
+  REQUIRE(!scale.empty());
+  CHECK(scale.find("data-points=\"0\"") != std::string::npos);
+  CHECK(scale.find("data-points=\"3\"") != std::string::npos);
+  auto diffs = recipe_differences({load_run_history(ra), load_run_history(rb)});
+  REQUIRE(diffs.size() == 1);
+  CHECK(diffs[0].first == "optimizer.lr");
+  CHECK(diffs[0].second == std::vector<std::string>{"0.001", "0.0003"});
+  CHECK(html.find("id=\"recipe-differences\"") != std::string::npos);
+}
+
+TEST_CASE("a sweep's report ranks the points and plots the metric against each swept key", "[report]") {
+  std::string dir = runner::test::tmp_dir("report-sweep");
+  std::string sweep = dir + "/runs/tiny";
+  std::filesystem::create_directories(sweep);
+  nlohmann::json points = nlohmann::json::array();
+  double lrs[] = {1e-4, 1e-3, 1e-2}, best[] = {0.61, 0.74, 0.52};
+  for (int i = 0; i < 3; ++i) {
+    FakeRun r;
+    r.name = "p" + std::to_string(i);
+    r.lr = lrs[i];
+    r.accuracies = {best[i], best[i] - 0.01};
+    std::string run = runner::test::make_fake_run(sweep, "20260102T030405Z-00000" + std::to_string(i), r);
+    points.push_back({{"point", r.name}, {"overrides", {{"optimizer.lr", lrs[i]}, {"model.type", i ? "bert" : "electra"}}},
+                      {"status", "completed"}, {"best", best[i]}, {"final", best[i] - 0.01},
+                      {"wall_seconds", 10.0}, {"run_dir", run}});
+  }
+  points.push_back({{"point", "p3"}, {"overrides", {{"optimizer.lr", 0.1}}}, {"status", "failed"},
+                    {"best", nullptr}, {"final", nullptr}, {"run_dir", ""}});
+  runner::test::write_text(sweep + "/sweep_summary.json",
+                           nlohmann::json({{"sweep", "tiny"}, {"metric", "eval.accuracy"},
+                                           {"direction", "higher"}, {"points", points}}).dump());
+  runner::test::write_text(sweep + "/sweep_ledger.json", "{}");
+  std::string html = report_of({sweep}, dir + "/r.html");
+  // Ranked best first: p1 (0.74), p0 (0.61), p2 (0.52), then the failed p3.
+  size_t p1 = html.find("<code>p1</code>"), p0 = html.find("<code>p0</code>"),
+         p2 = html.find("<code>p2</code>"), p3 = html.find("<code>p3</code>");
+  CHECK((p1 < p0 && p0 < p2 && p2 < p3));
+  std::string lr = chart(html, "chart-sweep-optimizer-lr");
+  REQUIRE(!lr.empty());
+  CHECK(lr.find("(log scale)") != std::string::npos);  // 1e-4 .. 1e-2 spans 100x
+  CHECK(lr.find("data-series=\"sweep.best\" data-label=\"best eval.accuracy\" data-points=\"3\"") !=
+        std::string::npos);
+  std::string type = chart(html, "chart-sweep-model-type");  // a categorical axis
+  REQUIRE(!type.empty());
+  CHECK(type.find(">electra</text>") != std::string::npos);
+  CHECK(type.find(">bert</text>") != std::string::npos);
+  // The points' runs overlaid, labelled by point.
+  CHECK(count(chart(html, "chart-eval-accuracy"), "class=\"series-group\"") == 3);
+}
+
+TEST_CASE("bad report input is exit 2 naming the path, and an earlier report is kept", "[report]") {
+  std::string dir = runner::test::tmp_dir("report-bad");
+  std::string out = dir + "/r.html";
+  runner::test::write_text(out, "earlier report");
+  std::string exe = runner::test::runner_exe();
+  auto missing = runner::test::run_command(exe + " report " + dir + "/nope --out " + out);
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.out.find(dir + "/nope") != std::string::npos);
+  CHECK(missing.out.find("no such file or directory") != std::string::npos);
+
+  std::string run = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", FakeRun{});
+  runner::test::write_text(run + "/summary.json", "{\"status\": \"compl");  // cut short
+  auto damaged = runner::test::run_command(exe + " report " + run + " --out " + out);
+  INFO(damaged.out);
+  CHECK(damaged.exit_code == 2);
+  CHECK(damaged.out.find(run + "/summary.json") != std::string::npos);
+  CHECK(damaged.out.find("not valid JSON") != std::string::npos);
+  CHECK(damaged.out.find("json.exception") == std::string::npos);  // no raw library message
+
+  auto folder = runner::test::run_command(exe + " report " + dir + "/runs --out " + out);
+  CHECK(folder.exit_code == 2);
+  CHECK(folder.out.find("runner ls") != std::string::npos);  // a folder of runs: the hint says how to list them
+  CHECK(runner::test::read_text(out) == "earlier report");
+  CHECK(runner::test::run_command(exe + " report").exit_code == 2);
+}

@@ -1,0 +1,79 @@
+// runner init without a terminal: the precisions it offers for each kind of
+// machine, the answers it refuses, and the --defaults recipe validating.
+#include <catch2/catch.hpp>
+
+#include "recipe/recipe.h"
+#include "registry/registry.h"
+#include "shared.h"
+#include "wizard/init_command.h"
+#include "wizard/init_recipe.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace runner;
+
+TEST_CASE("runner init offers the precisions the machine can train in", "[wizard]") {
+  Capabilities plain_cpu, bf16_cpu, gpu;
+  bf16_cpu.native_bf16 = true;
+  gpu.cuda_build = gpu.cuda_available = true;
+  CHECK(offered_precisions(plain_cpu, "cpu") == std::vector<std::string>{"fp32"});
+  CHECK(offered_precisions(bf16_cpu, "cpu") == std::vector<std::string>{"fp32", "bf16"});
+  CHECK(offered_precisions(gpu, "cuda") == std::vector<std::string>{"fp32", "bf16", "fp16"});
+  CHECK(offered_precisions(gpu, "cpu") == std::vector<std::string>{"fp32"});  // a GPU machine training on its CPU
+  CHECK(default_choices(gpu).device == "cuda");
+  CHECK(default_choices(plain_cpu).device == "cpu");
+}
+
+TEST_CASE("runner init offers every GLUE task and every model family's presets", "[wizard]") {
+  auto tasks = offered_tasks();
+  CHECK(std::find(tasks.begin(), tasks.end(), "glue/mrpc") != tasks.end());
+  CHECK(std::find(tasks.begin(), tasks.end(), "glue/sst2") != tasks.end());
+  std::vector<std::string> families;
+  for (const auto& m : offered_models()) families.push_back(m.type + ":" + m.preset);
+  for (const char* m : {"bert:bert-tiny", "bert:bert-base", "distilbert:distilbert-base", "electra:electra-small"})
+    CHECK(std::find(families.begin(), families.end(), m) != families.end());
+}
+
+TEST_CASE("runner init --defaults writes a recipe that validates, and never overwrites", "[wizard]") {
+  std::string dir = runner::test::tmp_dir("init-defaults");
+  InitOptions o;
+  o.path = dir + "/r.toml";
+  o.defaults = true;
+  std::istringstream in;
+  std::ostringstream out, err;
+  REQUIRE(run_init_command(o, in, out, err) == 0);
+  RecipeRequest request;
+  request.path = o.path;
+  RecipeLoad load = load_recipe(request, registry());
+  INFO(format_all(load.diags));
+  REQUIRE(load.recipe);
+  CHECK(load.recipe->resolved["model"]["preset"] == "bert-mini");
+  CHECK(load.recipe->resolved["train"]["precision"] == "fp32");
+  CHECK(load.recipe->resolved["data"]["train_batch_size"] == 32);
+  CHECK(load.recipe->resolved["train"]["epochs"] == 3);
+  std::ifstream f(o.path);
+  std::string first;
+  std::getline(f, first);
+  CHECK(first.rfind("#:schema ", 0) == 0);  // editors complete and check it
+  CHECK(std::filesystem::exists(std::filesystem::path(dir) / first.substr(9)));
+  std::ostringstream out2, err2;
+  CHECK(run_init_command(o, in, out2, err2) == 2);  // it exists now
+  CHECK(err2.str().find("it was kept as it was") != std::string::npos);
+}
+
+TEST_CASE("runner init asks on a terminal only, and an early end of the answers writes nothing", "[wizard]") {
+  std::string dir = runner::test::tmp_dir("init-refusals");
+  InitOptions o;
+  o.path = dir + "/r.toml";
+  std::istringstream in("glue/mrpc\n");
+  std::ostringstream out, err;
+  CHECK(run_init_command(o, in, out, err) == 2);
+  CHECK(err.str().find("not one") != std::string::npos);
+  o.on_terminal = true;
+  std::ostringstream out2, err2;
+  CHECK(run_init_command(o, in, out2, err2) == 2);  // ends after the first answer
+  CHECK(err2.str().find("nothing was written") != std::string::npos);
+  CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 0);
+}
