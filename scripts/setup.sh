@@ -11,6 +11,7 @@ PACKAGES=(
   libopenblas0-openmp         # without it LibTorch falls back to reference BLAS (~20x slower)
   libtomlplusplus-dev libyaml-cpp-dev libfmt-dev nlohmann-json3-dev libvalijson-dev
   libutf8proc-dev libssl-dev catch2
+  libcurl4-openssl-dev libzip-dev   # Hub and GLUE downloads; SST-2.zip
 )
 
 log_dir=build-logs

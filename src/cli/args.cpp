@@ -109,7 +109,9 @@ struct ArgParser {
                           out.positionals_.size() == 1 ? "" : "s");
       return false;
     }
-    if (out.positionals_.size() > cmd.positionals.size()) {
+    bool variadic = !cmd.positionals.empty() && cmd.positionals.back().name.size() > 3 &&
+                    cmd.positionals.back().name.compare(cmd.positionals.back().name.size() - 3, 3, "...") == 0;
+    if (!variadic && out.positionals_.size() > cmd.positionals.size()) {
       error = fmt::format("unexpected argument \"{}\" for `runner {}`",
                           out.positionals_[cmd.positionals.size()], cmd.name);
       return false;

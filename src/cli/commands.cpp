@@ -79,6 +79,10 @@ const std::vector<CommandSpec>& command_table() {
        {"--metric", "--abs-tol", "--rel-tol", "--direction", "--write-baseline"}, cmd_compare},
       {"export", "Write a run's checkpoint as a Hugging Face folder (config.json, model.safetensors, tokenizer)",
        {{"RUN_DIR", "a run directory written by runner run"}}, {"--checkpoint", "--to"}, cmd_export},
+      {"fetch", "Download what recipes or names need into the caches (for machines without a network) "
+                "and print where each file is",
+       {{"NAME...", "recipes (.toml, .yaml), Hub ids (org/name[@revision]), glue/mrpc, glue/sst2"}},
+       {"--set"}, cmd_fetch},
       {"version", "Show the runner version, git commit and LibTorch version", {}, {}, cmd_version},
   };
   return commands;

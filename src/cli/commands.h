@@ -20,6 +20,7 @@ int cmd_sweep(const ParsedArgs& args);    // cli/cmd_sweep.cpp
 int cmd_compare(const ParsedArgs& args);  // cli/cmd_sweep.cpp
 int cmd_launch(const ParsedArgs& args);  // cli/cmd_launch.cpp
 int cmd_export(const ParsedArgs& args);  // cli/cmd_export.cpp
+int cmd_fetch(const ParsedArgs& args);   // cli/cmd_fetch.cpp
 
 // Shared by the commands that take a recipe: loads it with --set overrides,
 // prints every diagnostic to stderr; nullopt means exit code 2.
