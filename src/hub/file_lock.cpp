@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 
 namespace runner::hub {
@@ -21,7 +20,7 @@ FileLock::FileLock(const std::string& path) {
     if (errno != EINTR) rc = -1;
   }
   if (rc != 0) {
-    std::string why = std::strerror(errno);
+    std::string why = fd_ < 0 ? "the lock file could not be opened" : "the lock could not be taken";
     if (fd_ >= 0) ::close(fd_);
     throw InputError(make_error(SourceLocation{path, 0, 0, {}}, "", "cannot lock the download: " + why,
                                 "check that the cache folder is writable, or point HF_HUB_CACHE elsewhere"));

@@ -4,8 +4,6 @@
 
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -22,7 +20,7 @@ namespace {
 void make_dirs(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) cache_error(dir, ec.message());
+  if (ec) cache_error(dir, "the folder could not be created");
 }
 
 // Writes `text` beside `path` and renames it over `path`, so readers see all or nothing.
@@ -36,7 +34,7 @@ void write_atomically(const fs::path& path, const std::string& text) {
   }
   std::error_code ec;
   fs::rename(tmp, path, ec);
-  if (ec) cache_error(path, ec.message());
+  if (ec) cache_error(path, "the file could not be renamed into place");
 }
 
 }  // namespace
@@ -91,10 +89,10 @@ std::string HfCache::link_snapshot(const RepoId& repo, const std::string& commit
   fs::path target = fs::path(blob_path(repo, etag)).lexically_relative(link.parent_path());
   fs::path tmp = link.string() + ".tmp" + std::to_string(getpid());
   fs::remove(tmp);
-  if (symlink(target.c_str(), tmp.c_str()) != 0) cache_error(tmp, std::strerror(errno));
+  if (symlink(target.c_str(), tmp.c_str()) != 0) cache_error(tmp, "the snapshot link could not be created");
   std::error_code ec;
   fs::rename(tmp, link, ec);
-  if (ec) cache_error(link, ec.message());
+  if (ec) cache_error(link, "the snapshot link could not be renamed into place");
   return link.string();
 }
 

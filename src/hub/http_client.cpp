@@ -93,6 +93,25 @@ void set_options(CURL* c, const HttpRequest& r, Transfer& t, curl_slist* headers
   curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
 }
 
+// What went wrong below HTTP, in our words rather than libcurl's.
+std::string describe_transport_failure(CURLcode rc) {
+  switch (rc) {
+    case CURLE_COULDNT_RESOLVE_HOST: return "the host name could not be resolved";
+    case CURLE_COULDNT_RESOLVE_PROXY: return "the proxy's host name could not be resolved";
+    case CURLE_COULDNT_CONNECT: return "nothing accepted the connection";
+    case CURLE_OPERATION_TIMEDOUT: return "the server stopped sending";
+    case CURLE_PARTIAL_FILE:
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING: return "the connection dropped before the answer was complete";
+    case CURLE_SEND_ERROR: return "the request could not be sent";
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION: return "the TLS connection failed (certificate or protocol)";
+    case CURLE_TOO_MANY_REDIRECTS: return "the server redirected more than 10 times";
+    case CURLE_WRITE_ERROR: return "the received bytes could not be stored";
+    default: return "the transfer failed (libcurl code " + std::to_string(static_cast<int>(rc)) + ")";
+  }
+}
+
 }  // namespace
 
 std::string HttpResponse::header(const std::string& lower_case_name) const {
@@ -114,7 +133,7 @@ HttpResponse http_fetch(const HttpRequest& request) {
   CURLcode rc = curl_easy_perform(curl.get());
   curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &response.status);
   if (rc != CURLE_OK) {
-    response.transport_error = curl_easy_strerror(rc);
+    response.transport_error = describe_transport_failure(rc);
     response.timed_out = rc == CURLE_OPERATION_TIMEDOUT;
   }
   return response;

@@ -191,7 +191,7 @@ void HubDownloader::verify_and_store(const RepoId& repo, const std::string& file
   std::error_code ec;
   fs::rename(incomplete, blob, ec);
   if (ec)
-    throw InputError(make_error(SourceLocation{blob, 0, 0, {}}, "", "cannot store the download: " + ec.message(),
+    throw InputError(make_error(SourceLocation{blob, 0, 0, {}}, "", "cannot store the download: renaming " + incomplete + " into blobs/ failed",
                                 "check that the cache folder is writable"));
 }
 
