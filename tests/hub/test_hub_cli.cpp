@@ -35,10 +35,12 @@ std::string env(const FakeHub& hub, const std::string& dir, bool offline = false
          "/glue RUNNER_HUB_TIMEOUT=2 RUNNER_HUB_RETRIES=3" + (offline ? " HF_HUB_OFFLINE=1 " : " ");
 }
 
-// The smoke recipe, with the golden tiny BERT by name unless `from_scratch`.
+// The smoke recipe, with the golden tiny BERT by name unless `from_scratch`, cut
+// to one epoch of 4 steps (one logged loss) so that each run takes seconds.
 std::string smoke(const std::string& runs, const std::string& dir, bool from_scratch = false) {
   return runner_exe() + " run " + source_dir() + "/recipes/smoke/mrpc_smoke.toml --set run.output_dir=" + runs +
-         " --set data.cache_dir=" + dir + "/tokens --set run.threads=1" +
+         " --set data.cache_dir=" + dir + "/tokens --set run.threads=1 --set train.epochs=1" +
+         " --set data.max_train_examples=64 --set data.max_eval_examples=64" +
          (from_scratch ? "" : " --set model.pretrained=org/tiny-bert");
 }
 
