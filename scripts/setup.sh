@@ -14,6 +14,7 @@ PACKAGES=(
   libutf8proc-dev libssl-dev catch2
   libprotobuf-dev protobuf-compiler  # the tensorboard logger's event files
   ccache                      # Meson compiles through it when it is installed: rebuilds are fast
+  libcurl4-openssl-dev libzip-dev   # Hub and GLUE downloads; SST-2.zip
 )
 
 log_dir=build-logs

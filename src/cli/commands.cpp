@@ -91,6 +91,10 @@ const std::vector<CommandSpec>& command_table() {
       {"init", "Write a commented recipe from a few questions (task, model, precision this machine "
                "offers, batch size, epochs, processes); it is validated before it is written",
        {{"RECIPE", "the recipe file to write (default recipe.toml)", false}}, {"--defaults"}, cmd_init},
+      {"fetch", "Download what recipes or names need into the caches (for machines without a network) "
+                "and print where each file is",
+       {{"NAME", "recipes (.toml, .yaml), Hub ids (org/name[@revision]), glue/mrpc, glue/sst2"}},
+       {"--set"}, cmd_fetch, true},
       {"version", "Show the runner version, git commit and LibTorch version", {}, {}, cmd_version},
   };
   return commands;

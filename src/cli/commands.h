@@ -23,6 +23,7 @@ int cmd_export(const ParsedArgs& args);  // cli/cmd_export.cpp
 int cmd_report(const ParsedArgs& args);  // cli/cmd_report.cpp
 int cmd_ls(const ParsedArgs& args);      // cli/cmd_report.cpp
 int cmd_init(const ParsedArgs& args);    // cli/cmd_init.cpp
+int cmd_fetch(const ParsedArgs& args);   // cli/cmd_fetch.cpp
 
 // Shared by the commands that take a recipe: loads it with --set overrides,
 // prints every diagnostic to stderr; nullopt means exit code 2.

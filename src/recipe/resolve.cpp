@@ -1,5 +1,6 @@
 #include "recipe/resolve.h"
 
+#include "hub/named_sources.h"
 #include "util/paths.h"
 #include "util/suggest.h"
 
@@ -82,6 +83,32 @@ std::string resolve_path(const OptionSpec& s, const Value& v) {
   return resolve_against(s.type == OptionType::DataPath ? data_root() : model_root(), p);
 }
 
+// Which names a path option may fetch (src/hub/named_sources.h): the model
+// folder (its files picked as a model's), the tokenizer folder, and [data]'s
+// GLUE task folders. The section says which file set a folder needs.
+hub::Fetchable fetchable(const OptionSpec& s, const std::string& key_path) {
+  std::string section = key_path.substr(0, key_path.find('.'));
+  if (s.type == OptionType::ModelPath)
+    return section == "tokenizer" ? hub::Fetchable::Tokenizer : hub::Fetchable::Model;
+  if (s.type == OptionType::DataPath && section == "data") return hub::Fetchable::GlueTask;
+  return hub::Fetchable::None;
+}
+
+hub::NameRequest name_request(const OptionSpec& s, const Value& v, const std::string& key_path,
+                              const std::string& resolved) {
+  bool explicit_path = v.s.rfind("./", 0) == 0 || v.s.rfind("../", 0) == 0 || fs::path(v.s).is_absolute();
+  std::string source = explicit_path || s.type == OptionType::FilePath ? "path"
+                       : s.type == OptionType::DataPath               ? "data_root"
+                                                                      : "models_root";
+  return {fetchable(s, key_path), v.s, resolved, source};
+}
+
+// Both attempts: the local path, then the name.
+std::string fetch_failure(const std::string& name, const std::string& resolved, const Diagnostic& d) {
+  return fmt::format("path \"{}\" does not exist (resolved to {}), and fetching it by name failed: {}{}", name,
+                     resolved, d.message, d.where.known() ? " [" + d.where.str() + "]" : "");
+}
+
 struct SectionResolver {
   const Registry& reg;
   const ResolveOptions& options;
@@ -115,7 +142,14 @@ struct SectionResolver {
 
   nlohmann::ordered_json check_path(const OptionSpec& s, const Value& v, const std::string& path) {
     std::string resolved = resolve_path(s, v);
-    if (options.check_paths && s.must_exist && !fs::exists(resolved)) {
+    if (!options.check_paths) return resolved;
+    try {
+      resolved = hub::locate(name_request(s, v, path, resolved));
+    } catch (const InputError& e) {
+      diags.push_back(make_error(v.loc, path, fetch_failure(v.s, resolved, e.diagnostic()), e.diagnostic().hint));
+      return resolved;
+    }
+    if (s.must_exist && !fs::exists(resolved)) {
       bool explicit_relative = v.s.rfind("./", 0) == 0 || v.s.rfind("../", 0) == 0;
       std::string root_hint =
           explicit_relative ? "paths starting with ./ or ../ are relative to the recipe's folder"
@@ -181,8 +215,16 @@ struct SectionResolver {
     if (spec.folder_option.empty() || !value || !value->is_table()) return nullptr;
     const Value* folder = value->find(spec.folder_option);
     if (!folder || folder->type != Value::Type::String || folder->s.empty()) return nullptr;
-    fs::path config = fs::path(resolve_path(opt::model_path(spec.folder_option, "", ""), *folder)) /
-                      "config.json";
+    const OptionSpec folder_spec = opt::model_path(spec.folder_option, "", "");
+    std::string folder_path = resolve_path(folder_spec, *folder);
+    if (options.check_paths) {
+      try {
+        folder_path = hub::locate(name_request(folder_spec, *folder, spec.name + "." + spec.folder_option, folder_path));
+      } catch (const InputError&) {
+        return nullptr;  // check_path reports it with the option's value
+      }
+    }
+    fs::path config = fs::path(folder_path) / "config.json";
     std::ifstream in(config);
     if (!in.is_open()) return nullptr;
     nlohmann::json j = nlohmann::json::parse(in, nullptr, false);

@@ -1,6 +1,7 @@
 #include "run/run_dir.h"
 
 #include "util/cpu_info.h"
+#include "hub/named_sources.h"
 #include "train/checkpoint_io.h"
 #include "util/diagnostic.h"
 #include "util/sha256.h"
@@ -111,6 +112,7 @@ nlohmann::json environment_info(const EnvInputs& in) {
           {"command_line", in.command_line},
           {"seeds", in.seeds},
           {"content_sha256", content_hashes(in.hashed_files)},
+          {"name_resolution", hub::resolution_log()},  // where the model, tokenizer and data came from
           {"started_utc", utc_timestamp()}};
 }
 

@@ -3,6 +3,7 @@
 #include "tokenizer/encoding.h"
 #include "tokenizer/wordpiece_loader.h"
 #include "util/diagnostic.h"
+#include "hub/named_sources.h"
 #include "util/paths.h"
 
 #include <nlohmann/json.hpp>
@@ -39,9 +40,10 @@ std::string encode_line(const std::string& line, const Tokenizer& tok, const Enc
   return {};
 }
 
+// A folder or file as given, else under $RUNNER_MODELS, else a Hub id (cache, then download).
 std::string resolve_tokenizer_path(const std::string& path) {
   if (std::filesystem::exists(path)) return path;
-  return resolve_against(model_root(), path);
+  return hub::locate({hub::Fetchable::Tokenizer, path, resolve_against(model_root(), path), "models_root"});
 }
 
 }  // namespace

@@ -1,0 +1,84 @@
+// runner fetch: download what recipes or names need ahead of time (a login node
+// with a network, compute nodes without), and say where each file is.
+#include "cli/commands.h"
+
+#include "hub/named_sources.h"
+#include "registry/registry.h"
+#include "util/paths.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+
+namespace runner {
+namespace {
+
+bool is_recipe_file(const std::string& arg) {
+  auto ext = std::filesystem::path(arg).extension().string();
+  return ext == ".toml" || ext == ".yaml" || ext == ".yml";
+}
+
+// Everything a recipe names gets located (and downloaded) while the recipe is resolved.
+bool fetch_recipe(const std::string& path, const ParsedArgs& args) {
+  RecipeRequest request;
+  request.path = path;
+  request.overrides = args.all("--set");
+  request.caps = detect_capabilities();
+  RecipeLoad load = load_recipe(request, registry());
+  std::cerr << format_all(load.diags);
+  if (!load.recipe) std::cerr << fmt::format("{}: not everything it names could be fetched\n", path);
+  return load.recipe.has_value();
+}
+
+// A Hub id: its model files and its tokenizer files, whichever it has.
+bool fetch_repo(const std::string& id) {
+  std::string errors;
+  int fetched = 0;
+  for (hub::Fetchable what : {hub::Fetchable::Model, hub::Fetchable::Tokenizer}) {
+    try {
+      hub::locate({what, id, resolve_against(model_root(), id), "models_root"});
+      ++fetched;
+    } catch (const InputError& e) {
+      errors += e.diagnostic().format() + "\n";
+    }
+  }
+  if (fetched == 0) std::cerr << errors;
+  return fetched > 0;
+}
+
+bool fetch_one(const std::string& arg, const ParsedArgs& args) {
+  if (is_recipe_file(arg)) return fetch_recipe(arg, args);
+  if (arg == "glue/mrpc" || arg == "glue/sst2") {
+    std::string folder = arg == "glue/mrpc" ? "glue/MRPC" : "glue/SST-2";
+    hub::locate({hub::Fetchable::GlueTask, folder, resolve_against(data_root(), folder), "data_root"});
+    return true;
+  }
+  if (hub::parse_repo_id(arg)) return fetch_repo(arg);
+  throw InputError(make_error(SourceLocation{{}, 0, 0, arg}, "",
+                              "expected a recipe (.toml, .yaml), a Hub id (org/name[@revision]) or "
+                              "glue/mrpc or glue/sst2, found \"" + arg + "\"",
+                              "see `runner fetch --help`"));
+}
+
+void print_locations(const nlohmann::json& log) {
+  for (const auto& r : log) {
+    std::string from = r.value("source", "");
+    if (r.contains("commit")) from += " " + r["repo"].get<std::string>() + "@" + r["commit"].get<std::string>();
+    std::cout << fmt::format("{} ({}, {}): {}\n", r["name"].get<std::string>(), r["kind"].get<std::string>(), from,
+                             r["folder"].get<std::string>());
+    for (const auto& [file, sha] : r["files_sha256"].items())
+      std::cout << fmt::format("  {}/{}  sha256 {}\n", r["folder"].get<std::string>(), file, sha.get<std::string>());
+  }
+}
+
+}  // namespace
+
+int cmd_fetch(const ParsedArgs& args) {
+  bool ok = true;
+  for (const auto& arg : args.positionals()) ok = fetch_one(arg, args) && ok;
+  print_locations(hub::resolution_log());
+  return ok ? kExitOk : kExitBadInput;
+}
+
+}  // namespace runner

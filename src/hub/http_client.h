@@ -1,0 +1,37 @@
+// One HTTP request through libcurl, with the bounded timeouts every Hub and
+// dataset request uses. Errors are returned, not thrown: the caller knows what
+// was being fetched and says so.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace runner::hub {
+
+struct HttpRequest {
+  std::string url;
+  bool head = false;
+  bool follow_redirects = true;
+  std::vector<std::string> headers;  // "Name: value"
+  long long range_from = 0;          // > 0 asks for "Range: bytes=N-"
+  long timeout_s = 10;  // to connect, and the longest stretch with no byte received
+  std::function<bool(const char* data, size_t size)> on_body;  // returns false to stop; unset: keep in body
+  std::function<void(long long received, long long total)> on_progress;
+};
+
+struct HttpResponse {
+  long status = 0;  // 0 when no HTTP answer came
+  std::map<std::string, std::string> headers;  // of the last answer, names lower-cased
+  std::string body;
+  std::string transport_error;  // what went wrong below HTTP; empty when an answer came whole
+  bool timed_out = false;
+  bool stopped_by_caller = false;
+
+  std::string header(const std::string& lower_case_name) const;
+};
+
+HttpResponse http_fetch(const HttpRequest& request);
+
+}  // namespace runner::hub

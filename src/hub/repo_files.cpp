@@ -1,0 +1,84 @@
+#include "hub/repo_files.h"
+
+#include "util/diagnostic.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+
+namespace runner::hub {
+namespace {
+
+[[noreturn]] void missing(const std::string& repo, const std::string& what, const std::string& hint) {
+  throw InputError(make_error(SourceLocation{{}, 0, 0, repo}, "", "repository " + repo + " has " + what, hint));
+}
+
+// The shard file names of a sharded safetensors checkpoint, each once, sorted.
+std::vector<std::string> shard_names(const std::string& index_path, const std::string& repo) {
+  std::ifstream in(index_path);
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
+    missing(repo, "a model.safetensors.index.json without a \"weight_map\" object (" + index_path + ")",
+            "the index is damaged: delete it from the cache and fetch again");
+  std::set<std::string> names;
+  for (const auto& [tensor, file] : j["weight_map"].items())
+    if (file.is_string()) names.insert(file.get<std::string>());
+  return {names.begin(), names.end()};
+}
+
+struct Picker {
+  const std::string& repo;
+  const Prober& probe;
+  FileSelection out;
+
+  // false when the caller must stop (the file was Unknown).
+  bool take(const std::string& file, FileProbe::State* state) {
+    FileProbe p = probe(file);
+    *state = p.state;
+    if (p.state == FileProbe::Unknown) out.unknown = file;
+    if (p.state == FileProbe::Present) out.files.emplace_back(file, p.path);
+    return p.state != FileProbe::Unknown;
+  }
+};
+
+void pick_model(Picker& k) {
+  FileProbe::State s;
+  if (!k.take("config.json", &s)) return;
+  if (s == FileProbe::Missing) missing(k.repo, "no config.json", "model.pretrained must name a model repository");
+  if (!k.take("model.safetensors", &s) || s == FileProbe::Present) return;
+  if (!k.take("model.safetensors.index.json", &s)) return;
+  if (s == FileProbe::Present) {
+    for (const auto& shard : shard_names(k.out.files.back().second, k.repo)) {
+      if (!k.take(shard, &s)) return;
+      if (s == FileProbe::Missing) missing(k.repo, "no " + shard + ", a shard its index lists", "the repository is incomplete");
+    }
+    return;
+  }
+  if (!k.take("pytorch_model.bin", &s)) return;
+  if (s == FileProbe::Missing)
+    missing(k.repo, "no model.safetensors, model.safetensors.index.json or pytorch_model.bin",
+            "name a repository with PyTorch weights, or leave model.pretrained empty to train from scratch");
+}
+
+void pick_tokenizer(Picker& k) {
+  FileProbe::State s;
+  if (!k.take("tokenizer_config.json", &s)) return;
+  if (!k.take("vocab.txt", &s) || s == FileProbe::Present) return;
+  if (!k.take("tokenizer.json", &s)) return;
+  if (s == FileProbe::Missing)
+    missing(k.repo, "neither vocab.txt nor tokenizer.json", "tokenizer.path must name a WordPiece (BERT-style) tokenizer");
+}
+
+}  // namespace
+
+const char* file_set_name(FileSet set) { return set == FileSet::Model ? "model" : "tokenizer"; }
+
+FileSelection select_files(FileSet set, const std::string& repo, const Prober& probe) {
+  Picker k{repo, probe, {}};
+  if (set == FileSet::Model) pick_model(k);
+  else pick_tokenizer(k);
+  return k.out;
+}
+
+}  // namespace runner::hub

@@ -1,0 +1,34 @@
+// Which files of a repository a run needs, picked as transformers picks them:
+// a model is config.json and model.safetensors, else the shards a
+// model.safetensors.index.json lists, else pytorch_model.bin; a tokenizer is
+// tokenizer_config.json (when the repo has one) and vocab.txt, else tokenizer.json.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace runner::hub {
+
+enum class FileSet { Model, Tokenizer };
+
+// What a source knows of one file: there (at `path`), known to be absent, or
+// not known (not in the cache: only the server can tell).
+struct FileProbe {
+  enum State { Present, Missing, Unknown } state = Unknown;
+  std::string path;
+};
+using Prober = std::function<FileProbe(const std::string& file)>;
+
+struct FileSelection {
+  std::vector<std::pair<std::string, std::string>> files;  // repo file -> local path
+  std::string unknown;  // the first file the source could not tell about; empty when complete
+};
+
+// Asks `probe` about files in order and stops at the first Unknown. A required
+// file that is Missing is an InputError naming `repo` and the file.
+FileSelection select_files(FileSet set, const std::string& repo, const Prober& probe);
+
+const char* file_set_name(FileSet set);  // "model", "tokenizer"
+
+}  // namespace runner::hub

@@ -1,0 +1,87 @@
+#include "hub/repo_resolution.h"
+
+#include "hub/hub_download.h"
+#include "util/diagnostic.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+
+namespace runner::hub {
+namespace fs = std::filesystem;
+namespace {
+
+FileProbe probe_cache(const HfCache& cache, const RepoId& id, const std::string& commit, const std::string& file) {
+  if (commit.empty()) return {};
+  if (auto path = cache.snapshot_file(id, commit, file)) return {FileProbe::Present, *path};
+  if (cache.known_missing(id, commit, file)) return {FileProbe::Missing, {}};
+  return {};
+}
+
+[[noreturn]] void offline_miss(const RepoId& id, const std::string& file, const HubSettings& s) {
+  throw InputError(make_error(
+      SourceLocation{{}, 0, 0, id.str()}, "",
+      fmt::format("offline mode (HF_HUB_OFFLINE / RUNNER_OFFLINE): {} has no {} in the Hugging Face cache {}",
+                  id.str(), file, s.cache_dir),
+      fmt::format("run `runner fetch {}` (or the recipe) where there is a network, with the same HF_HUB_CACHE, "
+                  "or unset HF_HUB_OFFLINE and RUNNER_OFFLINE",
+                  id.str())));
+}
+
+Resolution make_resolution(const RepoId& id, FileSet set, const std::string& source, const std::string& folder,
+                           const std::string& commit) {
+  Resolution r;
+  r.name = id.str();
+  r.kind = file_set_name(set);
+  r.source = source;
+  r.folder = folder;
+  r.repo = id.name;
+  r.revision = id.revision;
+  r.commit = commit;
+  return r;
+}
+
+}  // namespace
+
+nlohmann::json Resolution::to_json() const {
+  nlohmann::json j = {{"name", name}, {"kind", kind}, {"source", source}, {"folder", folder}};
+  if (!repo.empty()) {
+    j["repo"] = repo;
+    j["revision"] = revision;
+    j["commit"] = commit;
+  }
+  nlohmann::json f = nlohmann::json::object();
+  for (const auto& [file, sha] : files) f[file] = sha;
+  j["files_sha256"] = f;
+  return j;
+}
+
+Resolution resolve_repo(const RepoId& id, FileSet set, const HubSettings& settings) {
+  HubDownloader downloader(settings);
+  const HfCache& cache = downloader.cache();
+  std::string commit = cache.commit_of(id).value_or("");
+  FileSelection sel = select_files(set, id.name, [&](const std::string& f) { return probe_cache(cache, id, commit, f); });
+  std::string source = "hf_cache";
+  std::map<std::string, std::string> sha_of;
+  if (!sel.unknown.empty()) {
+    if (settings.offline) offline_miss(id, sel.unknown, settings);
+    bool downloaded = false;
+    sel = select_files(set, id.name, [&](const std::string& f) {
+      FileProbe p = probe_cache(cache, id, commit, f);
+      if (p.state != FileProbe::Unknown) return p;
+      auto got = downloader.fetch(id, f, &commit);
+      if (!got) return FileProbe{FileProbe::Missing, {}};
+      sha_of[f] = got->sha256;
+      downloaded = downloaded || got->downloaded;
+      return FileProbe{FileProbe::Present, got->path};
+    });
+    if (downloaded) source = "download";
+  }
+  Resolution r = make_resolution(id, set, source, (fs::path(cache.repo_dir(id)) / "snapshots" / commit).string(), commit);
+  for (const auto& [file, path] : sel.files)
+    r.files.emplace_back(file, sha_of.count(file) ? sha_of[file] : cached_file_sha256(path));
+  return r;
+}
+
+}  // namespace runner::hub
