@@ -10,8 +10,8 @@ std::string shared_dir();   // $RUNNER_SHARED or <source root>/../shared
 std::string source_dir();   // the project root
 std::string build_dir();    // where the runner executable and plugins were built
 std::string runner_exe();   // build_dir()/runner
-std::string tmp_dir(const std::string& name);
-std::string read_text(const std::string& path);  // a whole file, "" when it cannot be read  // a fresh, empty directory under the build dir
+std::string tmp_dir(const std::string& name);  // a fresh, empty directory under the build dir
+std::string read_text(const std::string& path);  // a whole file, "" when it cannot be read
 
 struct CommandResult {
   int exit_code = -1;
