@@ -27,6 +27,7 @@
 #include "bench_timing.h"
 #include "op_profile.h"
 #include "reference_bert.h"
+#include "trainer_round.h"
 
 #include <fmt/format.h>
 
@@ -101,21 +102,7 @@ Prepared prepare(const std::string& recipe, std::vector<std::string> overrides, 
 double base_lr(const Prepared& p) { return p.recipe.section("optimizer").at("lr"); }
 
 Round runner_round(Prepared& p) {
-  SplitBatchSource source(p.data.train, p.data.train_split, train_sampler_config(p.data_settings, 42),
-                          p.data.padding, torch::kCPU);
-  TrainerConfig cfg = p.train;
-  cfg.max_steps = static_cast<long long>(p.batches.size());
-  StepClock clock;
-  const nlohmann::json o = p.recipe.section("optimizer");
-  Trainer trainer(cfg, p.model, make_optimizer(o, *p.model), make_schedule(p.recipe.section("scheduler"), o.at("lr")),
-                  source, nullptr, {&clock});
-  clock.last = Clock::now();
-  TrainOutcome out = trainer.train();
-  Round round;
-  round.step_seconds = clock.step_seconds;
-  round.samples = out.samples;
-  round.tokens = source.tokens_served();
-  return round;
+  return trainer_round(p.recipe, p.model, p.data, static_cast<long long>(p.batches.size()));
 }
 
 ReferenceStep make_reference_step(const Prepared& p, ReferenceBert& ref) {

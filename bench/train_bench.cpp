@@ -27,6 +27,7 @@
 #include "util/paths.h"
 
 #include "bench_timing.h"
+#include "trainer_round.h"
 
 #include <fmt/format.h>
 
@@ -76,26 +77,6 @@ Round plain_loop(SequenceClassifier& model, const std::vector<TrainBatch>& batch
   return round;
 }
 
-Round runner_loop(const Recipe& r, std::shared_ptr<SequenceClassifier> model, RunData& data,
-                  long long steps) {
-  const nlohmann::json o = r.section("optimizer");
-  const DataSettings d = data_settings_from(r.section("data"));
-  SplitBatchSource source(data.train, data.train_split, train_sampler_config(d, 42), data.padding,
-                          torch::kCPU);
-  TrainerConfig cfg = trainer_config_from(r.section("train"));
-  cfg.max_steps = steps;
-  StepClock clock;
-  Trainer trainer(cfg, model, make_optimizer(o, *model), make_schedule(r.section("scheduler"), o.at("lr")),
-                  source, nullptr, {&clock});
-  clock.last = Clock::now();
-  TrainOutcome out = trainer.train();
-  Round round;
-  round.step_seconds = clock.step_seconds;
-  round.samples = out.samples;
-  round.tokens = source.tokens_served();
-  return round;
-}
-
 void bench_shape(const Shape& shape, int pairs) {
   Recipe r = load_bench_recipe(shape.preset);
   const DataSettings settings = data_settings_from(r.section("data"));
@@ -112,15 +93,15 @@ void bench_shape(const Shape& shape, int pairs) {
   double lr = r.section("optimizer").at("lr");
   std::vector<TrainBatch> warm(batches.begin(), batches.begin() + 1);
   plain_loop(*model, warm, lr);
-  runner_loop(r, model, data, 1);
+  trainer_round(r, model, data, 1);
   std::vector<Round> plain, ours;
   std::vector<double> round_ratios;
   for (int i = 0; i < pairs; ++i) {
     if (i % 2 == 0) {
       plain.push_back(plain_loop(*model, batches, lr));
-      ours.push_back(runner_loop(r, model, data, shape.steps));
+      ours.push_back(trainer_round(r, model, data, shape.steps));
     } else {
-      ours.push_back(runner_loop(r, model, data, shape.steps));
+      ours.push_back(trainer_round(r, model, data, shape.steps));
       plain.push_back(plain_loop(*model, batches, lr));
     }
     round_ratios.push_back(ours.back().seconds() / plain.back().seconds());
