@@ -2,18 +2,98 @@
 
 #include <ATen/Parallel.h>
 #include <ATen/autocast_mode.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <climits>
 
 namespace runner {
 namespace {
 
+// BLAS's Fortran single-precision GEMM (column-major), found in the process:
+// Debian's LibTorch loaded OpenBLAS for its own products. Null when the
+// LibTorch in use does not export one (an MKL build): then bmm_out is used.
+using Sgemm = void (*)(const char* trans_a, const char* trans_b, const int* m, const int* n,
+                       const int* k, const float* alpha, const float* a, const int* lda,
+                       const float* b, const int* ldb, const float* beta, float* c,
+                       const int* ldc);
+
+Sgemm process_sgemm() {
+  static const Sgemm sgemm = reinterpret_cast<Sgemm>(dlsym(RTLD_DEFAULT, "sgemm_"));
+  return sgemm;
+}
+
+// One operand's matrices as BLAS sees them: row-major [rows, cols] is a
+// column-major [cols, rows], so a contiguous matrix is passed as "N" with its
+// row stride, and the transposed view of a contiguous one as "T".
+struct BlasOperand {
+  const float* data;
+  int64_t batch_stride;
+  char trans;
+  int ld;
+};
+
+bool row_major(const torch::Tensor& x) {
+  return x.stride(2) == 1 && x.stride(1) >= std::max<int64_t>(1, x.size(2));
+}
+
+bool column_major(const torch::Tensor& x) {
+  return x.stride(1) == 1 && x.stride(2) >= std::max<int64_t>(1, x.size(1));
+}
+
+// A [N, M, K] operand BLAS can take as it is: each matrix row-major or the
+// transpose of a row-major one (attention's k^T and backward's transposes).
+torch::Tensor blas_ready(const torch::Tensor& x) {
+  return row_major(x) || column_major(x) ? x : x.contiguous();
+}
+
+BlasOperand blas_operand(const torch::Tensor& x) {
+  const bool rows = row_major(x);
+  return {x.data_ptr<float>(), x.stride(0), rows ? 'N' : 'T',
+          static_cast<int>(rows ? x.stride(1) : x.stride(2))};
+}
+
+// out[i] = a[i] b[i] for i in [begin, end): one BLAS call per entry, no
+// per-entry tensors. LibTorch's own loop (bmm without MKL) makes three
+// select views and an addmm per entry, whose bookkeeping took as long as the
+// arithmetic on BERT-Mini's 64-wide heads (bench/step --profile: select).
+void sgemm_entries(Sgemm sgemm, const BlasOperand& a, const BlasOperand& b, float* out,
+                   int m, int n, int k, int64_t begin, int64_t end) {
+  const float one = 1.0f, zero = 0.0f;
+  const int ldc = n;
+  for (int64_t i = begin; i < end; ++i) {
+    // Row-major out = a b is column-major out^T = b^T a^T.
+    sgemm(&b.trans, &a.trans, &n, &m, &k, &one, b.data + i * b.batch_stride, &b.ld,
+          a.data + i * a.batch_stride, &a.ld, &zero, out + i * int64_t(m) * n, &ldc);
+  }
+}
+
+bool fits_blas(const torch::Tensor& a, const torch::Tensor& b) {
+  const int64_t m = a.size(1), k = a.size(2), n = b.size(2);
+  // LibTorch computes products under 400 multiply-adds without BLAS; keep
+  // those on its path so results stay equal to torch::matmul's.
+  return a.scalar_type() == torch::kFloat && b.scalar_type() == torch::kFloat &&
+         process_sgemm() != nullptr && m > 0 && n > 0 && k > 0 && m * n * k >= 400 &&
+         std::max({m, n, k, a.stride(1), a.stride(2), b.stride(1), b.stride(2)}) < INT_MAX;
+}
+
 // a [N, M, K] x b [N, K, P] -> [N, M, P]. Inside at::parallel_for, the
 // OpenMP build of OpenBLAS sees a parallel region and runs each GEMM on one thread.
-torch::Tensor bmm_over_threads(const torch::Tensor& a, const torch::Tensor& b) {
-  auto out = torch::empty({a.size(0), a.size(1), b.size(2)}, a.options());
+torch::Tensor bmm_over_threads(const torch::Tensor& a_in, const torch::Tensor& b_in) {
+  auto out = torch::empty({a_in.size(0), a_in.size(1), b_in.size(2)}, a_in.options());
+  if (!fits_blas(a_in, b_in)) {
+    at::parallel_for(0, a_in.size(0), 1, [&](int64_t begin, int64_t end) {
+      torch::Tensor slice = out.narrow(0, begin, end - begin);
+      at::bmm_out(slice, a_in.narrow(0, begin, end - begin), b_in.narrow(0, begin, end - begin));
+    });
+    return out;
+  }
+  const torch::Tensor a = blas_ready(a_in), b = blas_ready(b_in);
+  const BlasOperand blas_a = blas_operand(a), blas_b = blas_operand(b);
+  const int m = a.size(1), k = a.size(2), n = b.size(2);
+  float* result = out.data_ptr<float>();
   at::parallel_for(0, a.size(0), 1, [&](int64_t begin, int64_t end) {
-    const int64_t n = end - begin;
-    torch::Tensor slice = out.narrow(0, begin, n);
-    at::bmm_out(slice, a.narrow(0, begin, n), b.narrow(0, begin, n));
+    sgemm_entries(process_sgemm(), blas_a, blas_b, result, m, n, k, begin, end);
   });
   return out;
 }

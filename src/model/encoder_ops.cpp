@@ -5,10 +5,6 @@
 
 namespace runner {
 
-torch::Tensor train_dropout(const torch::Tensor& x, double p, bool training) {
-  return p > 0.0 && training ? torch::dropout(x, p, true) : x;
-}
-
 torch::Tensor hf_activation(const std::string& name, const torch::Tensor& x) {
   if (name == "gelu") return torch::gelu(x);
   if (name == "relu") return torch::relu(x);

@@ -12,6 +12,9 @@
 namespace runner {
 
 // nn.Dropout: identity in eval mode or at p = 0 (then no random number is drawn).
+// On the CPU (float, bf16) the mask comes from a counter-based hash seeded by
+// one draw from the default generator (model/dropout.cpp), not from bernoulli_:
+// a different mask than torch's for the same seed, the same distribution.
 torch::Tensor train_dropout(const torch::Tensor& x, double p, bool training);
 
 // transformers' ACT2FN by config name: "gelu" (erf), "relu", "gelu_new" and

@@ -58,7 +58,9 @@ class TensorBoardLogger : public Logger {
 
   void log(const nlohmann::json& event) override {
     std::string kind = event.value("event", "");
-    if (kind == "start" && append_) return restart_at(event.value("resumed_at_step", 0LL));
+    // TensorBoard drops every scalar at or after a restart's step; the resumed
+    // session rewrites steps after its checkpoint's, not that step's own evaluation.
+    if (kind == "start" && append_) return restart_at(event.value("resumed_at_step", 0LL) + 1);
     if (kind == "train" || kind == "eval") scalars(kind, event);
   }
 

@@ -5,7 +5,15 @@ python3-protobuf parses it), every TFRecord CRC is checked with a bit-by-bit
 CRC-32C written here from the definition, and the scalars must equal the run's
 metrics.jsonl (as float32, the type of simple_value).
 
-usage: read_events.py RUN_DIR PROTO_FILE WORK_DIR
+A resumed run appends to metrics.jsonl (a "start" event with resumed_at_step S,
+then steps S+1...) and writes a new events file that opens with a SessionLog
+START. TensorBoard then drops every earlier scalar whose step is >= the START
+event's step (its EventAccumulator purge); metrics.jsonl's reading is that the
+steps after S were redone. Both readings must give the same scalars: in
+particular the evaluation logged at step S itself, before the checkpoint the
+run resumed from, must survive.
+
+usage: read_events.py PROTO_FILE WORK_DIR RUN_DIR...
 Prints one line per check and a Catch2-like summary that scripts/test.sh counts."""
 import importlib
 import json
@@ -54,16 +62,10 @@ def f32(x):
     return struct.unpack("<f", struct.pack("<f", x))[0]
 
 
-def main():
-    run_dir, proto, work = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
-    subprocess.run(["protoc", f"--proto_path={proto.parent}", f"--python_out={work}", str(proto)], check=True)
-    sys.path.insert(0, str(work))
-    pb = importlib.import_module(proto.stem + "_pb2")
-    cases = []
-
-    cases.append(("crc32c of '123456789' is 0xE3069283", [crc32c(b"123456789") == 0xE3069283]))
+def tensorboard_scalars(run_dir, pb, bad):
+    """(tag, step) -> value as TensorBoard shows it, with its restart purge."""
     files = sorted((run_dir / "tensorboard").glob("events.out.tfevents.*"))
-    bad, scalars, versions, count = [], {}, [], 0
+    scalars, versions, count, starts = {}, [], 0, []
     for f in files:
         for body in records(f, bad):
             count += 1
@@ -71,32 +73,63 @@ def main():
             event.ParseFromString(body)
             if event.HasField("file_version"):
                 versions.append(event.file_version)
+            if event.HasField("session_log") and event.session_log.status == pb.SessionLog.START:
+                starts.append(event.step)
+                scalars = {k: v for k, v in scalars.items() if k[1] < event.step}
             for v in event.summary.value:
                 scalars[(v.tag, event.step)] = v.simple_value
-    cases.append((f"every CRC of {count} records in {len(files)} files verifies",
-                  [len(files) >= 1, count > 2, not bad]))
-    cases.append(("each file starts with the brain.Event:2 version record",
-                  [versions == ["brain.Event:2"] * len(files)]))
+    return files, scalars, versions, count, starts
 
-    expected = {}
+
+def jsonl_scalars(run_dir):
+    """(tag, step) -> float32 value from metrics.jsonl, later sessions replacing redone steps."""
+    expected, resumed_at = {}, []
     for line in (run_dir / "metrics.jsonl").read_text().splitlines():
         e = json.loads(line)
+        if e.get("event") == "start" and e.get("resumed_at_step"):
+            s = e["resumed_at_step"]
+            resumed_at.append(s)
+            expected = {k: v for k, v in expected.items() if k[1] <= s}
         if e.get("event") in ("train", "eval"):
             for k, v in e.items():
                 if k not in BOOKKEEPING and isinstance(v, (int, float)) and not isinstance(v, bool):
                     expected[(f"{e['event']}/{k}", e["step"])] = f32(v)
+    return expected, resumed_at
+
+
+def run_cases(run_dir, pb):
+    label = run_dir.parent.parent.name + "/" + run_dir.parent.name
+    bad, cases = [], []
+    files, scalars, versions, count, starts = tensorboard_scalars(run_dir, pb, bad)
+    expected, resumed_at = jsonl_scalars(run_dir)
+    cases.append((f"{label}: every CRC of {count} records in {len(files)} files verifies",
+                  [len(files) >= 1, count > 2, not bad]))
+    cases.append((f"{label}: each file starts with the brain.Event:2 version record",
+                  [versions == ["brain.Event:2"] * len(files)]))
+    cases.append((f"{label}: one events file per session ({len(resumed_at)} resumes)",
+                  [len(files) == 1 + len(resumed_at), len(starts) == len(resumed_at)]))
     missing = sorted(set(expected) - set(scalars))
     extra = sorted(set(scalars) - set(expected))
     differ = [k for k in expected if k in scalars and scalars[k] != expected[k]]
-    cases.append((f"the {len(scalars)} scalars equal metrics.jsonl's {len(expected)} values",
+    cases.append((f"{label}: the {len(scalars)} scalars equal metrics.jsonl's {len(expected)} values",
                   [len(expected) > 10, not missing, not extra, not differ]))
     tags = {t for t, _ in scalars}
-    cases.append(("train loss, lr, grad norm, throughput and eval accuracy/f1/loss are there",
+    cases.append((f"{label}: train loss, lr, grad norm, throughput and eval accuracy/f1/loss are there",
                   [t in tags for t in ("train/loss", "train/lr", "train/grad_norm", "train/samples_per_s",
                                        "eval/accuracy", "eval/f1", "eval/loss")]))
-
     if bad or missing or extra or differ:
-        print(f"  bad CRCs {bad[:5]}, missing {missing[:5]}, extra {extra[:5]}, different {differ[:5]}")
+        print(f"  {label}: bad CRCs {bad[:5]}, missing {missing[:5]}, extra {extra[:5]}, different {differ[:5]}")
+    return cases
+
+
+def main():
+    proto, work = Path(sys.argv[1]), Path(sys.argv[2])
+    subprocess.run(["protoc", f"--proto_path={proto.parent}", f"--python_out={work}", str(proto)], check=True)
+    sys.path.insert(0, str(work))
+    pb = importlib.import_module(proto.stem + "_pb2")
+    cases = [("crc32c of '123456789' is 0xE3069283", [crc32c(b"123456789") == 0xE3069283])]
+    for run_dir in sys.argv[3:]:
+        cases += run_cases(Path(run_dir), pb)
     return catch_summary.report([(name, [] if all(c) else ["a check failed"], len(c)) for name, c in cases])
 
 

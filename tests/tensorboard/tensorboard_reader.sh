@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Trains the smoke recipe with the tensorboard logger and reads its event files
-# back with read_events.py (python3-protobuf, installed here when missing and
-# this runs as root).
+# Trains the smoke recipe with the tensorboard logger, once straight through and
+# once killed and resumed, and reads the event files back with read_events.py
+# (python3-protobuf, installed here when missing and this runs as root).
 # usage: tensorboard_reader.sh SOURCE_ROOT BUILD_ROOT
 set -uo pipefail
 src=$1 build=$2
@@ -24,4 +24,15 @@ fi
   --set run.loggers=jsonl,tensorboard --set train.log_every=2 >"$work/run.log" 2>&1 ||
   fail "the smoke run failed; see $work/run.log"
 run_dir=$(ls -d "$work"/runs/mrpc_smoke/*/ | head -n1)
-/usr/bin/python3 "$src/tests/tensorboard/read_events.py" "${run_dir%/}" "$src/src/run/tensorboard_event.proto" "$work"
+
+# The same run killed after step 24 (its newest checkpoint is step 16's), then resumed.
+RUNNER_TEST_KILL_AT_STEP=24 "$build/runner" run "$src/recipes/smoke/mrpc_smoke.toml" \
+  --set "run.output_dir=$work/resumed" --set run.loggers=jsonl,tensorboard --set train.log_every=2 \
+  >"$work/killed.log" 2>&1
+resumed_dir=$(ls -d "$work"/resumed/mrpc_smoke/*/ 2>/dev/null | head -n1)
+[[ -n $resumed_dir ]] || fail "the run to be killed made no run directory; see $work/killed.log"
+"$build/runner" resume "${resumed_dir%/}" >"$work/resume.log" 2>&1 ||
+  fail "resuming the killed run failed; see $work/resume.log"
+
+/usr/bin/python3 "$src/tests/tensorboard/read_events.py" "$src/src/run/tensorboard_event.proto" "$work" \
+  "${run_dir%/}" "${resumed_dir%/}"

@@ -1,0 +1,66 @@
+// nn.Dropout for training, with the mask from dropout_kernel on the CPU (float
+// and bf16) and torch::dropout elsewhere.
+#include "model/dropout_kernel.h"
+#include "model/encoder_ops.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <mutex>
+
+namespace runner {
+namespace {
+
+// One draw from the default CPU generator per dropout call: the run's seed and
+// a checkpoint's saved generator state decide every mask, as they did when
+// bernoulli_ drew from it.
+uint64_t draw_seed() {
+  auto gen = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  return at::check_generator<at::CPUGeneratorImpl>(gen)->random64();
+}
+
+// noise = bernoulli(1 - p) / (1 - p) as torch computes it in the tensor's dtype.
+torch::Tensor masked_scale(const torch::Tensor& x, const DropoutMask& mask, double p) {
+  torch::Tensor in = x.contiguous(), out = torch::empty_like(in);
+  const float scale = 1.0f / static_cast<float>(1.0 - p);
+  if (in.scalar_type() == torch::kFloat)
+    dropout_apply(in.data_ptr<float>(), out.data_ptr<float>(), in.numel(), mask, scale);
+  else
+    dropout_apply(in.data_ptr<c10::BFloat16>(), out.data_ptr<c10::BFloat16>(), in.numel(), mask,
+                  c10::BFloat16(scale));
+  return out;
+}
+
+class CounterDropout : public torch::autograd::Function<CounterDropout> {
+ public:
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
+                               double p) {
+    const DropoutMask mask = dropout_mask(draw_seed(), p);
+    ctx->saved_data["seed"] = static_cast<int64_t>(mask.seed);
+    ctx->saved_data["p"] = p;
+    return masked_scale(x, mask, p);
+  }
+
+  // The same mask, recomputed from the seed: d(x * noise)/dx = noise.
+  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                               torch::autograd::tensor_list grads) {
+    const double p = ctx->saved_data["p"].toDouble();
+    const DropoutMask mask =
+        dropout_mask(static_cast<uint64_t>(ctx->saved_data["seed"].toInt()), p);
+    return {masked_scale(grads[0], mask, p), torch::Tensor()};
+  }
+};
+
+bool counter_dropout_applies(const torch::Tensor& x, double p) {
+  const auto dtype = x.scalar_type();
+  return x.device().is_cpu() && p < 1.0 && (dtype == torch::kFloat || dtype == torch::kBFloat16);
+}
+
+}  // namespace
+
+torch::Tensor train_dropout(const torch::Tensor& x, double p, bool training) {
+  if (p <= 0.0 || !training) return x;
+  return counter_dropout_applies(x, p) ? CounterDropout::apply(x, p) : torch::dropout(x, p, true);
+}
+
+}  // namespace runner

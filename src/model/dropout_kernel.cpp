@@ -1,0 +1,58 @@
+#include "model/dropout_kernel.h"
+
+#include <ATen/Parallel.h>
+
+#include <cmath>
+
+namespace runner {
+namespace {
+
+// SplitMix64's finaliser over (seed, index): a full-period bijection of the
+// counter whose outputs pass BigCrush, cheap enough to vectorise.
+inline uint32_t random24(uint64_t seed, uint64_t index) {
+  uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<uint32_t>(z >> 40);
+}
+
+__attribute__((target_clones("avx512f", "arch=haswell", "default"))) void apply_float(
+    const float* in, float* out, int64_t begin, int64_t end, DropoutMask mask, float scale) {
+  for (int64_t i = begin; i < end; ++i)
+    out[i] = in[i] * (random24(mask.seed, i) >= mask.keep_threshold ? scale : 0.0f);
+}
+
+// bf16 * bf16 as ATen computes it: both widened to float, the product rounded
+// to nearest even (c10::BFloat16's conversion).
+void apply_bf16(const c10::BFloat16* in, c10::BFloat16* out, int64_t begin, int64_t end,
+                DropoutMask mask, float scale) {
+  for (int64_t i = begin; i < end; ++i) {
+    const float noise = random24(mask.seed, i) >= mask.keep_threshold ? scale : 0.0f;
+    out[i] = c10::BFloat16(static_cast<float>(in[i]) * noise);
+  }
+}
+
+constexpr int64_t kGrain = 1 << 15;
+
+}  // namespace
+
+DropoutMask dropout_mask(uint64_t seed, double p) {
+  return {seed, static_cast<uint32_t>(std::llround(p * double(1 << 24)))};
+}
+
+void dropout_apply(const float* in, float* out, int64_t n, const DropoutMask& mask, float scale) {
+  at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
+    apply_float(in, out, begin, end, mask, scale);
+  });
+}
+
+void dropout_apply(const c10::BFloat16* in, c10::BFloat16* out, int64_t n, const DropoutMask& mask,
+                   c10::BFloat16 scale) {
+  const float widened = scale;
+  at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
+    apply_bf16(in, out, begin, end, mask, widened);
+  });
+}
+
+}  // namespace runner
