@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <numeric>
+#include <string>
 #include <vector>
 
 namespace bench {
@@ -59,6 +61,21 @@ inline double sum_of_step_medians(const std::vector<Round>& rounds) {
 inline const Round& fastest(const std::vector<Round>& rounds) {
   return *std::min_element(rounds.begin(), rounds.end(),
                            [](const Round& a, const Round& b) { return a.seconds() < b.seconds(); });
+}
+
+// The machine's 1-minute load average, printed beside the figures: on these
+// shared 2-core machines a build beside the bench moves the ratios by tenths.
+inline std::string load_note(int threads) {
+  double load = -1;
+  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(f, "%lf", &load) != 1) load = -1;
+    std::fclose(f);
+  }
+  if (load < 0) return "load average unknown";
+  char text[160];
+  std::snprintf(text, sizeof text, "load average %.2f%s", load,
+                load > threads + 0.5 ? " (BUSY: other work shares the cores; these ratios are not reliable)" : "");
+  return text;
 }
 
 }  // namespace bench

@@ -326,8 +326,10 @@ int main(int argc, char** argv) try {
   Ceilings ceilings{gemm_ceiling_gflops(torch::kFloat32), gemm_ceiling_gflops(torch::kBFloat16)};
   fmt::print("GEMM ceiling (2048x2048, this run): fp32 {:.0f} GFLOP/s, bf16 {:.0f} GFLOP/s; "
              "ratio = reference step time / runner step time\n", ceilings.fp32, ceilings.bf16);
+  fmt::print("before: {}\n", load_note(threads));
   for (const auto& c : all_cases())
     if (wanted(o, c)) bench_case(c, o, ceilings);
+  fmt::print("after: {}\n", load_note(threads));
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "step_bench: %s\n", e.what());
