@@ -66,7 +66,9 @@ chmod 711 "$state"  # munged wants every directory above its socket searchable
 mkdir -p "$state"/{munge,ctld,spool,log}
 daemon_pids=()
 cleanup() {
+  # Jobs first (a failed check may leave one running), so that no slurmstepd outlives slurmd.
   scancel --full --quiet --user=root 2>/dev/null
+  for _ in $(seq 1 80); do [[ -z $(squeue -h 2>/dev/null) ]] && break; sleep 0.5; done
   local pid
   for pid in "${daemon_pids[@]}"; do kill "$pid" 2>/dev/null; done
   for pid in "${daemon_pids[@]}"; do
