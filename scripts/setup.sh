@@ -2,9 +2,19 @@
 # Installs what the runner needs from Debian 12 packages (only what is missing),
 # then configures and builds the runner (alone: scripts/test.sh builds the tests)
 # in ./build, through ccache, printing its progress. Safe to run again: it does
-# only what is left to do. Usage: scripts/setup.sh [--debug]
+# only what is left to do. Usage: scripts/setup.sh [--debug] [--with-slurm]
+# --with-slurm also installs Slurm and munge for tests/slurm (bash scripts/test.sh slurm).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+buildtype=release with_slurm=0
+for arg in "$@"; do
+  case $arg in
+    --debug) buildtype=debugoptimized ;;
+    --with-slurm) with_slurm=1 ;;
+    *) echo "setup: unknown option '$arg' (expected --debug or --with-slurm)" >&2; exit 2 ;;
+  esac
+done
 
 PACKAGES=(
   g++ git meson ninja-build pkg-config
@@ -16,6 +26,8 @@ PACKAGES=(
   ccache                      # Meson compiles through it when it is installed: rebuilds are fast
   libcurl4-openssl-dev libzip-dev   # Hub and GLUE downloads; SST-2.zip
 )
+# A real one-node Slurm cluster for tests/slurm (jq reads the runs' JSON there).
+if ((with_slurm)); then PACKAGES+=(slurm-wlm munge jq); fi
 
 log_dir=build-logs
 mkdir -p "$log_dir"
@@ -40,8 +52,6 @@ if ((${#missing[@]})); then
   fi
 fi
 
-buildtype=release
-[[ ${1:-} == --debug ]] && buildtype=debugoptimized
 if [[ ! -f build/build.ninja ]]; then
   echo "setup: configuring ./build ($buildtype)"
   meson setup build --buildtype="$buildtype" >"$log_dir/meson-setup.log" 2>&1 || {

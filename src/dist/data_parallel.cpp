@@ -263,6 +263,12 @@ bool DataParallel::evaluates_batch(size_t i) const {
   return static_cast<int>(i % static_cast<size_t>(world_size())) == rank();
 }
 
+std::vector<torch::Tensor> DataParallel::gather_from_all(const torch::Tensor& local) {
+  auto flat = ctx_->all_gather_varlen(local.reshape({-1}), "gathering every rank's state");
+  for (auto& t : flat) t = t.reshape(local.sizes());
+  return flat;
+}
+
 void DataParallel::gather_eval(MetricInput& in, double& loss_sum, long long& examples) {
   auto as_tensor = [](const std::vector<long long>& v) {
     return torch::tensor(std::vector<int64_t>(v.begin(), v.end()), torch::kInt64);

@@ -71,6 +71,7 @@ class DataParallel : public ParallelHooks {
   torch::Tensor clip_grad_norm(double max_norm) override;
   torch::Tensor mean(const torch::Tensor& scalar) override;
   std::vector<bool> any_rank(const std::vector<bool>& flags) override;
+  std::vector<torch::Tensor> gather_from_all(const torch::Tensor& local) override;
   int agree_interrupt(int local_signal) override;
   bool evaluates_batch(size_t i) const override;
   void gather_eval(MetricInput& in, double& loss_sum, long long& examples) override;

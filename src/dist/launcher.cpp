@@ -1,6 +1,7 @@
 #include "dist/launcher.h"
 
 #include "dist/worker_env.h"
+#include "dist/worker_lifetime.h"
 
 #include <fmt/format.h>
 
@@ -55,12 +56,14 @@ Worker start_worker(const LaunchOptions& o, int local_rank) {
   w.world_size = o.nnodes * o.nproc_per_node;
   w.master_addr = o.master_addr;
   w.master_port = o.master_port;
+  const pid_t launcher = getpid();
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
   if (pid == 0) {
     close(fds[0]);
+    die_with_launcher(launcher);
     exec_worker(o, w, fds[1]);
   }
   close(fds[1]);

@@ -35,6 +35,8 @@ class ParallelHooks {
   // Each flag true on some rank, so that every rank takes the same decision
   // (a window with a non-finite loss or gradient is skipped by all).
   virtual std::vector<bool> any_rank(const std::vector<bool>& flags) = 0;
+  // Every rank's copy of a small tensor (e.g. its random generator state), in rank order.
+  virtual std::vector<torch::Tensor> gather_from_all(const torch::Tensor& local) = 0;
   // The largest signal number any rank received, so that every rank stops together.
   virtual int agree_interrupt(int local_signal) = 0;
   // Whether this rank evaluates eval batch i of n.

@@ -42,6 +42,10 @@ TrainingState Trainer::capture_state() const {
   s.loss_scaler = scaler_.state();
   s.sampler = data_.state();
   capture_rng(s);
+  if (parallel_) {  // every rank's generator: rank 0 writes them all
+    std::vector<torch::Tensor> all = parallel_->gather_from_all(s.cpu_rng);
+    s.rank_cpu_rng.assign(all.begin() + 1, all.end());
+  }
   const Interval& iv = *interval_;
   s.pending_log = {{"loss_sum", iv.loss_sum.item<double>()}, {"steps", iv.steps},
                    {"samples", iv.samples}, {"tokens", iv.tokens}, {"lr", iv.lr}};
@@ -66,7 +70,7 @@ void Trainer::resume(const TrainingState& s) {
   optimizer_->load_state(parallel_ ? parallel_->local_optimizer_state(s.optimizer) : s.optimizer);
   scaler_.load_state(s.loss_scaler);
   data_.load_state(s.sampler);
-  restore_rng(s);
+  restore_rng(s, parallel_ ? parallel_->rank() : 0);
   state_ = s;
   state_.model.clear();
   state_.optimizer.clear();

@@ -51,6 +51,8 @@ void read_scalars(const nlohmann::json& j, TrainingState& s) {
 TensorMap rng_tensors(const TrainingState& s) {
   TensorMap m;
   if (s.cpu_rng.defined()) m["cpu"] = s.cpu_rng;
+  for (size_t r = 0; r < s.rank_cpu_rng.size(); ++r)
+    m[fmt::format("cpu.rank{}", r + 1)] = s.rank_cpu_rng[r];
   for (size_t i = 0; i < s.cuda_rng.size(); ++i) m[fmt::format("cuda.{}", i)] = s.cuda_rng[i];
   return m;
 }
@@ -63,11 +65,13 @@ void capture_rng(TrainingState& s) {
   s.cpu_rng = gen.get_state();
 }
 
-void restore_rng(const TrainingState& s) {
-  if (!s.cpu_rng.defined()) return;
+void restore_rng(const TrainingState& s, int rank) {
+  const bool own = rank > 0 && static_cast<size_t>(rank) <= s.rank_cpu_rng.size();
+  const torch::Tensor& state = own ? s.rank_cpu_rng[static_cast<size_t>(rank) - 1] : s.cpu_rng;
+  if (!state.defined()) return;
   auto gen = at::detail::getDefaultCPUGenerator();
   std::lock_guard<std::mutex> lock(gen.mutex());
-  gen.set_state(s.cpu_rng);
+  gen.set_state(state);
 }
 
 std::vector<CheckpointFile> encode_training_state(const TrainingState& s) {
@@ -107,6 +111,8 @@ TrainingState load_training_state(const std::string& dir) {
   s.optimizer = load("optimizer.safetensors");
   TensorMap rng = load("rng.safetensors");
   if (rng.count("cpu")) s.cpu_rng = rng.at("cpu");
+  for (int r = 1; rng.count(fmt::format("cpu.rank{}", r)); ++r)
+    s.rank_cpu_rng.push_back(rng.at(fmt::format("cpu.rank{}", r)));
   for (size_t i = 0; i < j.value("cuda_devices", size_t{0}); ++i)
     s.cuda_rng.push_back(rng.at(fmt::format("cuda.{}", i)));
   return s;

@@ -35,7 +35,10 @@ struct TrainingState {
   long long samples_seen = 0;
   LossScalerState loss_scaler;
   nlohmann::json sampler = nlohmann::json::object();  // the sampler's own state
-  torch::Tensor cpu_rng;                               // default CPU generator state
+  torch::Tensor cpu_rng;                               // default CPU generator state (rank 0's)
+  // Ranks 1.. of a data-parallel run: each draws its own dropout masks from its
+  // own generator, so each continues from its own state.
+  std::vector<torch::Tensor> rank_cpu_rng;
   std::vector<torch::Tensor> cuda_rng;                 // one per CUDA device, if any
   BestMetricState best;
   int world_size = 1;
@@ -44,9 +47,10 @@ struct TrainingState {
   nlohmann::json pending_log = nlohmann::json::object();
 };
 
-// Captures / restores the process-wide random generators (CPU, and CUDA when present).
+// Captures / restores the process-wide random generators (CPU, and CUDA when
+// present); `rank` picks that rank's CPU state when the checkpoint has it.
 void capture_rng(TrainingState& s);
-void restore_rng(const TrainingState& s);
+void restore_rng(const TrainingState& s, int rank = 0);
 
 std::vector<CheckpointFile> encode_training_state(const TrainingState& s);
 // Reads a verified checkpoint directory; throws InputError naming the file on a
