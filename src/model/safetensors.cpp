@@ -143,7 +143,7 @@ SafetensorsFile::SafetensorsFile(const std::string& path)
   const char* text = reinterpret_cast<const char*>(file_->data() + 8);
   std::string why;
   std::optional<nlohmann::json> parsed = try_parse_json({text, n}, why);  // rejects invalid UTF-8
-  if (!parsed) format_error(path, "", "the header is " + why);
+  if (!parsed) format_error(path, "", "the header is not valid UTF-8 JSON (" + why + ")");
   nlohmann::json header = std::move(*parsed);
   if (!header.is_object()) format_error(path, "", "the header is not a JSON object");
   for (const auto& [key, value] : header.items()) {
