@@ -1,11 +1,11 @@
 #include "cli/args.h"
 
+#include "util/numbers.h"
 #include "util/suggest.h"
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstdlib>
+#include <algorithm>
 #include <stdexcept>
 
 namespace runner {
@@ -147,7 +147,10 @@ std::string command_help(const CommandSpec& cmd) {
     const FlagSpec* f = find_flag(name);
     std::string left = f->metavar.empty() ? f->name : f->name + " " + f->metavar;
     if (left.size() > 22) left += "\n" + std::string(25, ' ');
-    s += fmt::format("  {:<22} {}{}\n", left, f->help, f->repeatable ? " (repeatable)" : "");
+    std::string range = f->integer ? fmt::format(" (an integer in [{}, {}])", f->integer->lo,
+                                                 f->integer->hi)
+                                   : "";
+    s += fmt::format("  {:<22} {}{}{}\n", left, f->help, range, f->repeatable ? " (repeatable)" : "");
   }
   s += fmt::format("  {:<22} {}\n", "-h, --help", "Show this help");
   return s;
@@ -167,17 +170,14 @@ std::string general_help() {
 
 long long integer_flag(const ParsedArgs& args, const std::string& flag, long long fallback,
                        long long lo, long long hi) {
+  const FlagSpec* spec = find_flag(flag);
+  if (!spec || !spec->integer) throw std::logic_error(flag + " is not declared as an integer flag");
   if (!args.has(flag)) return fallback;
-  std::string text = args.get(flag);
-  char* end = nullptr;
-  errno = 0;
-  long long v = std::strtoll(text.c_str(), &end, 10);
-  if (!text.empty() && *end == '\0' && errno == 0 && v >= lo && v <= hi) return v;
-  // Bounds at the int limits are the type's, not the flag's: not worth naming.
-  std::string expected = lo <= INT_MIN && hi >= INT_MAX ? "an integer"
-                         : hi >= INT_MAX ? fmt::format("an integer >= {}", lo)
-                                         : fmt::format("an integer in [{}, {}]", lo, hi);
-  throw std::invalid_argument(fmt::format("{}: expected {}, found \"{}\"", flag, expected, text));
+  lo = std::max(lo, spec->integer->lo);
+  hi = std::min(hi, spec->integer->hi);
+  std::string why;
+  if (auto v = parse_integer(args.get(flag), why, lo, hi)) return *v;
+  throw std::invalid_argument(flag + ": " + why);
 }
 
 }  // namespace runner

@@ -5,16 +5,23 @@
 #include <climits>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace runner {
+
+// The values an integer flag accepts; --help shows them.
+struct IntRange {
+  long long lo = 0, hi = 0;
+};
 
 struct FlagSpec {
   std::string name;     // "--set"
   std::string metavar;  // "KEY=VALUE"; empty for a switch
   std::string help;
   bool repeatable = false;
+  std::optional<IntRange> integer = std::nullopt;  // set for the flags that take an integer
 };
 
 struct PositionalSpec {
@@ -39,8 +46,10 @@ class ParsedArgs {
 };
 
 // The value of an integer flag, `fallback` when it is absent. Anything else, or
-// a value outside [lo, hi], throws std::invalid_argument naming the flag, the
-// range and what was found.
+// a value outside the flag's declared range (narrowed to [lo, hi] where another
+// flag bounds it, as --nnodes bounds --node-rank), throws std::invalid_argument
+// naming the flag, the range and what was found. A flag declared without a
+// range is a programming error (std::logic_error).
 long long integer_flag(const ParsedArgs& args, const std::string& flag, long long fallback,
                        long long lo = LLONG_MIN, long long hi = LLONG_MAX);
 

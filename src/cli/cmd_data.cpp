@@ -3,6 +3,7 @@
 
 #include "model/predict.h"
 #include "tokenizer/tokenize_command.h"
+#include "util/input_file.h"
 
 #include <fmt/format.h>
 
@@ -13,10 +14,10 @@
 namespace runner {
 
 // An integer flag into `value` (kept when the flag is absent); false, with the
-// error printed, when it is not an integer.
+// error printed, when it is not an integer in the flag's declared range.
 static bool int_flag(const ParsedArgs& args, const std::string& flag, int& value) {
   try {
-    value = static_cast<int>(integer_flag(args, flag, value, INT_MIN, INT_MAX));
+    value = static_cast<int>(integer_flag(args, flag, value));
     return true;
   } catch (const std::invalid_argument& e) {
     std::cerr << "error: " << e.what() << "\n";
@@ -29,6 +30,8 @@ template <class Body>
 static int with_input(const ParsedArgs& args, Body body) {
   std::string input = args.get("--input");
   if (input.empty()) return body(std::cin);
+  check_input_file({input, "--input", kMaxDataFileBytes, "pass a JSONL file, or leave --input out "
+                                                         "to read standard input"});
   std::ifstream in(input, std::ios::binary);
   if (!in) {
     std::cerr << fmt::format("error: --input: cannot open {}\n", input);

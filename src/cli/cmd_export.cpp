@@ -11,6 +11,7 @@
 #include "run/run_records.h"
 #include "train/checkpoint_io.h"
 #include "util/diagnostic.h"
+#include "util/numbers.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -82,9 +83,12 @@ std::string newest_checkpoint(const RunPaths& p) {
   return *newest;
 }
 
-bool is_step_number(const std::string& s) {
-  auto digit = [](unsigned char c) { return std::isdigit(c) != 0; };
-  return !s.empty() && s.size() < 18 && std::all_of(s.begin(), s.end(), digit);
+// --checkpoint 42 names step-00000042; a number past any step names nothing.
+std::optional<long long> step_number(const std::string& s) {
+  std::string why;
+  if (s.empty() || !std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); }))
+    return std::nullopt;
+  return parse_integer(s, why, 0);
 }
 
 // The weight file to export: a verified step checkpoint's, or final/'s.
@@ -96,7 +100,7 @@ std::string chosen_weights(const RunPaths& p, const std::string& name) {
   }
   std::string dir_name = name;
   if (name == "best") dir_name = best_checkpoint(p);
-  if (is_step_number(name)) dir_name = checkpoint_name(std::stoll(name));
+  if (auto step = step_number(name)) dir_name = checkpoint_name(*step);
   if (dir_name.empty()) unknown_checkpoint(p, name);
   return verified_step(p, dir_name, name) + "/model.safetensors";
 }

@@ -38,10 +38,10 @@ int cmd_launch(const ParsedArgs& args) {
   const nlohmann::json topology = recipe->section("topology");
   LaunchOptions o;
   try {
-    o.nproc_per_node = integer_flag(args, "--nproc-per-node", topology.at("processes_per_node"), 1, 4096);
-    o.nnodes = integer_flag(args, "--nnodes", topology.at("nodes"), 1, 65536);
+    o.nproc_per_node = integer_flag(args, "--nproc-per-node", topology.at("processes_per_node"));
+    o.nnodes = integer_flag(args, "--nnodes", topology.at("nodes"));
     o.node_rank = integer_flag(args, "--node-rank", 0, 0, o.nnodes - 1);
-    o.master_port = integer_flag(args, "--master-port", 29500, 1, 65535);
+    o.master_port = integer_flag(args, "--master-port", 29500);
   } catch (const std::invalid_argument& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;

@@ -20,7 +20,8 @@ int cmd_sweep(const ParsedArgs& args) {
   o.retry_failed = args.has("--retry-failed");
   o.fail_fast = args.has("--fail-fast");
   try {
-    o.jobs = static_cast<int>(integer_flag(args, "--jobs", 1, 1, INT_MAX));
+    o.jobs = static_cast<int>(integer_flag(args, "--jobs", 1));
+    o.max_points = integer_flag(args, "--max-points", o.max_points);
   } catch (const std::invalid_argument& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;

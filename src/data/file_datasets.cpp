@@ -4,6 +4,8 @@
 #include "data/dataset.h"
 #include "data/table_rows.h"
 #include "util/diagnostic.h"
+#include "util/json_input.h"
+#include "util/numbers.h"
 
 #include <filesystem>
 
@@ -26,6 +28,9 @@ InputError config_error(const std::string& key, std::string what, std::string hi
   return InputError(make_error({}, "data." + key, std::move(what), std::move(hint)));
 }
 
+// A column number far past any real file's; it keeps the index an int.
+constexpr long long kMaxColumnIndex = 1000000;
+
 // The index of a mapped column in `header` (or a digit string when there is none).
 int column_index(const FileDatasetConfig& c, const std::vector<std::string>& header,
                  const std::string& role, const std::string& file) {
@@ -33,10 +38,14 @@ int column_index(const FileDatasetConfig& c, const std::vector<std::string>& hea
   if (it == c.columns.end()) return -1;
   const std::string& name = it->second;
   if (!c.header) {
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
-      throw config_error("columns." + role, "column \"" + name + "\" is not a 0-based index",
-                         "without a header line (data.header = false) columns are numbers");
-    return std::stoi(name);
+    std::string why;
+    std::optional<long long> index = parse_integer(name, why, 0, kMaxColumnIndex);
+    if (!index)
+      throw InputError(make_error({file, 0, 0, {}}, "data.columns." + role,
+                                  "column \"" + name + "\" is not a 0-based column index: " + why,
+                                  "without a header line (data.header = false) columns are numbers "
+                                  "counted from 0"));
+    return static_cast<int>(*index);
   }
   for (size_t i = 0; i < header.size(); ++i)
     if (header[i] == name) return static_cast<int>(i);
@@ -119,8 +128,11 @@ class FileDataset : public Dataset {
 
   static std::string json_fields(std::string_view text, const std::vector<std::string>& keys,
                                  std::vector<std::string>& fields) {
-    nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-    if (j.is_discarded() || !j.is_object()) return "not a JSON object";
+    std::string why;
+    std::optional<nlohmann::json> parsed = try_parse_json(text, why);
+    if (!parsed) return why;
+    const nlohmann::json& j = *parsed;
+    if (!j.is_object()) return "not a JSON object";
     for (const auto& key : keys) {
       if (!j.contains(key) || j[key].is_null()) return "missing key \"" + key + "\"";
       const auto& v = j[key];

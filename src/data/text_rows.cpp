@@ -2,20 +2,14 @@
 
 #include "tokenizer/unicode_text.h"
 #include "util/diagnostic.h"
+#include "util/input_file.h"
 
-#include <fstream>
-#include <sstream>
 
 namespace runner {
 
 std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw InputError(make_error({path, 0, 0, {}}, {}, "cannot open the data file",
-                                "check data.dir and the split names"));
-  std::stringstream s;
-  s << in.rdbuf();
-  std::string text = s.str();
+  std::string text =
+      read_input_file({path, "", kMaxDataFileBytes, "check data.dir and the split names"});
   if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
   return text;
 }

@@ -1,6 +1,9 @@
 #include "dist/data_parallel.h"
 
 #include "optim/grad_clip.h"
+#include "util/json_input.h"
+
+#include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
@@ -325,7 +328,9 @@ TensorMap DataParallel::receive_state_from(int root, const TensorMap& local) {
   torch::Tensor bytes = torch::zeros({len.item<int64_t>()}, torch::kUInt8);
   if (root == rank()) std::copy(meta.begin(), meta.end(), bytes.data_ptr<uint8_t>());
   ctx_->broadcast({bytes}, root, "gathering the optimizer state");
-  auto j = nlohmann::json::parse(std::string(bytes.data_ptr<uint8_t>(), bytes.data_ptr<uint8_t>() + bytes.numel()));
+  auto j = parse_json(std::string_view(reinterpret_cast<const char*>(bytes.data_ptr<uint8_t>()),
+                                      static_cast<size_t>(bytes.numel())),
+                     {fmt::format("the optimizer state list of rank {}", root)});
   TensorMap out;
   for (const auto& e : j) {
     std::string name = e[0];

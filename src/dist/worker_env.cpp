@@ -1,6 +1,7 @@
 #include "dist/worker_env.h"
 
 #include "util/diagnostic.h"
+#include "util/numbers.h"
 
 #include <fmt/format.h>
 
@@ -62,7 +63,11 @@ WorkerEnv from_slurm(const EnvLookup& env) {
   w.rank = required(env, "SLURM_PROCID", 0, 1 << 20);
   w.local_rank = optional_int(env, "SLURM_LOCALID", 0, 0, 1 << 20);
   // SLURM_NTASKS_PER_NODE may read "2(x3)"; its leading number is what we need.
-  if (const char* per = env("SLURM_NTASKS_PER_NODE")) w.local_world_size = std::max(1, std::atoi(per));
+  if (const char* per = env("SLURM_NTASKS_PER_NODE")) {
+    std::string text(per), why;
+    text = text.substr(0, text.find_first_not_of("0123456789"));
+    w.local_world_size = static_cast<int>(parse_integer(text, why, 1, 1 << 20).value_or(1));
+  }
   if (const char* a = env("MASTER_ADDR")) w.master_addr = a;
   else if (const char* list = env("SLURM_NODELIST")) w.master_addr = first_slurm_host(list);
   else if (const char* list2 = env("SLURM_JOB_NODELIST")) w.master_addr = first_slurm_host(list2);

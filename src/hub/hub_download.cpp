@@ -4,6 +4,7 @@
 #include "hub/file_lock.h"
 #include "hub/http_errors.h"
 #include "util/diagnostic.h"
+#include "util/numbers.h"
 #include "util/sha256.h"
 
 #include <fmt/format.h>
@@ -25,9 +26,10 @@ std::string clean_etag(std::string etag) {
   return etag;
 }
 
+// -1 (size unknown) for anything but a size a file can have.
 long long parse_size(const std::string& text) {
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return -1;
-  return std::stoll(text);
+  std::string why;
+  return parse_integer(text, why, 0).value_or(-1);
 }
 
 std::string percent_encode_slashes(const std::string& revision) {

@@ -1,6 +1,8 @@
 #include "hub/repo_files.h"
 
 #include "util/diagnostic.h"
+#include "util/input_file.h"
+#include "util/json_input.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,9 +18,14 @@ namespace {
 
 // The shard file names of a sharded safetensors checkpoint, each once, sorted.
 std::vector<std::string> shard_names(const std::string& index_path, const std::string& repo) {
-  std::ifstream in(index_path);
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
+  std::string text, why;
+  try {
+    text = read_input_file({index_path});
+  } catch (const InputError&) {
+  }
+  std::optional<nlohmann::json> parsed = try_parse_json(text, why);
+  nlohmann::json j = parsed ? std::move(*parsed) : nlohmann::json();
+  if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
     missing(repo, "a model.safetensors.index.json without a \"weight_map\" object (" + index_path + ")",
             "the index is damaged: delete it from the cache and fetch again");
   std::set<std::string> names;

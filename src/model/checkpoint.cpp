@@ -3,6 +3,8 @@
 #include "model/pytorch_bin.h"
 #include "model/safetensors.h"
 #include "util/diagnostic.h"
+#include "util/input_file.h"
+#include "util/json_input.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -42,9 +44,8 @@ bool ends_with(const std::string& s, const std::string& tail) {
 
 // weight_map file names of a sharded checkpoint's index, in first-use order.
 std::vector<std::string> shard_files(const std::string& index_path) {
-  std::ifstream in(index_path);
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.contains("weight_map") || !j.at("weight_map").is_object())
+  nlohmann::json j = read_json_document(index_path, "", "re-save the model with save_pretrained");
+  if (!j.is_object() || !j.contains("weight_map") || !j.at("weight_map").is_object())
     folder_error(index_path, "not a sharded-checkpoint index: expected {\"weight_map\": {...}}",
                  "re-save the model with save_pretrained");
   std::vector<std::string> files;

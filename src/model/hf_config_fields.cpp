@@ -1,5 +1,8 @@
 #include "model/hf_config_fields.h"
 
+#include "util/json_input.h"
+#include "util/numbers.h"
+
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>
@@ -61,10 +64,8 @@ nlohmann::json extra_fields(const nlohmann::json& j, const std::vector<std::stri
 }
 
 nlohmann::json read_config_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) config_error(path, "", "cannot open the model config", "check the model folder path");
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded()) config_error(path, "", "not valid JSON");
+  nlohmann::json j = read_json_document(path, "", "check the model folder path; config.json is "
+                                                  "what save_pretrained writes");
   if (!j.is_object()) config_error(path, "", "expected a JSON object (a Hugging Face config.json)");
   return j;
 }
@@ -76,10 +77,9 @@ std::vector<std::string> read_id2label(const nlohmann::json& j, const std::strin
   std::vector<std::string> names(m.size());
   std::vector<bool> seen(m.size(), false);
   for (const auto& [key, value] : m.items()) {
-    size_t used = 0;
-    long long id = -1;
-    try { id = std::stoll(key, &used); } catch (const std::exception&) {}
-    if (used != key.size() || id < 0 || id >= static_cast<long long>(names.size()) || seen[id])
+    std::string why;
+    long long id = parse_integer(key, why, 0, static_cast<long long>(names.size()) - 1).value_or(-1);
+    if (id < 0 || seen[id])
       config_error(where, "id2label", fmt::format("key \"{}\" is not one of the ids 0..{}", key,
                                                   names.size() - 1));
     if (!value.is_string()) config_error(where, "id2label." + key, "expected a label name string");

@@ -2,6 +2,8 @@
 
 #include "registry/registry.h"
 #include "util/diagnostic.h"
+#include "util/input_file.h"
+#include "util/json_input.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
@@ -41,11 +43,9 @@ class GeneratorStateGuard {
 
 nlohmann::json read_config_json(const std::string& folder) {
   std::string path = (fs::path(folder) / "config.json").string();
-  std::ifstream in(path);
-  if (!in) folder_error(path, "", "cannot open the model config",
-                        "a Hugging Face model folder holds config.json beside its weights");
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.is_object())
+  nlohmann::json j = read_json_document(path, "", "a Hugging Face model folder holds config.json "
+                                                  "beside its weights");
+  if (!j.is_object())
     folder_error(path, "", "not a JSON object", "re-save the model with save_pretrained");
   return j;
 }

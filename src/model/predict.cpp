@@ -4,6 +4,8 @@
 #include "tokenizer/encoding.h"
 #include "tokenizer/wordpiece_loader.h"
 #include "util/diagnostic.h"
+#include "util/input_file.h"
+#include "util/json_input.h"
 
 #include <fmt/format.h>
 
@@ -66,8 +68,11 @@ PendingExample parse_line(const std::string& text, long long line_no, const Toke
                                 "\"text_b\": \"...\"} (text_b optional)"));
   };
   PendingExample e;
-  e.line = nlohmann::json::parse(text, nullptr, false);
-  if (e.line.is_discarded() || !e.line.is_object()) fail("not a JSON object");
+  std::string why;
+  std::optional<nlohmann::json> parsed = try_parse_json(text, why);
+  if (!parsed) fail(why);
+  e.line = std::move(*parsed);
+  if (!e.line.is_object()) fail("not a JSON object");
   if (!e.line.contains("text_a") || !e.line["text_a"].is_string()) fail("no \"text_a\" string");
   std::optional<std::string> b;
   if (e.line.contains("text_b") && !e.line["text_b"].is_null()) {
@@ -84,6 +89,13 @@ PendingExample parse_line(const std::string& text, long long line_no, const Toke
 
 int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::ostream& out,
                         std::ostream& err) {
+  // The CLI's flag table bounds these too; callers of this function get the same check.
+  if (o.batch_size < 1 || o.max_length < 4) {
+    err << (o.batch_size < 1
+                ? fmt::format("error: --batch-size: expected an integer >= 1, found {}\n", o.batch_size)
+                : fmt::format("error: --max-length: expected an integer >= 4, found {}\n", o.max_length));
+    return 2;
+  }
   try {
     LoadedModel loaded = load_model_folder(o.model);
     if (!loaded.report.missing.empty())
@@ -96,7 +108,7 @@ int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::o
     int64_t pad_id = tokenizer->special_ids().pad >= 0 ? tokenizer->special_ids().pad : 0;
     std::vector<PendingExample> batch;
     std::string text;
-    for (long long line_no = 1; std::getline(in, text); ++line_no) {
+    for (long long line_no = 1; read_bounded_line(in, text, "--input", line_no); ++line_no) {
       if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
       batch.push_back(parse_line(text, line_no, *tokenizer, encode_options));
       if (static_cast<int>(batch.size()) >= o.batch_size) predict_batch(model, batch, pad_id, out);
@@ -104,7 +116,7 @@ int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::o
     predict_batch(model, batch, pad_id, out);
     return 0;
   } catch (const InputError& e) {
-    err << e.what() << "\n";
+    err << e.diagnostic().format() << "\n";
     return 2;
   } catch (const std::invalid_argument& e) {
     err << "error: " << e.what() << "\n";

@@ -1,6 +1,8 @@
 #include "model/safetensors.h"
 
 #include "util/diagnostic.h"
+#include "util/input_file.h"
+#include "util/json_input.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -139,12 +141,10 @@ SafetensorsFile::SafetensorsFile(const std::string& path)
     format_error(path, "", fmt::format("the header claims {} bytes but only {} bytes follow the "
                                        "length field", n, size - 8));
   const char* text = reinterpret_cast<const char*>(file_->data() + 8);
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(text, text + n);  // rejects invalid UTF-8
-  } catch (const nlohmann::json::exception& e) {
-    format_error(path, "", std::string("the header is not valid UTF-8 JSON: ") + e.what());
-  }
+  std::string why;
+  std::optional<nlohmann::json> parsed = try_parse_json({text, n}, why);  // rejects invalid UTF-8
+  if (!parsed) format_error(path, "", "the header is not valid UTF-8 JSON (" + why + ")");
+  nlohmann::json header = std::move(*parsed);
   if (!header.is_object()) format_error(path, "", "the header is not a JSON object");
   for (const auto& [key, value] : header.items()) {
     if (key == "__metadata__") {

@@ -1,9 +1,11 @@
 #include "recipe/parse.h"
 
+#include "util/diagnostic.h"
+#include "util/input_file.h"
+
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
+#include <filesystem>
 
 namespace runner {
 
@@ -20,15 +22,20 @@ ParsedFile parse_recipe_file(const std::string& path) {
                                    "unknown recipe format: expected a .toml, .yaml or .yml file"));
     return out;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
     out.diags.push_back(make_error(SourceLocation{path, 0, 0, {}}, "",
                                    "cannot open the recipe file: no such file or not readable"));
     return out;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return is_toml ? parse_toml_text(ss.str(), path) : parse_yaml_text(ss.str(), path);
+  std::string text;
+  try {  // a directory, /dev/zero or a FIFO would otherwise hang or read forever
+    text = read_input_file({path, "", kMaxDocumentBytes, "check the recipe path"});
+  } catch (const InputError& e) {
+    out.diags.push_back(e.diagnostic());
+    return out;
+  }
+  return is_toml ? parse_toml_text(text, path) : parse_yaml_text(text, path);
 }
 
 }  // namespace runner

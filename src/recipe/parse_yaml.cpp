@@ -1,10 +1,13 @@
 #include "recipe/parse.h"
+#include "util/numbers.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -26,11 +29,16 @@ Value plain_scalar(const std::string& s) {
     v.type = Value::Type::Bool;
     v.b = s[0] == 't' || s[0] == 'T';
   } else if (std::regex_match(s, int_re)) {
-    v.type = Value::Type::Int;
-    v.i = std::stoll(s);
+    // Past 64 bits the integer is kept as the number it is (a float), so that the
+    // option's check names the key and the value; strtod gives +-inf past a double.
+    std::string why, digits = s[0] == '+' ? s.substr(1) : s;
+    std::optional<long long> i = parse_integer(digits, why);
+    v.type = i ? Value::Type::Int : Value::Type::Float;
+    if (i) v.i = *i;
+    else v.f = std::strtod(s.c_str(), nullptr);
   } else if (std::regex_match(s, float_re)) {
     v.type = Value::Type::Float;
-    v.f = std::stod(s);
+    v.f = std::strtod(s.c_str(), nullptr);  // 1e999 -> inf, refused by the option's range
   } else if (s == ".inf" || s == "+.inf" || s == ".Inf" || s == ".INF") {
     v.type = Value::Type::Float;
     v.f = INFINITY;

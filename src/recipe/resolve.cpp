@@ -1,6 +1,8 @@
 #include "recipe/resolve.h"
 
 #include "hub/named_sources.h"
+#include "util/diagnostic.h"
+#include "util/json_input.h"
 #include "util/paths.h"
 #include "util/suggest.h"
 
@@ -225,10 +227,13 @@ struct SectionResolver {
       }
     }
     fs::path config = fs::path(folder_path) / "config.json";
-    std::ifstream in(config);
-    if (!in.is_open()) return nullptr;
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("model_type")) return nullptr;
+    nlohmann::json j;
+    try {
+      j = read_json_document(config.string());
+    } catch (const InputError&) {
+      return nullptr;  // reading the model reports it
+    }
+    if (!j.is_object() || !j.contains("model_type")) return nullptr;
     std::string type = j["model_type"].is_string() ? j["model_type"].get<std::string>() : j["model_type"].dump();
     if (const Component* c = find_model_type(reg, type)) return c;
     diags.push_back(make_error(folder->loc, spec.name + "." + spec.folder_option,

@@ -2,6 +2,8 @@
 
 #include "run/run_dir.h"
 #include "util/diagnostic.h"
+#include "util/input_file.h"
+#include "util/json_input.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -30,11 +32,15 @@ std::optional<double> number_at(const nlohmann::json& j, const char* key) {
 }
 
 void read_events(const std::string& path, RunHistory& h) {
+  if (!fs::exists(path)) return;
+  check_input_file({path, "", kMaxDataFileBytes, ""});
   std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
+  std::string line, why;
+  for (long long n = 1; read_bounded_line(in, line, path, n); ++n) {
     // A run killed mid-write can leave a partial last line: skip what does not parse.
-    nlohmann::json e = nlohmann::json::parse(line, nullptr, false);
+    std::optional<nlohmann::json> parsed = try_parse_json(line, why);
+    if (!parsed) continue;
+    nlohmann::json& e = *parsed;
     if (!e.is_object() || !e.contains("event") || !e["event"].is_string()) continue;
     const std::string kind = e["event"].get<std::string>();
     if (kind == "train") h.train.push_back(std::move(e));
@@ -67,20 +73,9 @@ void find_best(RunHistory& h) {
 }  // namespace
 
 nlohmann::json read_run_record(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.good() && !in.eof())
-    throw InputError(make_error(SourceLocation{path, 0, 0, ""}, "", "cannot read this file",
-                                "check that it exists and is readable"));
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(make_error(SourceLocation{path, 0, 0, ""}, "",
-                                "not valid JSON (the text stops making sense at byte " +
-                                    std::to_string(e.byte) + " of " + std::to_string(text.size()) + ")",
-                                "the file is damaged or was cut short; the run's other records are "
-                                "untouched, but this one has to be restored or the run left out"));
-  }
+  return read_json_document(path, "",
+                            "the file is damaged or was cut short; the run's other records are "
+                            "untouched, but this one has to be restored or the run left out");
 }
 
 bool looks_like_run_dir(const std::string& dir) {

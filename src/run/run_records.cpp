@@ -3,6 +3,8 @@
 #include "recipe/emit.h"
 #include "train/checkpoint_io.h"
 #include "util/diagnostic.h"
+#include "util/json_input.h"
+#include "util/numbers.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -50,23 +52,19 @@ bool allowed_key(const std::string& key, const std::vector<std::string>& allowed
 
 // Whether a metrics.jsonl line belongs to a step after `step`.
 bool jsonl_after(const std::string& line, long long step) {
-  try {
-    auto j = nlohmann::json::parse(line);
-    return j.contains("step") && j["step"].is_number() && j["step"].get<long long>() > step;
-  } catch (const nlohmann::json::exception&) {
-    return true;  // a line torn by a kill: drop it
-  }
+  std::string why;
+  std::optional<nlohmann::json> j = try_parse_json(line, why);
+  if (!j || !j->is_object()) return true;  // a line torn by a kill: drop it
+  return j->contains("step") && (*j)["step"].is_number() && (*j)["step"].get<double>() > static_cast<double>(step);
 }
 
 // Whether a train.log line ("train step=12 loss=...") belongs to a step after `step`.
 bool text_after(const std::string& line, long long step) {
   auto at = line.find(" step=");
   if (at == std::string::npos) return false;
-  try {
-    return std::stoll(line.substr(at + 6)) > step;
-  } catch (const std::exception&) {
-    return false;
-  }
+  std::string digits = line.substr(at + 6, line.find(' ', at + 6) - (at + 6)), why;
+  std::optional<long long> n = parse_integer(digits, why);
+  return n && *n > step;
 }
 
 void cut_file(const std::string& path, long long step,
@@ -103,13 +101,7 @@ void write_resolved_recipe(const Recipe& recipe, const RunPaths& paths) {
 }
 
 nlohmann::json read_json_file(const std::string& path) {
-  try {
-    return nlohmann::json::parse(read_file_bytes(path));
-  } catch (const std::exception& e) {
-    throw InputError(make_error(SourceLocation{path, 0, 0, ""}, "",
-                                std::string("cannot read this run record: ") + e.what(),
-                                "pass a run directory written by `runner run`"));
-  }
+  return read_json_document(path, "", "pass a run directory written by `runner run`");
 }
 
 std::vector<RunChange> recipe_changes(const nlohmann::json& before, const nlohmann::json& after) {
@@ -170,7 +162,8 @@ std::string newest_unfinished_run(const std::string& output_dir, const std::stri
     if (!fs::exists(p.env())) continue;
     std::string status;
     try {
-      status = nlohmann::json::parse(read_file_bytes(p.summary())).value("status", "");
+      nlohmann::json summary = read_json_document(p.summary());
+      status = summary.is_object() ? summary.value("status", "") : "";
     } catch (const std::exception&) {
       status.clear();  // no summary yet: the run was killed early
     }

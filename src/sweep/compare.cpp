@@ -5,6 +5,8 @@
 #include "sweep/compare_report.h"
 #include "util/sha256.h"
 #include "util/diagnostic.h"
+#include "util/json_input.h"
+#include "util/numbers.h"
 
 #include <fmt/format.h>
 
@@ -53,8 +55,9 @@ CompareSide load_side(const std::string& path) {
     side.recipe_sha256 = digest::sha256_hex(side.run.resolved.dump());
     return side;
   }
-  nlohmann::json b = read_json_file(path);
-  if (b.value("format", "") != "runner-baseline")
+  nlohmann::json b = read_json_document(path, "", "pass a run directory or a baseline JSON "
+                                                  "written by `runner compare --write-baseline`");
+  if (!b.is_object() || b.value("format", "") != "runner-baseline")
     throw InputError(make_error(SourceLocation{path, 0, 0, ""}, "format",
                                 "expected a run directory or a baseline JSON "
                                 "(\"format\": \"runner-baseline\"), found neither",
@@ -107,15 +110,11 @@ std::string nth(const std::vector<std::string>& values, size_t i, const std::str
 
 double tolerance(const std::string& text, const std::string& flag) {
   if (text.empty()) return 0.0;
-  size_t used = 0;
-  double v = -1;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-  }
-  if (used != text.size() || !(v >= 0))
-    throw InputError(fmt::format("{}: expected a number >= 0, found \"{}\"", flag, text));
-  return v;
+  std::string why;
+  std::optional<double> v = parse_number(text, why, 0.0);
+  if (!v) throw InputError(make_error(SourceLocation{{}, 0, 0, flag}, "", why,
+                                      "a tolerance is a number such as 0.01"));
+  return *v;
 }
 
 std::vector<MetricCheck> parse_checks(const CompareOptions& o) {

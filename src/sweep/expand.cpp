@@ -101,8 +101,62 @@ std::string point_id(const std::vector<Assignment>& varying,
   return slug + "-" + digest::sha256_hex(canonical(overrides)).substr(0, 8);
 }
 
-Expansion expand_sweep(const SweepFile& sweep) {
+std::optional<uint64_t> count_points(const SweepFile& sweep) {
+  uint64_t rows = 1;
+  for (const auto& axis : sweep.grid)
+    if (__builtin_mul_overflow(rows, uint64_t{axis.values.size()}, &rows)) return std::nullopt;
+  if (!sweep.zip.empty() &&
+      __builtin_mul_overflow(rows, uint64_t{sweep.zip.front().values.size()}, &rows))
+    return std::nullopt;
+  if (sweep.grid.empty() && sweep.zip.empty() && !sweep.points.empty()) rows = 0;
+  uint64_t total = 0;
+  if (__builtin_add_overflow(rows, uint64_t{sweep.points.size()}, &total)) return std::nullopt;
+  return total;
+}
+
+namespace {
+
+// "12 grid keys of 10 values each" or "grid 3 x 4, zip 5, 2 points": how the count arose.
+std::string count_origin(const SweepFile& sweep) {
+  std::string sizes;
+  bool same = !sweep.grid.empty();
+  for (const auto& axis : sweep.grid) {
+    sizes += (sizes.empty() ? "" : " x ") + std::to_string(axis.values.size());
+    same &= axis.values.size() == sweep.grid.front().values.size();
+  }
+  std::string out = same && sweep.grid.size() > 2
+                        ? fmt::format("{} grid keys of {} values each", sweep.grid.size(),
+                                      sweep.grid.front().values.size())
+                        : (sizes.empty() ? "" : "grid " + sizes);
+  if (!sweep.zip.empty())
+    out += (out.empty() ? "" : ", ") + fmt::format("zip rows {}", sweep.zip.front().values.size());
+  if (!sweep.points.empty())
+    out += (out.empty() ? "" : ", ") + fmt::format("{} explicit points", sweep.points.size());
+  return out;
+}
+
+std::optional<Diagnostic> too_many_points(const SweepFile& sweep, long long max_points) {
+  std::optional<uint64_t> n = count_points(sweep);
+  if (n && *n <= static_cast<uint64_t>(max_points)) return std::nullopt;
+  SourceLocation loc = !sweep.grid.empty()  ? sweep.grid.front().loc
+                       : !sweep.zip.empty() ? sweep.zip.front().loc
+                                            : SourceLocation{sweep.path, 0, 0, ""};
+  return make_error(loc, "grid",
+                    fmt::format("expected at most {} points, found {} ({})", max_points,
+                                n ? std::to_string(*n) : "more than 18446744073709551615",
+                                count_origin(sweep)),
+                    "use fewer values per key, move keys that change together to [zip], or "
+                    "raise the limit with --max-points N");
+}
+
+}  // namespace
+
+Expansion expand_sweep(const SweepFile& sweep, long long max_points) {
   Expansion out;
+  if (auto d = too_many_points(sweep, max_points)) {
+    out.diags.push_back(std::move(*d));
+    return out;
+  }
   std::map<std::string, size_t> index_of;  // canonical overrides -> point number
   std::vector<std::vector<Assignment>> rows = varying_rows(sweep);
   for (size_t i = 0; i < rows.size(); ++i) {

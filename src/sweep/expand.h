@@ -5,6 +5,8 @@
 
 #include "sweep/sweep_file.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +24,17 @@ struct Expansion {
   Diagnostics diags;  // empty axes, duplicate points, a key given twice in one point
 };
 
-Expansion expand_sweep(const SweepFile& sweep);
+// Past this many points a sweep is refused unless --max-points raises the limit.
+constexpr long long kDefaultMaxPoints = 10000;
+
+// How many points expand_sweep makes, counted without making them: the grid
+// axes' sizes multiplied, times the zip rows, plus the explicit points.
+// nullopt when the count does not fit in 64 bits.
+std::optional<uint64_t> count_points(const SweepFile& sweep);
+
+// The points; none, with an error naming the count and the fix, when there
+// would be more than `max_points`.
+Expansion expand_sweep(const SweepFile& sweep, long long max_points = kDefaultMaxPoints);
 
 // The id of a point: the same overrides give the same id on every machine.
 std::string point_id(const std::vector<Assignment>& varying,

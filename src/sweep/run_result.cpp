@@ -4,6 +4,8 @@
 #include "run/run_records.h"
 #include "sweep/sweep_file.h"
 #include "util/diagnostic.h"
+#include "util/input_file.h"
+#include "util/json_input.h"
 
 #include <filesystem>
 #include <fstream>
@@ -21,12 +23,14 @@ nlohmann::json read_if_present(const std::string& path) {
 
 std::vector<nlohmann::json> read_evals(const std::string& path) {
   std::vector<nlohmann::json> out;
+  if (!fs::exists(path)) return out;
+  check_input_file({path, "", kMaxDataFileBytes, ""});
   std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
+  std::string line, why;
+  for (long long n = 1; read_bounded_line(in, line, path, n); ++n) {
     // A run killed mid-write can leave a partial last line: skip what does not parse.
-    nlohmann::json e = nlohmann::json::parse(line, nullptr, false);
-    if (e.is_object() && e.value("event", "") == "eval") out.push_back(std::move(e));
+    std::optional<nlohmann::json> e = try_parse_json(line, why);
+    if (e && e->is_object() && e->value("event", "") == "eval") out.push_back(std::move(*e));
   }
   return out;
 }

@@ -18,14 +18,15 @@ struct LoadedSweep {
   std::vector<SweepPoint> points;
 };
 
-std::optional<LoadedSweep> load_and_expand(const std::string& path, std::ostream& err) {
+std::optional<LoadedSweep> load_and_expand(const std::string& path, long long max_points,
+                                           std::ostream& err) {
   SweepLoad load = load_sweep_file(path);
   err << format_all(load.diags);
   if (!load.sweep) {
     err << fmt::format("{}: invalid sweep file; nothing was run\n", path);
     return std::nullopt;
   }
-  Expansion ex = expand_sweep(*load.sweep);
+  Expansion ex = expand_sweep(*load.sweep, max_points);
   err << format_all(ex.diags);
   if (has_errors(ex.diags)) {
     err << fmt::format("{}: the sweep's points are invalid; nothing was run\n", path);
@@ -95,7 +96,7 @@ int run_sweep_command(const SweepCommandOptions& o, std::ostream& out, std::ostr
     err << fmt::format("error: --jobs: expected an integer >= 1, found {}\n", o.jobs);
     return 2;
   }
-  std::optional<LoadedSweep> s = load_and_expand(o.sweep_path, err);
+  std::optional<LoadedSweep> s = load_and_expand(o.sweep_path, o.max_points, err);
   if (!s) return 2;
   if (o.dry_run) return dry_run(*s, o, out, err);
   if (o.status) return print_status(*s, out);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "recipe/rules.h"
+#include "sweep/expand.h"
 
 #include <iosfwd>
 #include <string>
@@ -15,6 +16,7 @@ struct SweepCommandOptions {
   bool status = false;        // print the summary of a running or finished sweep
   bool print_schema = false;  // print the sweep file's JSON Schema
   int jobs = 1;
+  long long max_points = kDefaultMaxPoints;  // --max-points: refuse larger sweeps
   bool retry_failed = false;
   bool fail_fast = false;
   std::string runner_exe;  // empty: this executable

@@ -63,7 +63,7 @@ ojson override_table_schema(const std::string& doc, const ojson& leaf) {
 
 ojson sweep_schema() {
   ojson props = ojson::object();
-  for (const auto& o : sweep_options()) props[o.name] = ojson::parse(o.json_schema().dump());
+  for (const auto& o : sweep_options()) props[o.name] = ojson(o.json_schema());
   for (const auto& t : table_keys()) props[t.name] = override_table_schema(t.doc, t.leaf);
   props["points"] = {{"type", "array"},
                      {"description", "Explicit points, each a table of recipe key -> value"},
@@ -150,7 +150,12 @@ void read_points(const Value* list, SweepFile& sweep, Diagnostics& diags) {
   for (size_t i = 0; i < list->list.size(); ++i) {
     std::vector<Assignment> point;
     flatten(list->list[i], "", point);
-    if (point.empty())
+    if (!list->list[i].is_table())
+      diags.push_back(make_error(list->list[i].loc, fmt::format("points[{}]", i),
+                                 fmt::format("expected a table of recipe key -> value, found {} {}",
+                                             list->list[i].type_name(), list->list[i].short_str()),
+                                 "write each point as {\"optimizer.lr\" = 3e-5, ...}"));
+    else if (point.empty())
       diags.push_back(make_error(list->list[i].loc, fmt::format("points[{}]", i),
                                  "expected at least one override, found an empty point",
                                  "remove the empty point (the base recipe alone runs when a "
@@ -160,10 +165,13 @@ void read_points(const Value* list, SweepFile& sweep, Diagnostics& diags) {
   }
 }
 
+// The key's string, else its default ("" for a required key, which has none);
+// a key of another type is left for check_schema to report.
 std::string option_or_default(const Value& root, const std::string& name) {
   const Value* v = root.find(name);
   if (v && v->type == Value::Type::String) return v->s;
-  return find_option(sweep_options(), name)->default_value.get<std::string>();
+  const nlohmann::json& fallback = find_option(sweep_options(), name)->default_value;
+  return fallback.is_string() ? fallback.get<std::string>() : std::string();
 }
 
 // The schema's messages for what the checks above do not cover (types of the
@@ -188,6 +196,49 @@ void check_known_keys(const Value& root, Diagnostics& diags) {
   }
 }
 
+std::string found_text(const Value& v) { return v.type_name() + " " + v.short_str(); }
+
+// Every scalar key is a string, set/grid/zip are tables and points a list:
+// said with the key and the value found, before the schema's generic messages.
+void check_types(const Value& root, Diagnostics& diags) {
+  for (const auto& o : sweep_options())
+    if (const Value* v = root.find(o.name); v && v->type != Value::Type::String)
+      diags.push_back(make_error(v->loc, o.name,
+                                 fmt::format("expected a string ({}), found {}", o.doc, found_text(*v)),
+                                 fmt::format("write {} = \"...\" in quotes", o.name)));
+  for (const auto& t : table_keys())
+    if (const Value* v = root.find(t.name); v && !v->is_table())
+      diags.push_back(make_error(v->loc, t.name,
+                                 fmt::format("expected a table ({}), found {}", t.doc, found_text(*v)),
+                                 fmt::format("write [{}] and below it lines such as "
+                                             "\"optimizer.lr\" = {}",
+                                             t.name, std::string(t.name) == "set" ? "3e-5" : "[3e-5, 1e-4]")));
+  if (const Value* v = root.find("points"); v && v->type != Value::Type::List)
+    diags.push_back(make_error(v->loc, "points",
+                               "expected a list of tables of recipe key -> value, found " + found_text(*v),
+                               "write points = [{\"optimizer.lr\" = 3e-5}, ...]"));
+}
+
+// A sweep file is a table holding at least the required keys; an empty file
+// or a lone scalar says so here, before any key is read.
+void check_shape(const Value& root, const std::string& path, Diagnostics& diags) {
+  const char* hint = "a sweep file needs at least base = \"recipe.toml\" and metric = \"eval.f1\"; "
+                     "see `runner sweep --schema`";
+  if (!root.is_table()) {
+    std::string found = root.type == Value::Type::Null ? "an empty document"
+                                                       : root.type_name() + " " + root.short_str();
+    diags.push_back(make_error(root.loc.known() ? root.loc : SourceLocation{path, 0, 0, {}}, "",
+                               "expected a table of sweep keys, found " + found, hint));
+    return;
+  }
+  for (const auto& o : sweep_options())
+    if (o.required && !root.find(o.name))
+      diags.push_back(make_error(SourceLocation{path, 0, 0, {}}, o.name,
+                                 fmt::format("missing the required key \"{}\" ({})", o.name, o.doc),
+                                 hint));
+  check_types(root, diags);
+}
+
 void read_scalars(const Value& root, SweepFile& sweep, Diagnostics& diags) {
   fs::path folder = fs::path(sweep.path).parent_path();
   sweep.name = option_or_default(root, "name");
@@ -200,6 +251,7 @@ void read_scalars(const Value& root, SweepFile& sweep, Diagnostics& diags) {
                                            sweep.base),
                                "base is relative to the sweep file's folder"));
   sweep.metric = option_or_default(root, "metric");
+  if (const Value* m = root.find("metric")) sweep.metric_loc = m->loc;
   sweep.higher_is_better = option_or_default(root, "direction") != "lower";
   sweep.output_dir = option_or_default(root, "output_dir");
 }
@@ -212,6 +264,8 @@ SweepLoad load_sweep_file(const std::string& path) {
   out.diags = parsed.diags;
   if (!parsed.root) return out;
   const Value& root = *parsed.root;
+  check_shape(root, path, out.diags);
+  if (has_errors(out.diags)) return out;
   check_known_keys(root, out.diags);
   if (has_errors(out.diags)) return out;
   SweepFile sweep;

@@ -34,6 +34,7 @@ struct SweepFile {
   std::string name;        // [name] or the file's stem
   std::string base;        // the base recipe, absolute
   std::string metric;      // "eval.f1"
+  SourceLocation metric_loc;
   bool higher_is_better = true;
   std::string output_dir;  // sweep directories go to <output_dir>/<name>/
   std::vector<Assignment> set;

@@ -1,13 +1,18 @@
 #include "sweep/sweep_run.h"
 
+#include "data/dataset.h"
 #include "recipe/recipe.h"
+#include "registry/registry.h"
 #include "run/run_dir.h"
 #include "run/run_records.h"
 #include "sweep/process.h"
 #include "sweep/summary.h"
+#include "util/numbers.h"
+#include "util/suggest.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -24,6 +29,32 @@ std::string sweep_dir_of(const SweepFile& sweep) {
   return fs::absolute(fs::path(sweep.output_dir) / sweep.name).lexically_normal().string();
 }
 
+std::vector<std::string> produced_metrics(const nlohmann::json& data_section) {
+  std::string name = data_section.at("dataset").get<std::string>();
+  auto dataset = instantiate<DatasetFactory>(Kind::Dataset, name, data_section);
+  std::vector<std::string> out = {"eval.loss"};
+  for (const auto& m : dataset->info().metrics) out.push_back("eval." + m);
+  return out;
+}
+
+namespace {
+
+// The sweep ranks its points by a metric every run must produce: the loss and
+// the dataset's metrics. A typo would otherwise run every point and rank none.
+void check_metric(const SweepFile& sweep, const Recipe& recipe, Diagnostics& errors) {
+  std::vector<std::string> known = produced_metrics(recipe.section("data"));
+  std::string metric = sweep.metric.rfind("eval.", 0) == 0 ? sweep.metric : "eval." + sweep.metric;
+  if (std::find(known.begin(), known.end(), metric) != known.end()) return;
+  std::string close = did_you_mean(sweep.metric, known);
+  errors.push_back(make_error(
+      sweep.metric_loc, "metric",
+      fmt::format("expected a metric that the runs of {} produce ({}), found \"{}\"",
+                  recipe.section("data").at("dataset").get<std::string>(), join(known), sweep.metric),
+      close.empty() ? "name one of those metrics" : close));
+}
+
+}  // namespace
+
 std::vector<Diagnostics> validate_points(const SweepFile& sweep,
                                          const std::vector<SweepPoint>& points,
                                          const Capabilities& caps) {
@@ -33,6 +64,7 @@ std::vector<Diagnostics> validate_points(const SweepFile& sweep,
     Diagnostics errors;
     for (auto& d : load.diags)
       if (d.severity == Severity::Error) errors.push_back(std::move(d));
+    if (load.recipe) check_metric(sweep, *load.recipe, errors);
     out.push_back(std::move(errors));
   }
   return out;
@@ -66,7 +98,8 @@ class SweepScheduler {
       : sweep_(sweep), points_(points), options_(options), ledger_(ledger), out_(out),
         dir_(sweep_dir_of(sweep)) {
     const char* kill_after = std::getenv("RUNNER_TEST_SWEEP_KILL_AFTER");
-    kill_after_ = kill_after ? std::atoi(kill_after) : 0;
+    std::string why;
+    kill_after_ = kill_after ? static_cast<int>(parse_integer(kill_after, why, 0, INT_MAX).value_or(0)) : 0;
   }
 
   // Runs the queued point indexes; returns the stop signal, 0 when none.

@@ -29,8 +29,12 @@ struct SweepRunOptions {
 
 std::string sweep_dir_of(const SweepFile& sweep);  // <output_dir>/<name>, absolute
 
-// Loads the base recipe with each point's overrides; one Diagnostics per point
-// (empty when the point is valid).
+// The metrics the runs of a recipe with this resolved [data] section report
+// ("eval.loss", "eval.accuracy", ...).
+std::vector<std::string> produced_metrics(const nlohmann::json& data_section);
+
+// Loads the base recipe with each point's overrides and checks that its runs
+// produce the sweep's metric; one Diagnostics per point (empty when valid).
 std::vector<Diagnostics> validate_points(const SweepFile& sweep,
                                          const std::vector<SweepPoint>& points,
                                          const Capabilities& caps);

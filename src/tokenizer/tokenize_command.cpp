@@ -3,6 +3,8 @@
 #include "tokenizer/encoding.h"
 #include "tokenizer/wordpiece_loader.h"
 #include "util/diagnostic.h"
+#include "util/input_file.h"
+#include "util/json_input.h"
 #include "hub/named_sources.h"
 #include "util/paths.h"
 
@@ -22,8 +24,11 @@ using ordered = nlohmann::ordered_json;
 // Adds input_ids and token_type_ids to one JSONL line; returns "" or what is wrong.
 std::string encode_line(const std::string& line, const Tokenizer& tok, const EncodeOptions& opts,
                         std::string& out_line) {
-  ordered j = ordered::parse(line, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return "not a JSON object";
+  std::string why;
+  std::optional<ordered> parsed = try_parse_ordered_json(line, why);
+  if (!parsed) return why;
+  ordered& j = *parsed;
+  if (!j.is_object()) return "not a JSON object";
   if (!j.contains("text_a") || !j["text_a"].is_string())
     return "\"text_a\" is missing or not a string";
   std::optional<std::string> b;
@@ -59,13 +64,16 @@ int run_tokenize_command(const TokenizeCommandOptions& options, std::istream& in
     opts.truncation = truncation_from_name(options.truncation);
     if (options.max_length < 4) throw std::invalid_argument("--max-length must be at least 4");
     if (!options.input.empty()) {
+      check_input_file({options.input, "--input", kMaxDataFileBytes,
+                        "pass a JSONL file, or leave --input out to read standard input"});
       file.open(options.input, std::ios::binary);
       if (!file) throw InputError("cannot open --input " + options.input);
       src = &file;
     }
     auto tok = load_wordpiece({resolve_tokenizer_path(options.tokenizer), options.format, "auto"});
     std::string line, encoded;
-    for (int number = 1; std::getline(*src, line); ++number) {
+    for (long long number = 1; read_bounded_line(*src, line, where, number); ++number) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       std::string why = encode_line(line, *tok, opts, encoded);
       if (!why.empty()) {
@@ -75,6 +83,9 @@ int run_tokenize_command(const TokenizeCommandOptions& options, std::istream& in
       }
       out << encoded << '\n';
     }
+  } catch (const InputError& e) {
+    err << e.diagnostic().format() << "\n";
+    return 2;
   } catch (const std::exception& e) {
     err << "error: " << e.what() << "\n";
     return 2;

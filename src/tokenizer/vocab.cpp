@@ -1,6 +1,7 @@
 #include "tokenizer/vocab.h"
 
 #include "util/diagnostic.h"
+#include "util/input_file.h"
 
 #include <fstream>
 #include <map>
@@ -87,13 +88,8 @@ int32_t Vocab::longest_match(std::string_view word, size_t begin, bool continuat
 }
 
 Vocab load_vocab_txt(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw InputError(make_error({path, 0, 0, {}}, {}, "cannot open the vocabulary file",
-                                "check the tokenizer path; it must hold vocab.txt or tokenizer.json"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  const std::string text = read_input_file(
+      {path, "", kMaxDocumentBytes, "check the tokenizer path; it must hold vocab.txt or tokenizer.json"});
   // Python reads vocab.txt in text mode: \n, \r\n and a lone \r all end a line.
   std::vector<std::string> tokens;
   size_t start = 0;

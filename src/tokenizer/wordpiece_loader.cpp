@@ -4,8 +4,15 @@
 #include "registry/registry.h"
 #include "util/sha256.h"
 #include "util/diagnostic.h"
+#include "util/input_file.h"
+#include "util/json_input.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <type_traits>
 #include <fstream>
 #include <sstream>
 
@@ -20,41 +27,57 @@ InputError load_error(const std::string& file, std::string what, std::string hin
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw load_error(path, "cannot open the file");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return read_input_file({path, "", kMaxDocumentBytes, "check the tokenizer path"});
 }
 
 nlohmann::json read_json(const std::string& path) {
-  try {
-    return nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw load_error(path, std::string("is not valid JSON: ") + e.what());
+  return parse_json(read_file(path), {path, 1, "re-save the tokenizer with save_pretrained"});
+}
+
+// obj[key] when it is a T; `fallback` when obj is no object or the key is
+// absent or null; any other type is an error naming the file and key.
+template <class T>
+T field(const nlohmann::json& obj, const char* key, T fallback, const std::string& file,
+        const std::string& path) {
+  if (!obj.is_object() || !obj.contains(key) || obj[key].is_null()) return fallback;
+  const nlohmann::json& v = obj[key];
+  const char* want = std::is_same_v<T, bool> ? "true or false"
+                     : std::is_same_v<T, std::string> ? "a string" : "an integer";
+  bool ok = std::is_same_v<T, bool> ? v.is_boolean()
+            : std::is_same_v<T, std::string> ? v.is_string() : v.is_number_integer();
+  if (!ok) {
+    std::string found = v.dump();
+    if (found.size() > 40) found = found.substr(0, 40) + "...";
+    throw load_error(file, fmt::format("{}{}: expected {}, found {}", path, key, want, found),
+                     "re-save the tokenizer with save_pretrained");
   }
+  return v.get<T>();
 }
 
 // Special tokens in tokenizer_config.json are strings or AddedToken objects.
-void read_token(const nlohmann::json& config, const char* key, std::string& token) {
+void read_token(const nlohmann::json& config, const char* key, std::string& token,
+                const std::string& file) {
   if (!config.contains(key)) return;
   const auto& v = config[key];
   if (v.is_string()) token = v.get<std::string>();
-  else if (v.is_object() && v.contains("content")) token = v["content"].get<std::string>();
+  else if (v.is_object()) token = field(v, "content", token, file, std::string(key) + ".");
 }
 
-void apply_tokenizer_config(const nlohmann::json& config, WordPieceSettings& s) {
+void apply_tokenizer_config(const nlohmann::json& config, WordPieceSettings& s,
+                            const std::string& file) {
+  if (!config.is_object())
+    throw load_error(file, "expected a JSON object", "re-save the tokenizer with save_pretrained");
   if (config.contains("do_lower_case") && config["do_lower_case"].is_boolean())
     s.lowercase = config["do_lower_case"].get<bool>();
   if (config.contains("strip_accents") && config["strip_accents"].is_boolean())
     s.strip_accents = config["strip_accents"].get<bool>();
   if (config.contains("tokenize_chinese_chars") && config["tokenize_chinese_chars"].is_boolean())
     s.tokenize_chinese_chars = config["tokenize_chinese_chars"].get<bool>();
-  read_token(config, "unk_token", s.unk_token);
-  read_token(config, "cls_token", s.cls_token);
-  read_token(config, "sep_token", s.sep_token);
-  read_token(config, "pad_token", s.pad_token);
-  read_token(config, "mask_token", s.mask_token);
+  read_token(config, "unk_token", s.unk_token, file);
+  read_token(config, "cls_token", s.cls_token, file);
+  read_token(config, "sep_token", s.sep_token, file);
+  read_token(config, "pad_token", s.pad_token, file);
+  read_token(config, "mask_token", s.mask_token, file);
 }
 
 struct Loaded {
@@ -73,14 +96,14 @@ void load_from_vocab_txt(const fs::path& vocab_file, Loaded& out) {
   if (fs::exists(config)) {
     std::string config_text = read_file(config.string());
     out.digest.update("tokenizer_config.json\n").update(config_text);
-    apply_tokenizer_config(read_json(config.string()), out.settings);
+    apply_tokenizer_config(read_json(config.string()), out.settings, config.string());
   }
 }
 
 void require_type(const nlohmann::json& section, const char* want, const std::string& file,
                   const char* where) {
   if (section.is_null()) return;
-  std::string type = section.value("type", "");
+  std::string type = field(section, "type", std::string(), file, std::string(where).substr(0, std::strlen(where) - 4));
   if (type != want)
     throw load_error(file, std::string(where) + " is '" + type + "', expected '" + want + "'",
                      "only BERT WordPiece tokenizer.json files are supported");
@@ -91,7 +114,7 @@ void read_vocab_map(const nlohmann::json& vocab, const std::string& file, Loaded
   out.tokens.assign(vocab.size(), std::string());
   std::vector<bool> seen(vocab.size(), false);
   for (const auto& [token, id_json] : vocab.items()) {
-    long long id = id_json.get<long long>();
+    long long id = id_json.is_number_integer() ? id_json.get<long long>() : -1;
     if (id < 0 || static_cast<size_t>(id) >= out.tokens.size() || seen[static_cast<size_t>(id)])
       throw load_error(file, "model.vocab maps '" + token + "' to id " + std::to_string(id) +
                                  ", expected ids 0.." + std::to_string(out.tokens.size() - 1) +
@@ -105,7 +128,10 @@ void load_from_tokenizer_json(const fs::path& file, Loaded& out) {
   std::string name = file.string();
   out.digest.update("tokenizer.json\n").update(read_file(name));
   nlohmann::json j = read_json(name);
-  const auto& model = j["model"];
+  if (!j.is_object())
+    throw load_error(name, "expected a JSON object (a Hugging Face tokenizer.json)",
+                     "re-save the tokenizer with save_pretrained");
+  const nlohmann::json model = j.value("model", nlohmann::json());
   if (model.is_object() && model.contains("type") && model["type"] != "WordPiece")
     throw load_error(name, "model.type is " + model["type"].dump() + ", expected \"WordPiece\"");
   require_type(j.value("normalizer", nlohmann::json()), "BertNormalizer", name, "normalizer.type");
@@ -113,13 +139,15 @@ void load_from_tokenizer_json(const fs::path& file, Loaded& out) {
                "pre_tokenizer.type");
   read_vocab_map(model.value("vocab", nlohmann::json()), name, out);
   WordPieceSettings& s = out.settings;
-  s.unk_token = model.value("unk_token", s.unk_token);
-  s.max_input_chars_per_word = model.value("max_input_chars_per_word", 100);
-  out.prefix = model.value("continuing_subword_prefix", std::string("##"));
-  const auto& norm = j["normalizer"];
+  s.unk_token = field(model, "unk_token", s.unk_token, name, "model.");
+  long long max_chars = field(model, "max_input_chars_per_word", 100LL, name, "model.");
+  // Longer words become [UNK] anyway; the bound keeps the int meaningful.
+  s.max_input_chars_per_word = static_cast<int>(std::clamp(max_chars, 1LL, 1LL << 20));
+  out.prefix = field(model, "continuing_subword_prefix", std::string("##"), name, "model.");
+  const nlohmann::json norm = j.value("normalizer", nlohmann::json());
   if (norm.is_object()) {
-    s.lowercase = norm.value("lowercase", true);
-    s.tokenize_chinese_chars = norm.value("handle_chinese_chars", true);
+    s.lowercase = field(norm, "lowercase", true, name, "normalizer.");
+    s.tokenize_chinese_chars = field(norm, "handle_chinese_chars", true, name, "normalizer.");
     if (norm.contains("strip_accents") && norm["strip_accents"].is_boolean())
       s.strip_accents = norm["strip_accents"].get<bool>();
   }

@@ -1,4 +1,7 @@
 #include "train/checkpoint_io.h"
+#include "util/diagnostic.h"
+#include "util/json_input.h"
+#include "util/numbers.h"
 #include "util/sha256.h"
 
 #include <fmt/format.h>
@@ -96,9 +99,9 @@ std::string checkpoint_name(long long step) { return fmt::format("step-{:08d}", 
 
 std::optional<long long> checkpoint_step(const std::string& name) {
   if (name.rfind("step-", 0) != 0 || name.size() <= 5) return std::nullopt;
-  std::string digits = name.substr(5);
+  std::string digits = name.substr(5), why;
   if (!std::all_of(digits.begin(), digits.end(), ::isdigit)) return std::nullopt;
-  return std::stoll(digits);
+  return parse_integer(digits, why, 0);  // nullopt past 2^63 - 1: no run gets there
 }
 
 std::string write_checkpoint(const std::string& checkpoints_dir, const std::string& name,
@@ -122,28 +125,39 @@ std::string write_checkpoint(const std::string& checkpoints_dir, const std::stri
   return final_dir;
 }
 
+namespace {
+
+// What is wrong with one manifest entry {"sha256": "...", "bytes": N}, or "".
+std::string check_entry(const std::string& dir, const std::string& file, const nlohmann::json& entry) {
+  if (file.empty() || file.find('/') != std::string::npos || file == "." || file == "..")
+    return fmt::format("{}: lists \"{}\", which is not a file name inside the checkpoint", kManifest, file);
+  if (!entry.is_object() || !entry.contains("bytes") || !entry["bytes"].is_number_unsigned() ||
+      !entry.contains("sha256") || !entry["sha256"].is_string())
+    return fmt::format("{}: the entry of {} is not {{\"sha256\": \"...\", \"bytes\": N}}", kManifest, file);
+  std::string path = dir + "/" + file;
+  std::error_code ec;
+  auto size = fs::file_size(path, ec);
+  if (ec) return fmt::format("{}: missing", file);
+  auto expected = entry["bytes"].get<uint64_t>();
+  if (size != expected) return fmt::format("{}: {} bytes, the manifest says {}", file, size, expected);
+  std::string actual = digest::sha256_file(path), want = entry["sha256"].get<std::string>();
+  if (actual != want) return fmt::format("{}: sha256 {}, the manifest says {}", file, actual, want);
+  return {};
+}
+
+}  // namespace
+
 std::string verify_checkpoint(const std::string& dir) {
   nlohmann::json manifest;
   try {
-    manifest = nlohmann::json::parse(read_file_bytes(dir + "/" + kManifest));
-  } catch (const std::exception& e) {
-    return fmt::format("{}: unreadable ({})", kManifest, e.what());
+    manifest = read_json_document(dir + "/" + kManifest);
+  } catch (const InputError& e) {
+    return fmt::format("{}: unreadable ({})", kManifest, e.diagnostic().message);
   }
-  if (!manifest.contains("files") || !manifest["files"].is_object())
+  if (!manifest.is_object() || !manifest.contains("files") || !manifest["files"].is_object())
     return fmt::format("{}: no \"files\" table", kManifest);
-  for (const auto& [file, entry] : manifest["files"].items()) {
-    std::string path = dir + "/" + file;
-    std::error_code ec;
-    auto size = fs::file_size(path, ec);
-    if (ec) return fmt::format("{}: missing", file);
-    if (size != entry.value("bytes", 0ULL))
-      return fmt::format("{}: {} bytes, the manifest says {}", file, size,
-                         entry.value("bytes", 0ULL));
-    std::string actual = digest::sha256_file(path);
-    if (actual != entry.value("sha256", std::string()))
-      return fmt::format("{}: sha256 {}, the manifest says {}", file, actual,
-                         entry.value("sha256", std::string()));
-  }
+  for (const auto& [file, entry] : manifest["files"].items())
+    if (std::string problem = check_entry(dir, file, entry); !problem.empty()) return problem;
   return {};
 }
 
@@ -159,8 +173,27 @@ std::vector<std::string> list_checkpoints(const std::string& checkpoints_dir) {
   return out;
 }
 
+namespace {
+
+// Directories named like checkpoints whose step is no number a run reaches
+// ("step-99999999999999999999"): skipped, and said so, rather than fatal.
+void warn_unnumbered(const std::string& checkpoints_dir,
+                     const std::function<void(const std::string&)>& warn) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(checkpoints_dir, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind("step-", 0) == 0 && !checkpoint_step(name) && e.is_directory())
+      warn(fmt::format("{} is not a checkpoint this runner writes (expected step-N with N in "
+                       "[0, 9223372036854775807]); skipping it",
+                       e.path().string()));
+  }
+}
+
+}  // namespace
+
 std::optional<std::string> newest_valid_checkpoint(
     const std::string& checkpoints_dir, const std::function<void(const std::string&)>& warn) {
+  if (warn) warn_unnumbered(checkpoints_dir, warn);
   auto all = list_checkpoints(checkpoints_dir);
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
     std::string problem = verify_checkpoint(*it);

@@ -1,5 +1,7 @@
 #include "train/tensor_file.h"
 #include "util/diagnostic.h"
+#include "util/input_file.h"
+#include "util/json_input.h"
 
 #include <fmt/format.h>
 
@@ -59,12 +61,10 @@ TensorMap decode_tensors(const std::string& bytes, const std::string& origin) {
   uint64_t n = 0;
   std::memcpy(&n, bytes.data(), 8);
   if (n > bytes.size() - 8) malformed(origin, fmt::format("header length {} past the end", n));
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(bytes.substr(8, n));
-  } catch (const std::exception& e) {
-    malformed(origin, std::string("header is not JSON: ") + e.what());
-  }
+  std::string why;
+  std::optional<nlohmann::json> parsed = try_parse_json(std::string_view(bytes).substr(8, n), why);
+  if (!parsed) malformed(origin, "header is " + why);
+  nlohmann::json header = std::move(*parsed);
   size_t base = 8 + n;
   TensorMap out;
   for (const auto& [name, e] : header.items()) {

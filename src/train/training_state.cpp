@@ -1,6 +1,8 @@
 #include "train/training_state.h"
 #include "train/tensor_file.h"
 #include "util/diagnostic.h"
+#include "util/input_file.h"
+#include "util/json_input.h"
 
 #include <fmt/format.h>
 
@@ -83,13 +85,10 @@ std::vector<CheckpointFile> encode_training_state(const TrainingState& s) {
 
 TrainingState load_training_state(const std::string& dir) {
   std::string state_path = dir + "/state.json";
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(read_file_bytes(state_path));
-  } catch (const std::exception& e) {
-    throw InputError(make_error(SourceLocation{state_path, 0, 0, ""}, "", std::string("unreadable: ") + e.what(),
+  nlohmann::json j = read_json_document(state_path, "", "resume from an earlier checkpoint");
+  if (!j.is_object())
+    throw InputError(make_error(SourceLocation{state_path, 0, 0, ""}, "", "expected a JSON object",
                                 "resume from an earlier checkpoint"));
-  }
   int version = j.value("format_version", 0);
   if (version != TrainingState::kFormatVersion)
     throw InputError(make_error(
