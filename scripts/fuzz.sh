@@ -82,7 +82,7 @@ for t in "$@"; do
   echo "| $t | $seconds | ${execs:-0} | $per_s | $(ls "$corpus" | wc -l) | $crashes | $hangs | $ooms | $leaks |"
   ((crashes + hangs + ooms + leaks)) && found=1
 done
-echo "fuzz: $(date -u +%F) on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)); logs in $out/logs"
+echo "fuzz: $(date -u +%F) on $(nproc --all) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)); logs in $out/logs"
 if ((found)); then
   echo "fuzz: findings in $out/findings/$run_id/<target>/; once fixed, keep each as a regression input:" >&2
   echo "  cp $out/findings/$run_id/TARGET/FILE tests/fuzz/TARGET/   (replayed by scripts/test.sh fuzz)" >&2

@@ -8,9 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-san}
 [[ -f $build/build.ninja ]] && exit 0
-options=(--buildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false)
+# -O1 with line tables only: the stacks of a finding name file:line, and on 2
+# cores this compiles much faster than debugoptimized (-O2 -g) with LibTorch headers.
+options=(--buildtype=plain -Db_sanitize=address,undefined -Db_lundef=false)
 if command -v clang++-14 >/dev/null; then
-  CC=clang-14 CXX=clang++-14 meson setup "$build" "${options[@]}" -Dfuzz=true >/dev/null
+  CC=clang-14 CXX=clang++-14 meson setup "$build" "${options[@]}" "-Dcpp_args=-O1 -gline-tables-only" \
+    -Dfuzz=true >/dev/null
 else
-  meson setup "$build" "${options[@]}" >/dev/null
+  meson setup "$build" "${options[@]}" "-Dcpp_args=-O1 -g1" >/dev/null
 fi

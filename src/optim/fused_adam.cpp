@@ -11,11 +11,9 @@
 namespace runner {
 namespace {
 
-// Cloned per instruction set (selected at load time), so the loop is vectorised
-// with AVX-512 or AVX2 + FMA where the CPU has them.
 template <bool Decoupled>
-__attribute__((target_clones("avx512f", "arch=haswell", "default"))) void adam_chunk(
-    float* p, const float* g, float* m, float* v, int64_t n, AdamScalars s) {
+inline __attribute__((always_inline)) void adam_chunk(float* p, const float* g, float* m, float* v,
+                                                      int64_t n, const AdamScalars& s) {
   for (int64_t i = 0; i < n; ++i) {
     float grad = g[i], param = p[i];
     if (Decoupled) param = param * s.decay_factor;      // p.mul_(1 - lr * wd)
@@ -29,6 +27,19 @@ __attribute__((target_clones("avx512f", "arch=haswell", "default"))) void adam_c
   }
 }
 
+// Cloned per instruction set (selected at load time), so the loop is vectorised
+// with AVX-512 or AVX2 + FMA where the CPU has them. Two plain functions around
+// the inlined template: clang 14 cannot clone a function template.
+__attribute__((target_clones("avx512f", "arch=haswell", "default"))) void adam_chunk_decoupled(
+    float* p, const float* g, float* m, float* v, int64_t n, AdamScalars s) {
+  adam_chunk<true>(p, g, m, v, n, s);
+}
+
+__attribute__((target_clones("avx512f", "arch=haswell", "default"))) void adam_chunk_coupled(
+    float* p, const float* g, float* m, float* v, int64_t n, AdamScalars s) {
+  adam_chunk<false>(p, g, m, v, n, s);
+}
+
 }  // namespace
 
 void fused_adam_step(float* param, const float* grad, float* exp_avg, float* exp_avg_sq,
@@ -37,9 +48,9 @@ void fused_adam_step(float* param, const float* grad, float* exp_avg, float* exp
   at::parallel_for(0, n, 1 << 16, [&](int64_t begin, int64_t end) {
     const int64_t len = end - begin;
     if (s.decoupled)
-      adam_chunk<true>(param + begin, grad + begin, exp_avg + begin, exp_avg_sq + begin, len, s);
+      adam_chunk_decoupled(param + begin, grad + begin, exp_avg + begin, exp_avg_sq + begin, len, s);
     else
-      adam_chunk<false>(param + begin, grad + begin, exp_avg + begin, exp_avg_sq + begin, len, s);
+      adam_chunk_coupled(param + begin, grad + begin, exp_avg + begin, exp_avg_sq + begin, len, s);
   });
 }
 
