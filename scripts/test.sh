@@ -2,27 +2,46 @@
 # Runs every test suite (one meson test per area, two at a time) and ends with
 # one line "N passed, N failed", counting Catch2 test cases over all areas.
 # Tests read ../shared through RUNNER_SHARED (default: ../shared beside the project).
+#
+# --sanitize: the same tests in build-san, built with ASan + UBSan
+# (scripts/sanitize_build.sh; shared with scripts/fuzz.sh). Any memory error,
+# leak or undefined behaviour fails the test that ran into it. On demand only:
+# the build and the run take several times as long (README "Reliability").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-export RUNNER_CACHE=${RUNNER_CACHE:-$PWD/build/test-cache}  # keep test runs off ~/.cache
+build=build
+timeout_multiplier=1
+if [[ ${1:-} == --sanitize ]]; then
+  shift
+  build=${SANITIZE_BUILD:-build-san}
+  scripts/sanitize_build.sh "$build" || exit 1
+  timeout_multiplier=4
+  # exitcode 86: a child `runner` that hits a finding must not pass for an expected exit 1.
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:exitcode=86}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+  export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/fuzz/lsan.supp}
+fi
+
+export RUNNER_CACHE=${RUNNER_CACHE:-$PWD/$build/test-cache}  # keep test runs off ~/.cache
 # Two test areas run at once on the same cores: OpenMP threads that spin while
 # waiting would steal the cores from each other (measured: most of the time in libgomp).
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 # scripts/setup.sh builds the runner alone; the first test run builds the tests
 # (several minutes on 2 cores; through ccache when it is installed).
-[[ -x build/tests/unit_core ]] || echo "test: building the tests (the first time takes a few minutes)" >&2
-ninja -C build >build/test-build.log 2>&1 || {
-  grep -E "error|FAILED" build/test-build.log | head -n 30 >&2
-  echo "test: the build failed (build/test-build.log); run scripts/setup.sh" >&2; exit 1; }
+[[ -x $build/tests/unit_core ]] || echo "test: building the tests (the first time takes a few minutes)" >&2
+ninja -C "$build" >"$build/test-build.log" 2>&1 || {
+  grep -E "error|FAILED" "$build/test-build.log" | head -n 30 >&2
+  echo "test: the build failed ($build/test-build.log); run scripts/setup.sh" >&2; exit 1; }
 
 # With no test names, everything but the slow suite (the SST-2 end-to-end run).
 (($#)) || set -- --no-suite slow
-meson test -C build --no-rebuild --num-processes 2 --print-errorlogs "$@"
+meson test -C "$build" --no-rebuild --num-processes 2 --timeout-multiplier "$timeout_multiplier" \
+  --print-errorlogs "$@"
 meson_rc=$?
 
 passed=0 failed=0
-log=build/meson-logs/testlog.json
+log=$build/meson-logs/testlog.json
 while IFS= read -r line; do
   name=$(grep -oE '"name": "[^"]*"' <<<"$line" | head -n1 | cut -d'"' -f4)
   if all=$(grep -oE 'All tests passed \([0-9]+ assertions? in [0-9]+ test cases?\)' <<<"$line"); then

@@ -12,10 +12,18 @@ namespace runner {
 namespace {
 
 // Cloned per instruction set (selected at load time), so the loop is vectorised
-// with AVX-512 or AVX2 + FMA where the CPU has them.
+// with AVX-512 or AVX2 + FMA where the CPU has them. clang 14 cannot clone a
+// template (the sanitizer build, scripts/sanitize_build.sh): there it is
+// inlined into two plain cloned functions instead. gcc keeps the template
+// clones, which it vectorises for AVX2 too (it did not through the wrappers).
+#if defined(__clang__)
+#define RUNNER_ADAM_CLONES inline __attribute__((always_inline))
+#else
+#define RUNNER_ADAM_CLONES __attribute__((target_clones("avx512f", "arch=haswell", "default")))
+#endif
 template <bool Decoupled>
-__attribute__((target_clones("avx512f", "arch=haswell", "default"))) void adam_chunk(
-    float* p, const float* g, float* m, float* v, int64_t n, AdamScalars s) {
+RUNNER_ADAM_CLONES void adam_chunk(float* p, const float* g, float* m, float* v, int64_t n,
+                                   AdamScalars s) {
   for (int64_t i = 0; i < n; ++i) {
     float grad = g[i], param = p[i];
     if (Decoupled) param = param * s.decay_factor;      // p.mul_(1 - lr * wd)
@@ -29,6 +37,24 @@ __attribute__((target_clones("avx512f", "arch=haswell", "default"))) void adam_c
   }
 }
 
+#if defined(__clang__)
+__attribute__((target_clones("avx512f", "arch=haswell", "default"))) void adam_chunk_decoupled(
+    float* p, const float* g, float* m, float* v, int64_t n, AdamScalars s) {
+  adam_chunk<true>(p, g, m, v, n, s);
+}
+__attribute__((target_clones("avx512f", "arch=haswell", "default"))) void adam_chunk_coupled(
+    float* p, const float* g, float* m, float* v, int64_t n, AdamScalars s) {
+  adam_chunk<false>(p, g, m, v, n, s);
+}
+#else
+void adam_chunk_decoupled(float* p, const float* g, float* m, float* v, int64_t n, AdamScalars s) {
+  adam_chunk<true>(p, g, m, v, n, s);
+}
+void adam_chunk_coupled(float* p, const float* g, float* m, float* v, int64_t n, AdamScalars s) {
+  adam_chunk<false>(p, g, m, v, n, s);
+}
+#endif
+
 }  // namespace
 
 void fused_adam_step(float* param, const float* grad, float* exp_avg, float* exp_avg_sq,
@@ -37,9 +63,9 @@ void fused_adam_step(float* param, const float* grad, float* exp_avg, float* exp
   at::parallel_for(0, n, 1 << 16, [&](int64_t begin, int64_t end) {
     const int64_t len = end - begin;
     if (s.decoupled)
-      adam_chunk<true>(param + begin, grad + begin, exp_avg + begin, exp_avg_sq + begin, len, s);
+      adam_chunk_decoupled(param + begin, grad + begin, exp_avg + begin, exp_avg_sq + begin, len, s);
     else
-      adam_chunk<false>(param + begin, grad + begin, exp_avg + begin, exp_avg_sq + begin, len, s);
+      adam_chunk_coupled(param + begin, grad + begin, exp_avg + begin, exp_avg_sq + begin, len, s);
   });
 }
 

@@ -1,0 +1,30 @@
+#include "fuzz_targets.h"
+
+namespace runner::fuzz {
+
+const std::vector<Target>& targets() {
+  static const std::vector<Target> list = {
+      {"recipe_toml", recipe_toml, "a .toml recipe through load_recipe (runner validate)"},
+      {"recipe_yaml", recipe_yaml, "a .yaml recipe through load_recipe (runner validate)"},
+      {"set_values", set_values, "--set KEY=VALUE lines on a fixed recipe through load_recipe"},
+      {"sweep_file", sweep_file, "a sweep file through load_sweep_file and expand_sweep"},
+      {"jsonl_input", jsonl_input, "JSONL lines for runner tokenize and the jsonl dataset"},
+      {"table_rows", table_rows, "TSV/CSV rows for the tsv, csv and GLUE datasets"},
+      {"vocab_txt", vocab_txt, "vocab.txt through load_wordpiece, then one encode"},
+      {"tokenizer_json", tokenizer_json, "tokenizer.json through load_wordpiece, then one encode"},
+      {"safetensors", safetensors, "model.safetensors through read_weights"},
+      {"pytorch_bin", pytorch_bin, "pytorch_model.bin (zip + pickle) through read_weights"},
+      {"checkpoint_manifest", checkpoint_manifest,
+       "a checkpoint directory name and manifest.json through newest_valid_checkpoint"},
+      {"config_json", config_json, "a model folder's config.json through the family config readers"},
+  };
+  return list;
+}
+
+const Target* find_target(std::string_view name) {
+  for (const auto& t : targets())
+    if (name == t.name) return &t;
+  return nullptr;
+}
+
+}  // namespace runner::fuzz
