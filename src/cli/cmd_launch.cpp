@@ -1,5 +1,6 @@
 // `runner launch [--nproc-per-node N] [--nnodes M --node-rank R --master-addr A
-// --master-port P] RECIPE`: argument handling only; dist/launcher.h starts the workers.
+// --master-port P] [--max-restarts N] RECIPE`: argument handling only;
+// dist/launcher.h starts (and restarts) the workers.
 #include "cli/commands.h"
 
 #include "dist/launcher.h"
@@ -42,6 +43,7 @@ int cmd_launch(const ParsedArgs& args) {
     o.nnodes = integer_flag(args, "--nnodes", topology.at("nodes"));
     o.node_rank = integer_flag(args, "--node-rank", 0, 0, o.nnodes - 1);
     o.master_port = integer_flag(args, "--master-port", 29500);
+    o.max_restarts = integer_flag(args, "--max-restarts", 0);
   } catch (const std::invalid_argument& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;

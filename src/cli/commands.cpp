@@ -24,6 +24,9 @@ const std::vector<FlagSpec>& flag_table() {
       {"--node-rank", "R", "This machine's index among --nnodes, 0-based (default 0)", false, IntRange{0, 65535}},
       {"--master-addr", "A", "Address of node 0, where rank 0 hosts the rendezvous store (default 127.0.0.1)"},
       {"--master-port", "P", "Free TCP port on node 0 for the rendezvous (default 29500)", false, IntRange{1, 65535}},
+      {"--max-restarts", "N", "When a worker dies, stop the others and start them all again from the "
+                              "run's newest valid checkpoint, at most N times (default 0: fail)", false,
+       IntRange{0, 1000}},
       {"--dry-run", "", "Expand and validate every point, print them with their ids, run nothing"},
       {"--status", "", "Print the summary table of a running or finished sweep"},
       {"--jobs", "N", "Points run at once; the CPU threads are divided between them (default 1)", false,
@@ -73,8 +76,8 @@ const std::vector<CommandSpec>& command_table() {
       {"launch", "Start this machine's data-parallel workers for a recipe (torchrun-style); each "
                  "line they print is prefixed with its rank",
        {{"RECIPE", "a .toml or .yaml recipe"}},
-       {"--nproc-per-node", "--nnodes", "--node-rank", "--master-addr", "--master-port", "--set",
-        "--resume", "--allow-changes"},
+       {"--nproc-per-node", "--nnodes", "--node-rank", "--master-addr", "--master-port",
+        "--max-restarts", "--set", "--resume", "--allow-changes"},
        cmd_launch},
       {"predict", "Write logits and the predicted label for each JSONL line {\"text_a\", \"text_b\"}",
        {}, {"--model", "--tokenizer", "--input", "--max-length", "--truncation", "--batch-size"},

@@ -61,7 +61,7 @@ static std::vector<int64_t> global_order(const SamplerConfig& c, const std::vect
     }
     case SamplerKind::Random: return seeded_permutation(n, c.seed, epoch);
     case SamplerKind::GroupByLength:
-      return length_grouped_order(lengths, c.batch_size * c.world_size, c.seed, epoch);
+      return length_grouped_order(lengths, c.group_batch(), c.seed, epoch);
   }
   return {};
 }

@@ -24,6 +24,11 @@ struct SamplerConfig {
   int world_size = 1;
   int rank = 0;
   bool drop_last = false;  // the batch iterator drops an incomplete last batch
+  // group_by_length sorts mega-batches of 50 x this many examples; 0 means
+  // batch_size x world_size. A run resumed on another worker count keeps the
+  // value it started with, so that its order does not change.
+  int64_t length_group_batch = 0;
+  int64_t group_batch() const { return length_group_batch > 0 ? length_group_batch : batch_size * world_size; }
 };
 
 struct SampledIndex {

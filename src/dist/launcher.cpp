@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <ostream>
 #include <stdexcept>
@@ -34,10 +35,13 @@ struct Worker {
   int exit_code = 0;
 };
 
-[[noreturn]] void exec_worker(const LaunchOptions& o, const WorkerEnv& w, int write_fd) {
+[[noreturn]] void exec_worker(const LaunchOptions& o, const WorkerEnv& w, const LaunchAttempt& a,
+                              int write_fd) {
   dup2(write_fd, STDOUT_FILENO);
   dup2(write_fd, STDERR_FILENO);
   for (const auto& [k, v] : worker_variables(w)) setenv(k.c_str(), v.c_str(), 1);
+  if (o.max_restarts > 0)
+    for (const auto& [k, v] : launch_attempt_variables(a)) setenv(k.c_str(), v.c_str(), 1);
   if (o.passive_openmp_wait) setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
   std::vector<char*> argv;
   argv.push_back(const_cast<char*>(o.executable.c_str()));
@@ -48,7 +52,7 @@ struct Worker {
   _exit(127);
 }
 
-Worker start_worker(const LaunchOptions& o, int local_rank) {
+Worker start_worker(const LaunchOptions& o, const LaunchAttempt& attempt, int local_rank) {
   WorkerEnv w;
   w.local_rank = local_rank;
   w.local_world_size = o.nproc_per_node;
@@ -64,7 +68,7 @@ Worker start_worker(const LaunchOptions& o, int local_rank) {
   if (pid == 0) {
     close(fds[0]);
     die_with_launcher(launcher);
-    exec_worker(o, w, fds[1]);
+    exec_worker(o, w, attempt, fds[1]);
   }
   close(fds[1]);
   Worker worker;
@@ -112,8 +116,10 @@ void signal_all(std::vector<Worker>& workers, int sig) {
 
 struct LaunchState {
   int first_failure = 0;
+  std::string failure;  // "rank 1 (pid 42) was killed by signal 9 (Killed)"
   std::chrono::steady_clock::time_point failed_at;
   bool killed = false;
+  bool interrupted = false;  // the launcher itself got SIGINT or SIGTERM
 };
 
 void reap(std::vector<Worker>& workers, LaunchState& st, std::ostream& out) {
@@ -124,9 +130,11 @@ void reap(std::vector<Worker>& workers, LaunchState& st, std::ostream& out) {
     w.running = false;
     w.exit_code = exit_code_of(status);
     if (w.exit_code == 0) continue;
-    out << fmt::format("runner launch: rank {} (pid {}) {}\n", w.rank, w.pid, describe_exit(status));
+    std::string what = fmt::format("rank {} (pid {}) {}", w.rank, w.pid, describe_exit(status));
+    out << "runner launch: " << what << "\n";
     if (st.first_failure == 0) {
       st.first_failure = w.exit_code;
+      st.failure = what;
       st.failed_at = std::chrono::steady_clock::now();
     }
   }
@@ -146,17 +154,18 @@ bool oversubscribed(int processes, int threads, int cpus) {
   return per_process * processes > cpus;
 }
 
-int run_launch(const LaunchOptions& o, std::ostream& out) {
-  struct sigaction sa {};
-  sa.sa_handler = remember_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+namespace {
+
+// One start of the worker group, run until every worker has ended.
+LaunchState run_attempt(const LaunchOptions& o, const LaunchAttempt& attempt, std::ostream& out) {
   std::vector<Worker> workers;
-  for (int i = 0; i < o.nproc_per_node; ++i) workers.push_back(start_worker(o, i));
+  for (int i = 0; i < o.nproc_per_node; ++i) workers.push_back(start_worker(o, attempt, i));
   LaunchState st;
   for (;;) {
-    if (int sig = g_forward_signal.exchange(0)) signal_all(workers, sig);
+    if (int sig = g_forward_signal.exchange(0)) {
+      st.interrupted = true;
+      signal_all(workers, sig);
+    }
     std::vector<pollfd> fds;
     std::vector<Worker*> owners;
     for (auto& w : workers)
@@ -181,7 +190,63 @@ int run_launch(const LaunchOptions& o, std::ostream& out) {
       st.killed = true;
     }
   }
-  return st.first_failure;
+  return st;
+}
+
+// A file for rank 0 to note the run directory in, removed with this object.
+struct RunDirNote {
+  std::string path;
+  explicit RunDirNote(bool wanted) {
+    if (!wanted) return;
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/runner-launch-XXXXXX";
+    int fd = mkstemp(pattern.data());
+    if (fd < 0) throw std::runtime_error(fmt::format("cannot create {}: {}", pattern, std::strerror(errno)));
+    close(fd);
+    path = pattern;
+  }
+  ~RunDirNote() {
+    if (!path.empty()) unlink(path.c_str());
+  }
+};
+
+}  // namespace
+
+bool restartable_failure(int exit_code) {
+  return exit_code != 0 && exit_code != 2 && exit_code != 130 && exit_code != 143;
+}
+
+int run_launch(const LaunchOptions& o, std::ostream& out) {
+  struct sigaction sa {};
+  sa.sa_handler = remember_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  RunDirNote note(o.max_restarts > 0);
+  LaunchAttempt attempt;
+  attempt.max_restarts = o.max_restarts;
+  attempt.run_dir_note = note.path;
+  for (;; ++attempt.restart) {
+    LaunchState st = run_attempt(o, attempt, out);
+    if (st.first_failure == 0 || o.max_restarts == 0) return st.first_failure;
+    if (st.interrupted || !restartable_failure(st.first_failure)) {
+      out << fmt::format("runner launch: not restarting: {}\n",
+                         st.interrupted ? "the launcher was interrupted"
+                                        : fmt::format("exit code {} is not a crash (2: bad input, "
+                                                      "130/143: interrupted)", st.first_failure));
+      return st.first_failure;
+    }
+    if (attempt.restart == o.max_restarts) {
+      out << fmt::format("runner launch: giving up: the workers failed again after {} restart(s), the "
+                         "most --max-restarts allows; the last failure: {}. Fix the cause, then continue "
+                         "the run with `runner launch ... --resume auto`\n",
+                         o.max_restarts, st.failure);
+      return st.first_failure;
+    }
+    attempt.reason = st.failure;
+    out << fmt::format("runner launch: restart {} of {} after: {}; the workers continue from the newest "
+                       "valid checkpoint\n", attempt.restart + 1, o.max_restarts, st.failure);
+  }
 }
 
 }  // namespace runner

@@ -1,6 +1,8 @@
 // `runner launch`: starts this node's workers as child processes with the
 // torchrun variables set, prefixes each line they print with "[rank R] ",
-// forwards SIGINT/SIGTERM to them, and exits with the first failure. Torch-free.
+// forwards SIGINT/SIGTERM to them, and exits with the first failure, or, with
+// max_restarts, starts the whole group again (torchrun's --max-restarts).
+// Torch-free.
 #pragma once
 
 #include <iosfwd>
@@ -22,6 +24,10 @@ struct LaunchOptions {
   // After the first worker fails, how long the others get to stop by themselves
   // (they notice the lost rank and say so) before they are killed.
   int grace_seconds = 90;
+  // After a worker fails, stop the group and start it again up to this many
+  // times; the restarted workers continue the run the first attempt trains in
+  // from its newest valid checkpoint (dist/worker_env.h, LaunchAttempt).
+  int max_restarts = 0;
 };
 
 // The CPUs this process may run on.
@@ -34,7 +40,12 @@ int available_cpus();
 bool oversubscribed(int processes, int threads, int cpus);
 
 // Runs the workers to the end. Returns 0 when all succeed, else the first
-// failure's exit code (128 + signal for a worker killed by a signal).
+// failure's exit code (128 + signal for a worker killed by a signal) of the
+// last attempt. A failure is not retried when the launcher was interrupted or
+// the worker said its input is bad (exit 2) or that it was interrupted (130, 143).
 int run_launch(const LaunchOptions& options, std::ostream& out);
+
+// Whether a worker group that failed with `exit_code` is worth starting again.
+bool restartable_failure(int exit_code);
 
 }  // namespace runner

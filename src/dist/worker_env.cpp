@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <utility>
 #include <vector>
 
@@ -111,6 +113,45 @@ std::vector<std::pair<std::string, std::string>> worker_variables(const WorkerEn
           {"LOCAL_WORLD_SIZE", std::to_string(w.local_world_size)},
           {"MASTER_ADDR", w.master_addr},
           {"MASTER_PORT", std::to_string(w.master_port)}};
+}
+
+LaunchAttempt launch_attempt_from(const EnvLookup& env) {
+  LaunchAttempt a;
+  a.restart = optional_int(env, "RUNNER_RESTART_COUNT", 0, 0, 1 << 20);
+  a.max_restarts = optional_int(env, "RUNNER_MAX_RESTARTS", 0, 0, 1 << 20);
+  if (const char* r = env("RUNNER_RESTART_REASON")) a.reason = r;
+  if (const char* n = env("RUNNER_RUN_DIR_NOTE")) a.run_dir_note = n;
+  return a;
+}
+
+LaunchAttempt launch_attempt_from_process() {
+  return launch_attempt_from([](const char* n) { return static_cast<const char*>(std::getenv(n)); });
+}
+
+std::vector<std::pair<std::string, std::string>> launch_attempt_variables(const LaunchAttempt& a) {
+  std::vector<std::pair<std::string, std::string>> out = {
+      {"RUNNER_RESTART_COUNT", std::to_string(a.restart)},
+      {"RUNNER_MAX_RESTARTS", std::to_string(a.max_restarts)}};
+  if (!a.reason.empty()) out.emplace_back("RUNNER_RESTART_REASON", a.reason);
+  if (!a.run_dir_note.empty()) out.emplace_back("RUNNER_RUN_DIR_NOTE", a.run_dir_note);
+  return out;
+}
+
+std::string read_run_dir_note(const std::string& note) {
+  std::ifstream in(note);
+  std::string dir;
+  std::getline(in, dir);
+  return dir;
+}
+
+void write_run_dir_note(const std::string& note, const std::string& run_dir) {
+  const std::string tmp = note + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << run_dir << "\n";
+    if (!out) return;  // the note only helps a restart; the run itself goes on
+  }
+  std::rename(tmp.c_str(), note.c_str());
 }
 
 }  // namespace runner

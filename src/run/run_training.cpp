@@ -1,18 +1,21 @@
 // The entry points of `runner run` and `runner resume`: which run directory a
-// session trains in, and the checks before a resume touches it. The session
-// itself is run/training_session.h.
+// session trains in (also after `runner launch` restarted the workers), and the
+// checks before a resume touches it. The session itself is run/training_session.h.
 #include "run/run_training.h"
 
 #include "data/data_options.h"
+#include "dist/worker_env.h"
 #include "run/run_data.h"
 #include "run/run_options.h"
 #include "run/run_parallel.h"
 #include "run/run_records.h"
 #include "run/training_session.h"
+#include "train/batch_topology.h"
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -21,61 +24,110 @@ namespace fs = std::filesystem;
 namespace runner {
 namespace {
 
+// The settings that split the global batch. A resume checks them against the
+// checkpoint (train/batch_topology.h) instead of requiring them unchanged.
+const char* const kBatchSplitKeys[] = {"topology.processes_per_node", "topology.nodes",
+                                       "data.train_batch_size", "train.grad_accum"};
+
+bool splits_batch(const RunChange& c) {
+  for (const char* k : kBatchSplitKeys)
+    if (c.key == k) return true;
+  return false;
+}
+
+// The split the checkpoint was written under, from its state.json; checkpoints
+// older than its batch size and accumulation fields ran the recorded recipe's.
+BatchTopology checkpoint_topology(const std::string& checkpoint, const nlohmann::json& recorded) {
+  const nlohmann::json state = read_json_file(checkpoint + "/state.json");
+  const nlohmann::json sampler = state.value("sampler", nlohmann::json::object());
+  BatchTopology t;
+  t.world = state.value("world_size", 1LL);
+  t.rank_batch = sampler.value("batch_size", recorded.value(nlohmann::json::json_pointer("/data/train_batch_size"), 1LL));
+  t.grad_accum = state.value("grad_accum", 0LL);
+  if (t.grad_accum <= 0) t.grad_accum = recorded.value(nlohmann::json::json_pointer("/train/grad_accum"), 1LL);
+  return t;
+}
+
+BatchTopology session_topology(const Recipe& recipe, const DistContext* dist) {
+  return {dist ? dist->world_size() : 1, recipe.section("data").at("train_batch_size").get<long long>(),
+          recipe.section("train").at("grad_accum").get<long long>()};
+}
+
 // Before a resume touches the run directory: the resolved recipe and the
-// content of the data and tokenizer files must be what the run started with.
-void check_resume_allowed(const Recipe& recipe, const RunPaths& paths,
-                          const std::vector<std::string>& allowed) {
-  std::vector<RunChange> changes = recipe_changes(read_json_file(paths.recipe_resolved()),
-                                                  nlohmann::json(recipe.resolved));
+// content of the data and tokenizer files must be what the run started with,
+// except for another split of the same global batch.
+void check_resume_allowed(const Recipe& recipe, SessionStart& start) {
+  const nlohmann::json recorded = read_json_file(start.paths.recipe_resolved());
+  std::vector<RunChange> changes = recipe_changes(recorded, nlohmann::json(recipe.resolved));
+  start.resume_point = find_resume_point(start.paths);
+  if (!start.resume_point->checkpoint.empty()) {
+    BatchTopology then = checkpoint_topology(start.resume_point->checkpoint, recorded);
+    BatchTopology now = session_topology(recipe, start.dist.get());
+    if (auto error = topology_change_error(then, now)) throw InputError(*error);
+    if (!(then == now) && is_primary(start.dist.get()))
+      std::cerr << fmt::format("resuming the checkpoint of {} as {}\n", then.str(), now.str());
+  }
+  changes.erase(std::remove_if(changes.begin(), changes.end(), splits_batch), changes.end());
   RunData data = open_data(data_settings_from(recipe.section("data")), recipe.section("data"),
                            recipe.section("tokenizer"));
-  nlohmann::json env = read_json_file(paths.env());
+  nlohmann::json env = read_json_file(start.paths.env());
   for (auto& c : content_changes(env.value("content_sha256", nlohmann::json::object()),
                                  content_hashes(data_content_files(data, recipe.section("tokenizer")))))
     changes.push_back(std::move(c));
-  check_changes(changes, allowed, paths.dir);
+  check_changes(changes, start.allow_changes, start.paths.dir);
 }
 
-int resume_session(const Recipe& recipe, const SessionStart& start) {
-  check_resume_allowed(recipe, start.paths, start.allow_changes);
+int resume_session(const Recipe& recipe, SessionStart start) {
+  check_resume_allowed(recipe, start);
   if (!is_primary(start.dist.get())) return run_session(recipe, start);
   write_resolved_recipe(recipe, start.paths);
   std::cerr << fmt::format("resuming {}\n", start.paths.dir);
   return run_session(recipe, start);
 }
 
+// Rank 0's choice of where the session trains, as "resume:DIR" or "new:DIR":
+// after a restart by `runner launch`, the run the first attempt noted; with
+// --resume auto, the newest unfinished run of the recipe's name; else a new one.
+std::string choose_run_dir(const Recipe& recipe, const RunOptions& options, const RunSettings& run,
+                           const LaunchAttempt& attempt) {
+  if (attempt.restart > 0 && !attempt.run_dir_note.empty())
+    if (std::string noted = read_run_dir_note(attempt.run_dir_note); !noted.empty()) {
+      std::cerr << fmt::format("restart {} of at most {}: continuing {}\n", attempt.restart,
+                               attempt.max_restarts, noted);
+      return "resume:" + noted;
+    }
+  if (options.resume_auto) {
+    if (std::string dir = newest_unfinished_run(run.output_dir, run.name); !dir.empty()) return "resume:" + dir;
+    std::cerr << fmt::format("no unfinished run of '{}' under {}; starting a new one\n", run.name,
+                             run.output_dir);
+  }
+  RunPaths paths = create_run_dir(run.output_dir, run.name);
+  std::cerr << fmt::format("run directory: {}\n", paths.dir);
+  copy_given_recipe(recipe, paths);
+  write_resolved_recipe(recipe, paths);
+  return "new:" + paths.dir;
+}
+
 }  // namespace
 
-// Under data parallelism rank 0 decides the run directory and every rank is told it.
+// Under data parallelism rank 0 decides the run directory and whether it
+// continues one, and every rank follows (whatever its own flags say).
 int run_recipe(const Recipe& recipe, const RunOptions& options) {
   const RunSettings run = run_settings_from(recipe.section("run"));
-  const std::string& name = run.name;
   std::shared_ptr<DistContext> dist = join_workers(recipe);
-  const bool primary = is_primary(dist.get());
-  RecipeOrigin origin{fs::absolute(recipe.path).string(), options.overrides};
-  if (options.resume_auto) {
-    std::string dir = primary ? newest_unfinished_run(run.output_dir, name) : std::string();
-    dir = agree_on(dist.get(), "resume_dir", dir);
-    if (!dir.empty()) {
-      SessionStart s{RunPaths{dir}, true, origin, options.command_line, options.allow_changes};
-      s.dist = dist;
-      return resume_session(recipe, s);
-    }
-    if (primary)
-      std::cerr << fmt::format("no unfinished run of '{}' under {}; starting a new one\n", name,
-                               run.output_dir);
+  const LaunchAttempt attempt = launch_attempt_from_process();
+  std::string choice;
+  if (is_primary(dist.get())) {
+    choice = choose_run_dir(recipe, options, run, attempt);
+    if (!attempt.run_dir_note.empty()) write_run_dir_note(attempt.run_dir_note, choice.substr(choice.find(':') + 1));
   }
-  RunPaths paths;
-  if (primary) {
-    paths = create_run_dir(run.output_dir, name);
-    std::cerr << fmt::format("run directory: {}\n", paths.dir);
-    copy_given_recipe(recipe, paths);
-    write_resolved_recipe(recipe, paths);
-  }
-  paths.dir = agree_on(dist.get(), "run_dir", paths.dir);
-  SessionStart s{paths, false, origin, options.command_line, {}};
+  choice = agree_on(dist.get(), "run_dir", choice);
+  const bool resuming = choice.rfind("resume:", 0) == 0;
+  SessionStart s{RunPaths{choice.substr(choice.find(':') + 1)}, resuming,
+                 RecipeOrigin{fs::absolute(recipe.path).string(), options.overrides}, options.command_line,
+                 resuming ? options.allow_changes : std::vector<std::string>{}};
   s.dist = dist;
-  return run_session(recipe, s);
+  return resuming ? resume_session(recipe, s) : run_session(recipe, s);
 }
 
 int resume_run(const ResumeOptions& options) {

@@ -22,10 +22,27 @@ long long env_integer(const char* name, long long fallback) {
   std::abort();
 }
 
+// "5" or "3,7": the entry for this attempt of `runner launch --max-restarts`
+// (RUNNER_RESTART_COUNT, 0 for the first), so a restarted worker is not killed
+// again at the same step; -1 past the list's end.
+long long kill_step_for_attempt() {
+  const char* v = std::getenv("RUNNER_TEST_KILL_AT_STEP");
+  if (!v || !*v) return -1;
+  std::string list(v);
+  long long attempt = env_integer("RUNNER_RESTART_COUNT", 0);
+  size_t at = 0;
+  for (long long i = 0; i < attempt; ++i) {
+    at = list.find(',', at);
+    if (at == std::string::npos) return -1;
+    ++at;
+  }
+  return std::atoll(list.c_str() + at);
+}
+
 }  // namespace
 
 StepWatch::StepWatch() {
-  kill_at_step_ = env_integer("RUNNER_TEST_KILL_AT_STEP", -1);
+  kill_at_step_ = kill_step_for_attempt();
   // RUNNER_TEST_KILL_RANK=R: only data-parallel rank R kills itself (dist tests).
   if (env_integer("RUNNER_TEST_KILL_RANK", -1) >= 0 &&
       env_integer("RUNNER_TEST_KILL_RANK", -1) != env_integer("RANK", 0))

@@ -1,7 +1,9 @@
 // Test hooks of a training run, read from the environment (for the
 // kill-and-resume tests), in one place so that nothing else reads them:
 //   RUNNER_TEST_KILL_AT_STEP=N            SIGKILL itself when optimizer step N ends,
-//                                         before that step's evaluation and checkpoint
+//                                         before that step's evaluation and checkpoint;
+//                                         N1,N2,...: step Nk+1 in the k-th restart by
+//                                         `runner launch --max-restarts` (RUNNER_RESTART_COUNT)
 //   RUNNER_TEST_KILL_IN_CHECKPOINT=N:FILE SIGKILL itself while writing the checkpoint
 //                                         of step N, just before FILE (e.g. model.safetensors)
 //   RUNNER_TEST_TERM_AT_STEP=N            send itself SIGTERM when optimizer step N ends

@@ -1,6 +1,7 @@
 #include "run/training_session.h"
 
 #include "data/data_options.h"
+#include "dist/worker_env.h"
 #include "model/export.h"
 #include "model/model_factory.h"
 #include "run/run_data.h"
@@ -91,12 +92,21 @@ struct TrainingSession::Parts {
 
   void open_loggers() {
     if (start.resuming) {
-      resume = find_resume_point(start.paths);
+      resume = start.resume_point ? *start.resume_point : find_resume_point(start.paths);
       if (primary()) cut_event_logs(start.paths, resume.step);  // before the loggers reopen the files
     }
     log = primary() ? std::make_unique<RunLoggers>(settings.run, start.paths, start.resuming)
                     : std::make_unique<RunLoggers>();
     log->add(&watch);
+    log_restart();
+  }
+
+  // A worker group that `runner launch --max-restarts` started again says so in the run's events.
+  void log_restart() {
+    const LaunchAttempt attempt = launch_attempt_from_process();
+    if (attempt.restart == 0) return;
+    log->emit({{"event", "restart"}, {"restart", attempt.restart}, {"max_restarts", attempt.max_restarts},
+               {"reason", attempt.reason}, {"step", resume.step}, {"checkpoint", resume.checkpoint}});
   }
 
   void apply_process_settings() {

@@ -15,6 +15,7 @@
 
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct SessionStart {
   std::vector<std::string> command_line;
   std::vector<std::string> allow_changes;
   std::shared_ptr<DistContext> dist;
+  // The checkpoint a resume continues from, found by the resume checks (so the
+  // session does not verify it again); empty: the session looks it up.
+  std::optional<ResumePoint> resume_point;
 };
 
 class TrainingSession {

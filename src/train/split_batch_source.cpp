@@ -58,10 +58,20 @@ TrainBatch SplitBatchSource::batch(long long index) {
   return out;
 }
 
-nlohmann::json SplitBatchSource::state() const { return {{"random_order", kRandomOrderName}}; }
+// The per-worker batch lets a resume check the global batch (train/batch_topology.h).
+nlohmann::json SplitBatchSource::state() const {
+  return {{"random_order", kRandomOrderName},
+          {"batch_size", sampler_.batch_size},
+          {"length_group_batch", sampler_.group_batch()}};
+}
 
 void SplitBatchSource::load_state(const nlohmann::json& state) {
   if (sampler_.kind == SamplerKind::Sequential) return;
+  // Before any batch of this session is made, so the whole continuation uses it.
+  if (state.contains("length_group_batch")) {
+    sampler_.length_group_batch = state["length_group_batch"].get<int64_t>();
+    iterator_.reset();
+  }
   // Checkpoints from before the torch-compatible order carry no name.
   const std::string written = state.value("random_order", std::string("splitmix64"));
   if (written == kRandomOrderName) return;

@@ -49,6 +49,8 @@ Trainer::Trainer(TrainerConfig config, std::shared_ptr<SequenceClassifier> model
     throw InputError(make_error({}, "train.precision", "fp16 needs CUDA, and none is available",
                                 "use precision = \"bf16\" (autocast) or \"fp32\" on CPU"));
   long long per_epoch = steps_per_epoch();
+  state_.grad_accum = config_.grad_accum;
+  state_.steps_per_epoch = per_epoch;
   total_steps_ = config_.max_steps > 0
                      ? config_.max_steps
                      : static_cast<long long>(std::ceil(config_.epochs * per_epoch));

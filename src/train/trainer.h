@@ -9,6 +9,7 @@
 #include "optim/scheduler.h"
 #include "train/logger.h"
 #include "train/batch_source.h"
+#include "train/batch_topology.h"
 #include "train/parallel.h"
 #include "train/train_options.h"
 #include "train/training_state.h"
@@ -44,7 +45,8 @@ class Trainer {
 
   long long total_steps() const { return total_steps_; }
   long long steps_per_epoch() const;
-  // Continues from a saved state (model, optimizer, RNG, position ...).
+  // Continues from a saved state (model, optimizer, RNG, position ...), also one
+  // written by another number of workers when the global batch is the same.
   void resume(const TrainingState& state);
   TrainOutcome train();
   // Evaluates now and returns the event ({"event": "eval", "loss": ..., metrics}).
@@ -59,6 +61,8 @@ class Trainer {
 
  private:
   struct Interval;  // running sums between two log events
+  std::pair<BatchTopology, BatchTopology> topologies(const TrainingState& s) const;
+  void check_topology(const TrainingState& s, const BatchTopology& then, const BatchTopology& now) const;
   bool finished() const;
   int interrupt() const;  // the stop signal, agreed by all ranks under data parallelism
   bool writes_files() const { return !parallel_ || parallel_->rank() == 0; }

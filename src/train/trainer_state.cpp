@@ -53,15 +53,35 @@ TrainingState Trainer::capture_state() const {
   return s;
 }
 
-void Trainer::resume(const TrainingState& s) {
-  int world = parallel_ ? parallel_->world_size() : 1;
-  if (s.world_size != world)
+// The checkpoint's split of the global batch and this run's; a checkpoint
+// without the batch size or accumulation recorded is taken to have this run's.
+std::pair<BatchTopology, BatchTopology> Trainer::topologies(const TrainingState& s) const {
+  BatchTopology now{parallel_ ? parallel_->world_size() : 1, data_.state().value("batch_size", 1LL),
+                    config_.grad_accum};
+  BatchTopology then{s.world_size, s.sampler.value("batch_size", now.rank_batch),
+                     s.grad_accum > 0 ? s.grad_accum : now.grad_accum};
+  return {then, now};
+}
+
+// Another split of the same global batch continues the same global order from
+// the same position (train/batch_topology.h); any other change is refused.
+void Trainer::check_topology(const TrainingState& s, const BatchTopology& then,
+                             const BatchTopology& now) const {
+  if (then == now) return;
+  if (auto error = topology_change_error(then, now)) throw InputError(*error);
+  if (s.steps_per_epoch > 0 && s.steps_per_epoch != steps_per_epoch())
     throw InputError(make_error(
         {}, "topology",
-        fmt::format("the checkpoint was written by {} process(es), and this run has {}; the data "
-                    "order and position depend on the world size, so it cannot continue exactly",
-                    s.world_size, world),
-        fmt::format("resume with the same topology (WORLD_SIZE={}), or start a new run", s.world_size)));
+        fmt::format("an epoch has {} optimizer steps under {}, and had {} under {} (data.drop_last "
+                    "drops a different remainder), so the schedule would change",
+                    steps_per_epoch(), now.str(), s.steps_per_epoch, then.str()),
+        "resume with the topology that wrote the checkpoint, or set data.drop_last = false"));
+}
+
+void Trainer::resume(const TrainingState& s) {
+  const auto [then, now] = topologies(s);
+  check_topology(s, then, now);
+  const long long position = convert_batch_in_epoch(s.batch_in_epoch, then, now);
   {
     torch::NoGradGuard no_grad;
     for (auto& p : model_->named_parameters()) copy_into(p.key(), p.value(), s.model);
@@ -74,12 +94,17 @@ void Trainer::resume(const TrainingState& s) {
   state_ = s;
   state_.model.clear();
   state_.optimizer.clear();
+  state_.batch_in_epoch = position;
+  state_.world_size = static_cast<int>(now.world);
+  state_.grad_accum = now.grad_accum;
+  state_.steps_per_epoch = steps_per_epoch();
   const auto& p = s.pending_log;
   Interval& iv = *interval_;
   iv.loss_sum = torch::full({}, p.value("loss_sum", 0.0), torch::kFloat64);
   iv.steps = p.value("steps", 0LL);
-  iv.samples = p.value("samples", 0LL);
-  iv.tokens = p.value("tokens", 0LL);
+  // Per-worker counts: the interval's share of each worker changes with their number.
+  iv.samples = p.value("samples", 0LL) * then.world / now.world;
+  iv.tokens = p.value("tokens", 0LL) * then.world / now.world;
   iv.lr = p.value("lr", 0.0);
   if (p.contains("grad_norm")) iv.grad_norm = torch::full({}, p["grad_norm"].get<double>());
 }

@@ -30,6 +30,8 @@ nlohmann::json scalars_json(const TrainingState& s) {
             {"checkpoint", s.best.checkpoint},
             {"evals_without_improvement", s.best.evals_without_improvement}}},
           {"world_size", s.world_size},
+          {"grad_accum", s.grad_accum},
+          {"steps_per_epoch", s.steps_per_epoch},
           {"cuda_devices", s.cuda_rng.size()},
           {"pending_log", s.pending_log}};
 }
@@ -47,6 +49,8 @@ void read_scalars(const nlohmann::json& j, TrainingState& s) {
   s.best = {b.at("has_best"), b.at("value"), b.at("step"), b.at("checkpoint"),
             b.at("evals_without_improvement")};
   s.world_size = j.at("world_size");
+  s.grad_accum = j.value("grad_accum", 0LL);
+  s.steps_per_epoch = j.value("steps_per_epoch", 0LL);
   s.pending_log = j.value("pending_log", nlohmann::json::object());
 }
 

@@ -42,6 +42,11 @@ struct TrainingState {
   std::vector<torch::Tensor> cuda_rng;                 // one per CUDA device, if any
   BestMetricState best;
   int world_size = 1;
+  // The rest of the batch topology (the per-worker batch is in `sampler`) and the
+  // epoch's length in steps, so that a resume on another worker count can check
+  // that it keeps the global batch. 0: not recorded (checkpoints before them).
+  long long grad_accum = 0;
+  long long steps_per_epoch = 0;
   // Running sums of the logging interval not yet reported, so logs after a resume
   // match an uninterrupted run.
   nlohmann::json pending_log = nlohmann::json::object();

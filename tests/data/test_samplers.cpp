@@ -9,6 +9,7 @@
 #include "tokenizer/wordpiece_loader.h"
 
 #include <algorithm>
+#include <array>
 #include <iostream>
 #include <unistd.h>
 #include <set>
@@ -106,6 +107,54 @@ TEST_CASE("shards are disjoint and complete for 1 to 4 ranks", "[data]") {
       CHECK(real.size() == lengths.size());  // no real example twice
       CHECK(std::set<int64_t>(real.begin(), real.end()).size() == lengths.size());  // all present
       CHECK(padding == per_rank * static_cast<size_t>(world) - lengths.size());
+    }
+  }
+}
+
+namespace {
+
+// The real examples of optimizer step `step` under a split of the global
+// batch: micro-batches step*accum ... step*accum + accum - 1 of every rank
+// (without the repeats that pad the epoch to a multiple of the ranks).
+std::multiset<int64_t> step_examples(SamplerConfig c, int64_t accum, const std::vector<int64_t>& lengths,
+                                     int64_t step) {
+  std::multiset<int64_t> out;
+  for (int rank = 0; rank < c.world_size; ++rank) {
+    c.rank = rank;
+    auto order = epoch_order(c, lengths, 1);
+    const auto first = static_cast<size_t>(step * accum * c.batch_size);
+    for (size_t i = first; i < std::min(order.size(), first + static_cast<size_t>(accum * c.batch_size)); ++i)
+      if (!order[i].padding) out.insert(order[i].index);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every split of a global batch of 16 gives each optimizer step the same examples", "[data]") {
+  // (world, per-rank batch, accumulation): 2 x 8 x 1 is the reference.
+  const std::vector<std::array<int64_t, 3>> splits = {{2, 8, 1}, {1, 8, 2}, {1, 16, 1}, {4, 2, 2}, {2, 4, 2}};
+  for (int64_t n : {96, 102}) {  // 102: 4 ranks pad the last step with 2 repeats
+    std::vector<int64_t> lengths(static_cast<size_t>(n));
+    for (size_t i = 0; i < lengths.size(); ++i) lengths[i] = static_cast<int64_t>(i * 7 % 23 + 3);
+    for (SamplerKind kind : {SamplerKind::Sequential, SamplerKind::Random, SamplerKind::GroupByLength}) {
+      // A resumed run keeps the length grouping it started with (2 x 8).
+      auto config = [&](const std::array<int64_t, 3>& s) {
+        SamplerConfig c{kind, 7, s[1], static_cast<int>(s[0]), 0, false};
+        c.length_group_batch = 16;
+        return c;
+      };
+      const int64_t steps = (n + 15) / 16;
+      for (int64_t step = 0; step < steps; ++step) {
+        auto want = step_examples(config(splits[0]), 1, lengths, step);
+        if (step + 1 < steps) REQUIRE(want.size() == 16);
+        for (const auto& s : splits) {
+          INFO("n " << n << ", sampler " << static_cast<int>(kind) << ", split " << s[0] << " x " << s[1]
+                    << " x " << s[2] << ", step " << step);
+          auto got = step_examples(config(s), s[2], lengths, step);
+          CHECK(got == want);
+        }
+      }
     }
   }
 }

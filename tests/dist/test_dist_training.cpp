@@ -10,6 +10,7 @@
 #include "train/checkpoint_io.h"
 #include "train/training_state.h"
 
+#include "dist_runs.h"
 #include "run_files.h"
 #include "shared.h"
 #include "toy_ranks.h"
@@ -34,16 +35,10 @@ using runner::test::run_command;
 
 namespace {
 
-std::string recipe() { return runner::test::source_dir() + "/recipes/smoke/mrpc_smoke.toml"; }
+std::string recipe() { return runner::test::dist_recipe(); }
 
-// 64 MRPC pairs, 2 epochs, a loss logged every step, no dropout, one thread.
 std::string sets(const std::string& dir, int per_rank_batch, int grad_accum) {
-  return " --set run.output_dir=" + dir + "/runs --set run.threads=1" +
-         " --set data.max_train_examples=64 --set data.max_eval_examples=128" +
-         " --set data.eval_batch_size=32 --set data.train_batch_size=" + std::to_string(per_rank_batch) +
-         " --set train.grad_accum=" + std::to_string(grad_accum) +
-         " --set train.epochs=2 --set train.log_every=1 --set model.hidden_dropout_prob=0" +
-         " --set model.attention_probs_dropout_prob=0 --set model.classifier_dropout=0";
+  return runner::test::dist_sets(dir, per_rank_batch, grad_accum);
 }
 
 std::string exe() { return runner::test::runner_exe(); }
@@ -68,10 +63,7 @@ std::string slurm_env(int rank, int port) {
          " SLURM_NODELIST=localhost MASTER_PORT=" + std::to_string(port);
 }
 
-nlohmann::json summary(const std::string& run_dir) {
-  std::ifstream in(run_dir + "/summary.json");
-  return nlohmann::json::parse(in);
-}
+nlohmann::json summary(const std::string& run_dir) { return runner::test::run_summary(run_dir); }
 
 // Per-step losses within 1e-5 relative; eval metrics exactly equal.
 void require_same_training(const std::string& single_dir, const std::string& multi_dir) {
@@ -169,11 +161,13 @@ TEST_CASE("a killed rank stops the others with its number; the run resumes to th
   std::string run = only_run_dir(dir);
   CHECK(summary(run)["status"] == "failed");
 
-  // One process cannot continue a two-process run exactly: refused, saying why.
+  // One process with the same batch cannot continue a two-process run exactly: refused, saying why ...
   auto one = run_command(exe() + " resume " + run);
   INFO(one.out);
   CHECK(one.exit_code == 2);
   CHECK_THAT(one.out, Catch::Contains("written by 2 process(es)"));
+  // ... unless it keeps the global batch of 2 x 8 (tests/dist/test_elastic.cpp), which the hint says how.
+  CHECK_THAT(one.out, Catch::Contains("set train.grad_accum = 2"));
 
   auto resumed = run_command(exe() + " launch --nproc-per-node 2 --master-port " + std::to_string(free_port()) +
                              " " + args + " --resume auto");

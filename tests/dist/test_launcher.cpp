@@ -47,3 +47,66 @@ TEST_CASE("runner launch sets OMP_WAIT_POLICY=PASSIVE for oversubscribed workers
   CHECK_THAT(untouched, Catch::Contains("[rank 0] policy=unset"));
   CHECK_THAT(users, Catch::Contains("[rank 1] policy=ACTIVE"));
 }
+
+namespace {
+
+// Two /bin/sh workers: rank 1 kills itself with SIGKILL until the attempt
+// `succeed_at`, and each prints the attempt and the reason it was given.
+std::pair<int, std::string> launch_crashing(int max_restarts, int succeed_at) {
+  LaunchOptions o;
+  o.nproc_per_node = 2;
+  o.executable = "/bin/sh";
+  o.max_restarts = max_restarts;
+  o.worker_args = {"-c", "echo attempt=$RUNNER_RESTART_COUNT of=$RUNNER_MAX_RESTARTS "
+                         "reason=\"${RUNNER_RESTART_REASON:-none}\" note=${RUNNER_RUN_DIR_NOTE:+set}; "
+                         "if [ $RANK = 1 ] && [ ${RUNNER_RESTART_COUNT:-0} -lt " + std::to_string(succeed_at) +
+                         " ]; then kill -9 $$; fi"};
+  std::ostringstream out;
+  int code = run_launch(o, out);
+  return {code, out.str()};
+}
+
+}  // namespace
+
+TEST_CASE("runner launch --max-restarts starts the whole group again after a crash, up to N times",
+          "[dist][launch]") {
+  auto [code, out] = launch_crashing(3, 2);
+  INFO(out);
+  CHECK(code == 0);
+  CHECK_THAT(out, Catch::Contains("[rank 0] attempt=0 of=3 reason=none note=set"));
+  CHECK_THAT(out, Catch::Contains("restart 1 of 3 after: rank 1 (pid"));
+  CHECK_THAT(out, Catch::Contains("[rank 1] attempt=1 of=3 reason=rank 1 (pid"));
+  CHECK_THAT(out, Catch::Contains("[rank 0] attempt=2 of=3"));
+  CHECK_THAT(out, !Catch::Contains("attempt=3"));
+
+  auto [given_up, log] = launch_crashing(1, 5);
+  INFO(log);
+  CHECK(given_up == 128 + 9);
+  CHECK_THAT(log, Catch::Contains("[rank 1] attempt=1 of=1"));
+  CHECK_THAT(log, Catch::Contains("giving up: the workers failed again after 1 restart(s)") &&
+                      Catch::Contains("the last failure: rank 1 (pid"));
+
+  // --max-restarts 0 (the default) is the launcher without restarts: no variables, no retry.
+  auto [plain, plain_log] = launch_crashing(0, 5);
+  INFO(plain_log);
+  CHECK(plain == 128 + 9);
+  CHECK_THAT(plain_log, Catch::Contains("[rank 0] attempt= of= reason=none note="));
+  CHECK_THAT(plain_log, !Catch::Contains("restart"));
+}
+
+TEST_CASE("bad input and interrupts are not restarted", "[dist][launch]") {
+  CHECK(restartable_failure(1));
+  CHECK(restartable_failure(128 + 9));
+  CHECK_FALSE(restartable_failure(0));
+  CHECK_FALSE(restartable_failure(2));    // the same input fails the same way
+  CHECK_FALSE(restartable_failure(130));  // the user stopped it
+  CHECK_FALSE(restartable_failure(143));
+  LaunchOptions o;
+  o.nproc_per_node = 1;
+  o.executable = "/bin/sh";
+  o.max_restarts = 3;
+  o.worker_args = {"-c", "echo attempt=$RUNNER_RESTART_COUNT; exit 2"};
+  std::ostringstream out;
+  CHECK(run_launch(o, out) == 2);
+  CHECK_THAT(out.str(), Catch::Contains("not restarting: exit code 2") && !Catch::Contains("attempt=1"));
+}

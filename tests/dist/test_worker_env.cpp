@@ -3,6 +3,8 @@
 #include "dist/worker_env.h"
 #include "util/diagnostic.h"
 
+#include "shared.h"
+
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -77,4 +79,27 @@ TEST_CASE("ZeRO-1 partition: every parameter has one owner, split by size", "[di
   REQUIRE(mine.size() == 2);
   CHECK(mine[0].name == "b");
   CHECK(mine[1].name == "c");
+}
+
+TEST_CASE("runner launch's restart variables read back, and the run directory note round-trips",
+          "[dist]") {
+  runner::LaunchAttempt a;
+  a.restart = 2;
+  a.max_restarts = 3;
+  a.reason = "rank 1 (pid 7) was killed by signal 9 (Killed)";
+  a.run_dir_note = "/tmp/note";
+  std::map<std::string, std::string> vars;
+  for (const auto& [k, v] : runner::launch_attempt_variables(a)) vars[k] = v;
+  runner::LaunchAttempt b = runner::launch_attempt_from(env_of(vars));
+  CHECK(b.restart == 2);
+  CHECK(b.max_restarts == 3);
+  CHECK(b.reason == a.reason);
+  CHECK(b.run_dir_note == "/tmp/note");
+  CHECK(runner::launch_attempt_from(env_of({})).restart == 0);  // not under a restarting launcher
+  CHECK_THROWS_AS(runner::launch_attempt_from(env_of({{"RUNNER_RESTART_COUNT", "x"}})), runner::InputError);
+
+  std::string note = runner::test::tmp_dir("run_dir_note") + "/note";
+  CHECK(runner::read_run_dir_note(note).empty());  // no note yet
+  runner::write_run_dir_note(note, "/runs/mrpc/20260101T000000Z-abcdef");
+  CHECK(runner::read_run_dir_note(note) == "/runs/mrpc/20260101T000000Z-abcdef");
 }
