@@ -19,7 +19,7 @@ double encoder_layer(double hidden, double intermediate) {
 }
 
 std::string count_text(double n) {
-  if (n < 1e4) return fmt::format("{:.0f}", n);
+  if (n < 1e6) return fmt::format("{:.0f}", n);
   if (n < 1e9) return fmt::format("{:.1f} M", n / 1e6);
   if (n < 1e12) return fmt::format("{:.1f} G", n / 1e9);
   return fmt::format("{:.3g}", n);
