@@ -25,8 +25,8 @@ BatchIterator::~BatchIterator() {
 int64_t BatchIterator::batches_per_epoch() const {
   const auto n = static_cast<int64_t>(split_->size());
   const int64_t per_rank = (n + sampler_.world_size - 1) / sampler_.world_size;
-  return sampler_.drop_last ? per_rank / sampler_.batch_size
-                            : (per_rank + sampler_.batch_size - 1) / sampler_.batch_size;
+  // Not (per_rank + batch_size - 1) / batch_size: that overflows for a huge batch size.
+  return per_rank / sampler_.batch_size + (!sampler_.drop_last && per_rank % sampler_.batch_size != 0);
 }
 
 BatchIterator::Item BatchIterator::make_item(SamplerState at,

@@ -7,8 +7,10 @@ SectionSpec topology_section() {
   s.name = "topology";
   s.doc = "Processes and machines the run spans, and the memory levers of data parallelism";
   s.options = {
-      opt::integer("processes_per_node", 1, "Worker processes on each machine").at_least(1),
-      opt::integer("nodes", 1, "Machines taking part").at_least(1),
+      // The maxima of runner launch's --nproc-per-node and --nnodes: launch forks
+      // processes_per_node workers, and a million would be a fork bomb, not a run.
+      opt::integer("processes_per_node", 1, "Worker processes on each machine").at_least(1).at_most(4096),
+      opt::integer("nodes", 1, "Machines taking part").at_least(1).at_most(65536),
       opt::choice("backend", {"auto", "gloo", "nccl"}, "auto",
                   "Collective backend: auto is NCCL on CUDA, Gloo on CPU"),
       opt::integer("timeout_s", 300, "Seconds a collective may wait before the run fails")

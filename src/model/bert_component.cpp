@@ -1,6 +1,7 @@
 #include "model/bert_component.h"
 
 #include "model/hf_config_fields.h"
+#include "model/model_budget.h"
 #include "registry/registry.h"
 #include "util/diagnostic.h"
 
@@ -84,6 +85,10 @@ ComponentSpec bert_spec() {
   ComponentSpec spec{Kind::Model, "bert", "BERT for sequence classification, Hugging Face compatible",
                      bert_options()};
   spec.hf_model_type = "bert";
+  spec.recipe_check = model_recipe_check([](const nlohmann::json& o, long long labels) {
+    BertConfig c = bert_config_from_options(o, ModelContext{labels, {}});
+    return ModelShape{parameter_count(c), c.max_position_embeddings, {}};
+  });
   return spec;
 }
 

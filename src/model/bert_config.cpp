@@ -1,6 +1,7 @@
 #include "model/bert_config.h"
 
 #include "model/hf_config_fields.h"
+#include "model/model_budget.h"
 
 #include <fmt/format.h>
 
@@ -109,6 +110,7 @@ void validate_bert_config(const BertConfig& c, const std::string& where) {
                              c.hidden_size, c.num_attention_heads));
   require_activation(where, "hidden_act", c.hidden_act);
   validate_label_fields({c.num_labels, c.id2label, c.problem_type}, where);
+  require_weights_fit(parameter_count(c), where);
 }
 
 nlohmann::json bert_config_to_json(const BertConfig& c) {

@@ -1,5 +1,7 @@
 #include "model/distilbert_component.h"
 
+#include "model/model_budget.h"
+
 #include <filesystem>
 
 namespace runner {
@@ -70,6 +72,10 @@ ComponentSpec distilbert_spec() {
                      "DistilBERT for sequence classification, Hugging Face compatible",
                      distilbert_options()};
   spec.hf_model_type = "distilbert";
+  spec.recipe_check = model_recipe_check([](const nlohmann::json& o, long long labels) {
+    DistilBertConfig c = distilbert_config_from_options(o, ModelContext{labels, {}});
+    return ModelShape{parameter_count(c), c.max_position_embeddings, {}};
+  });
   return spec;
 }
 

@@ -1,4 +1,5 @@
 #include "model/distilbert_config.h"
+#include "model/model_budget.h"
 
 #include <fmt/format.h>
 
@@ -70,6 +71,7 @@ void validate_distilbert_config(const DistilBertConfig& c, const std::string& wh
                  fmt::format("expected an id in 0..{}, found {}", c.vocab_size - 1, c.pad_token_id));
   require_activation(where, "activation", c.activation);
   validate_label_fields(c.labels, where);
+  require_weights_fit(parameter_count(c), where);
 }
 
 nlohmann::json distilbert_config_to_json(const DistilBertConfig& c) {

@@ -2,6 +2,7 @@
 
 #include "model/bert_component.h"
 #include "model/hf_config_fields.h"
+#include "model/model_budget.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -64,6 +65,10 @@ ComponentSpec electra_spec() {
                      electra_options()};
   spec.hf_model_type = "electra";
   spec.cpu_bf16_refusal = kElectraCpuBf16Refusal;
+  spec.recipe_check = model_recipe_check([](const nlohmann::json& o, long long labels) {
+    ElectraConfig c = electra_config_from_options(o, ModelContext{labels, {}});
+    return ModelShape{parameter_count(c), c.encoder.max_position_embeddings, {}};
+  });
   return spec;
 }
 

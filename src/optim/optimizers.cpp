@@ -243,6 +243,7 @@ std::unique_ptr<Optimizer> make_sgd(const nlohmann::json& o, std::vector<NamedPa
 std::vector<OptionSpec> adam_options() {
   return {
       opt::numbers("betas", {0.9, 0.999}, "Decay rates of the first and second moment")
+          .items(2)
           .at_least(0)
           .below(1),
       opt::number("eps", 1e-8, "Added to the denominator for numerical stability").at_least(0),
@@ -266,13 +267,20 @@ void register_optimizers(Registry& r) {
               OptimizerFactory([](const nlohmann::json& o, std::vector<NamedParameter> p) {
                 return make_adam(o, std::move(p), false);
               }));
-  add_builtin(
-      r,
-      ComponentSpec{Kind::Optimizer, "sgd", "SGD with optional momentum and Nesterov momentum",
+  ComponentSpec sgd{Kind::Optimizer, "sgd", "SGD with optional momentum and Nesterov momentum",
                     {opt::number("momentum", 0.0, "Momentum factor; 0 = plain SGD").at_least(0),
                      opt::number("dampening", 0.0, "Dampening of the momentum").at_least(0),
-                     opt::flag("nesterov", false, "Use Nesterov momentum")}},
-      OptimizerFactory(make_sgd));
+                     opt::flag("nesterov", false, "Use Nesterov momentum")}};
+  // make_sgd's own check, at validate time.
+  sgd.recipe_check = [](const nlohmann::json& recipe) {
+    const nlohmann::json& o = recipe.at("optimizer");
+    Diagnostics out;
+    if (o.value("nesterov", false) && (o.value("momentum", 0.0) <= 0 || o.value("dampening", 0.0) != 0))
+      out.push_back(make_error({}, "optimizer.nesterov", "nesterov needs momentum > 0 and dampening = 0",
+                               "set optimizer.momentum (e.g. 0.9) and dampening = 0"));
+    return out;
+  };
+  add_builtin(r, sgd, OptimizerFactory(make_sgd));
 }
 
 }  // namespace runner

@@ -93,6 +93,12 @@ struct Loader {
     out.diags.insert(out.diags.end(), parsed.diags.begin(), parsed.diags.end());
     out.files.push_back(path);
     Value root = std::move(*parsed.root);
+    // Each file's strings are interpolated as it is read, so that `extends` and
+    // `plugins`, which are used before the files merge, see the values too.
+    size_t before = out.diags.size();
+    interpolate_env(root, "", out.diags);
+    // An extends path that did not interpolate names no file: its error is enough.
+    if (has_errors(Diagnostics(out.diags.begin() + before, out.diags.end()))) root.erase("extends");
     fs::path dir = fs::path(path).parent_path();
     absolutise_plugins(root, dir);
 
@@ -122,10 +128,7 @@ LoadedTree load_recipe_tree(const std::string& path) {
   LoadedTree out;
   Loader loader{{}, out};
   std::optional<Value> root = loader.load(path, SourceLocation{});
-  if (root && !has_errors(out.diags)) {
-    interpolate_env(*root, "", out.diags);
-    out.root = std::move(root);
-  }
+  if (root && !has_errors(out.diags)) out.root = std::move(root);
   return out;
 }
 

@@ -15,7 +15,7 @@ struct LoadedTree {
 };
 
 // Reads a recipe and, depth-first, every recipe it `extends` (a string or a list,
-// relative to the file naming it). Bases merge in order, the file itself wins;
+// relative to the file naming it; ${VAR} interpolated like every string). Bases merge in order, the file itself wins;
 // `plugins` lists are concatenated instead of replaced. A cycle is an error
 // naming the whole cycle.
 LoadedTree load_recipe_tree(const std::string& path);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 namespace runner {
@@ -53,6 +54,7 @@ std::optional<Value> parse_scalar(OptionType t, const std::string& text) {
       if (text.empty() || *end != '\0' || t == OptionType::Int) return std::nullopt;
       v.type = Value::Type::Float;
       v.f = f;
+      if (!std::isfinite(f)) v.s = text;  // "1e999": the option check names it and its overflow
     }
   } else {
     v.type = Value::Type::String;

@@ -1,26 +1,170 @@
 #include "recipe/parse.h"
-#include "util/numbers.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <regex>
 #include <set>
+#include <sstream>
 
 namespace runner {
 namespace {
+
+// A recipe has a few hundred values; aliases may repeat a subtree, and nested
+// aliases multiply (ten lists of ten aliases each are 10^10 values). The tree
+// is expanded only when it stays under these.
+constexpr long long kMaxYamlValues = 100000;
+constexpr long long kMaxYamlDepth = 64;
 
 SourceLocation where(const YAML::Mark& m, const std::string& path) {
   if (m.is_null()) return SourceLocation{path, 0, 0, {}};
   return SourceLocation{path, m.line + 1, m.column + 1, {}};
 }
 
+// The alias name at a mark ("*a9"), read from the text, as the parser keeps only ids.
+std::string alias_at(const std::string& text, const YAML::Mark& m) {
+  if (m.pos < 0 || static_cast<size_t>(m.pos) >= text.size() || text[m.pos] != '*') return "alias";
+  size_t end = text.find_first_of(" \t\r\n,[]{}", m.pos);
+  return text.substr(m.pos, end == std::string::npos ? std::string::npos : end - m.pos);
+}
+
+// Walks the parser's events before any tree is built, counting the values and
+// the depth the tree would have once every alias is expanded, and the
+// documents. Stops at the first problem.
+class ShapeCheck : public YAML::EventHandler {
+ public:
+  ShapeCheck(const std::string& text, const std::string& path) : text_(text), path_(path) {}
+
+  struct Stop {};
+  std::optional<Diagnostic> problem;
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents_ < 2) return;
+    fail(mark, "", "a second YAML document starts here; a recipe is one document, and the rest "
+                   "would be ignored unchecked",
+         "remove the \"---\" line and what follows it, or move those keys into the first document");
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                const std::string&) override {
+    leaf(mark, anchor);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    for (const Open& o : open_)
+      if (o.anchor == anchor)
+        fail(mark, "", "alias " + alias_at(text_, mark) + " refers to a value that contains it, "
+                       "which would never end", "alias a value defined before, outside this one");
+    Shape s = shapes_.count(anchor) ? shapes_[anchor] : Shape{1, 1};
+    add(mark, s, alias_at(text_, mark));
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open_.push_back({mark, anchor, {1, 0}});
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open_.push_back({mark, anchor, {1, 0}});
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  struct Shape {
+    long long values, depth;
+  };
+  struct Open {
+    YAML::Mark mark;
+    YAML::anchor_t anchor;
+    Shape shape;  // so far: the container and its children
+  };
+
+  const std::string& text_;
+  const std::string& path_;
+  int documents_ = 0;
+  std::vector<Open> open_;
+  std::map<YAML::anchor_t, Shape> shapes_;
+
+  [[noreturn]] void fail(const YAML::Mark& mark, const std::string& key, std::string message,
+                         std::string hint) {
+    problem = make_error(where(mark, path_), key, std::move(message), std::move(hint));
+    throw Stop{};
+  }
+  void leaf(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    if (anchor) shapes_[anchor] = {1, 1};
+    add(mark, {1, 1}, "");
+  }
+  void close() {
+    Open o = open_.back();
+    open_.pop_back();
+    o.shape.depth += 1;
+    if (o.anchor) shapes_[o.anchor] = o.shape;
+    add(o.mark, o.shape, "");
+  }
+  // Adds a finished child to the open container; counts saturate at the limit.
+  void add(const YAML::Mark& mark, Shape s, const std::string& alias) {
+    long long values = s.values, depth = s.depth + static_cast<long long>(open_.size());
+    if (!open_.empty()) {
+      Shape& parent = open_.back().shape;
+      parent.values = std::min(kMaxYamlValues + 1, parent.values + s.values);
+      parent.depth = std::max(parent.depth, s.depth);
+      values = parent.values;
+    }
+    std::string what = alias.empty() ? "this value" : "alias " + alias;
+    if (values > kMaxYamlValues)
+      fail(mark, "", fmt::format("{} makes the recipe more than {} values once its aliases are "
+                                 "expanded (nested aliases multiply)", what, kMaxYamlValues),
+           "write the values out, or alias a smaller part; a recipe needs a few hundred values");
+    if (depth > kMaxYamlDepth)
+      fail(mark, "", fmt::format("{} nests the recipe more than {} levels deep once its aliases "
+                                 "are expanded", what, kMaxYamlDepth),
+           "a recipe is sections of options: flatten the nesting");
+  }
+};
+
+// The recipe's shape problem (a second document, an alias bomb), if any.
+std::optional<Diagnostic> check_shape(const std::string& text, const std::string& path) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  ShapeCheck check(text, path);
+  try {
+    while (parser.HandleNextDocument(check)) {}
+  } catch (const ShapeCheck::Stop&) {
+  }
+  return check.problem;
+}
+
+// A plain integer or float, or an error when it does not fit a 64-bit value.
+Value number_scalar(const std::string& s, bool integer, const SourceLocation& loc, Diagnostics& diags) {
+  Value v;
+  errno = 0;
+  if (integer) {
+    long long i = std::strtoll(s.c_str(), nullptr, 10);
+    if (errno == ERANGE) {
+      diags.push_back(make_error(loc, "", fmt::format("integer {} does not fit in 64 bits", s),
+                                 "write a value between -9223372036854775808 and 9223372036854775807"));
+      return v;
+    }
+    v.type = Value::Type::Int;
+    v.i = i;
+    return v;
+  }
+  v.type = Value::Type::Float;
+  v.f = std::strtod(s.c_str(), nullptr);
+  if (!std::isfinite(v.f)) v.s = s;  // "1e999": the option check names it and its overflow
+  return v;
+}
+
 // YAML 1.2 core schema resolution of plain scalars; quoted scalars stay strings.
-Value plain_scalar(const std::string& s) {
+Value plain_scalar(const std::string& s, const SourceLocation& loc, Diagnostics& diags) {
   static const std::regex int_re(R"([-+]?[0-9]+)");
   static const std::regex float_re(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
   Value v;
@@ -29,16 +173,9 @@ Value plain_scalar(const std::string& s) {
     v.type = Value::Type::Bool;
     v.b = s[0] == 't' || s[0] == 'T';
   } else if (std::regex_match(s, int_re)) {
-    // Past 64 bits the integer is kept as the number it is (a float), so that the
-    // option's check names the key and the value; strtod gives +-inf past a double.
-    std::string why, digits = s[0] == '+' ? s.substr(1) : s;
-    std::optional<long long> i = parse_integer(digits, why);
-    v.type = i ? Value::Type::Int : Value::Type::Float;
-    if (i) v.i = *i;
-    else v.f = std::strtod(s.c_str(), nullptr);
+    return number_scalar(s, true, loc, diags);
   } else if (std::regex_match(s, float_re)) {
-    v.type = Value::Type::Float;
-    v.f = std::strtod(s.c_str(), nullptr);  // 1e999 -> inf, refused by the option's range
+    return number_scalar(s, false, loc, diags);
   } else if (s == ".inf" || s == "+.inf" || s == ".Inf" || s == ".INF") {
     v.type = Value::Type::Float;
     v.f = INFINITY;
@@ -84,7 +221,7 @@ Value convert(const YAML::Node& node, const std::string& path, Diagnostics& diag
       if (node.Tag() == "!")
         v = Value::make_string(node.Scalar());
       else
-        v = plain_scalar(node.Scalar());
+        v = plain_scalar(node.Scalar(), loc, diags);
       break;
     default: break;  // Null / Undefined
   }
@@ -97,6 +234,10 @@ Value convert(const YAML::Node& node, const std::string& path, Diagnostics& diag
 ParsedFile parse_yaml_text(const std::string& text, const std::string& path) {
   ParsedFile out;
   try {
+    if (std::optional<Diagnostic> problem = check_shape(text, path)) {
+      out.diags.push_back(*problem);
+      return out;
+    }
     YAML::Node doc = YAML::Load(text);
     if (doc.IsNull()) {
       out.root = Value::make_table(SourceLocation{path, 1, 1, {}});

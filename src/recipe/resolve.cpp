@@ -35,7 +35,8 @@ bool scalar_fits(OptionType t, const OptionSpec& s, const Value& v) {
     case OptionType::Int: return v.type == Value::Type::Int && in_range(s, double(v.i));
     case OptionType::Number:
       if (v.type == Value::Type::Int) return in_range(s, double(v.i));
-      return v.type == Value::Type::Float && !std::isnan(v.f) && in_range(s, v.f);
+      // No option's range includes inf or nan: the arithmetic they feed would not either.
+      return v.type == Value::Type::Float && std::isfinite(v.f) && in_range(s, v.f);
     default: return v.type == Value::Type::String;
   }
 }
@@ -293,6 +294,10 @@ std::string option_mismatch(const OptionSpec& s, const Value& v) {
     case OptionType::NumberList:
     case OptionType::StringList:
       if (v.type != Value::Type::List) return expected;
+      if ((s.min_items && static_cast<long long>(v.list.size()) < *s.min_items) ||
+          (s.max_items && static_cast<long long>(v.list.size()) > *s.max_items))
+        return fmt::format("expected {}, found a list of {} element{} {}", s.expectation(), v.list.size(),
+                           v.list.size() == 1 ? "" : "s", v.short_str());
       for (const auto& item : v.list)
         if (!scalar_fits(element_type(s.type), s, item))
           return "expected " + s.expectation() + ", found element " + found_str(item);

@@ -1,6 +1,11 @@
 #include "recipe/rules.h"
 
+#include "recipe/sections.h"
+
+#include "util/cpu_info.h"
 #include "util/suggest.h"
+
+#include <fmt/format.h>
 
 namespace runner {
 namespace {
@@ -116,6 +121,55 @@ void components_exist(RuleContext& c) {
             did_you_mean(metric, metrics));
 }
 
+// The run directory is <output_dir>/<name>/<time>-<id>: a name with a slash or
+// a dot-dot would put it elsewhere, so the name must be one plain folder name.
+std::string run_name_problem(const std::string& name) {
+  if (name == "." || name == "..") return "is \"" + name + "\", which names a folder that already exists";
+  if (name.find('/') != std::string::npos) return "contains \"/\"";
+  for (unsigned char ch : name)
+    if (ch < 0x20 || ch == 0x7f) return fmt::format("contains the control character 0x{:02x}", ch);
+  if (name.size() > 200) return fmt::format("is {} bytes long", name.size());
+  return {};
+}
+
+void run_name_is_a_folder_name(RuleContext& c) {
+  std::string name = c.str("run", "name");
+  std::string problem = run_name_problem(name);
+  if (!problem.empty())
+    c.error("run", "name",
+            "the run name " + problem + "; it must be one folder name under run.output_dir",
+            "use letters, digits, \"-\", \"_\" and \".\" (at most 200 bytes); set run.output_dir to "
+            "choose where runs go");
+}
+
+void threads_fit_machine(RuleContext& c) {
+  long long threads = c.r.at("run").at("threads").get<long long>();
+  int cpus = usable_cpus();
+  if (threads > cpus)
+    c.warning("run", "threads",
+              fmt::format("threads = {}, but this process may use {} CPU{}: the run uses {}", threads, cpus,
+                          cpus == 1 ? "" : "s", cpus),
+              "set threads = 0 (every usable CPU) or at most " + std::to_string(cpus));
+}
+
+// Each selected component's own check of the whole recipe (a model's size
+// against this machine's memory, its positions against data.max_length ...).
+void components_check_recipe(RuleContext& c) {
+  for (const auto& section : recipe_sections()) {
+    if (!section.component_kind || !c.r.contains(section.name)) continue;
+    const auto& resolved = c.r.at(section.name);
+    if (!resolved.is_object() || !resolved.contains(section.selector_key)) continue;
+    const Component* comp = c.reg.find(*section.component_kind, resolved.at(section.selector_key));
+    if (!comp || !comp->spec.recipe_check) continue;
+    for (Diagnostic d : comp->spec.recipe_check(nlohmann::json::parse(c.r.dump()))) {
+      std::string sec = d.key_path.substr(0, d.key_path.find('.'));
+      std::string key = d.key_path.find('.') == std::string::npos ? "" : d.key_path.substr(d.key_path.find('.') + 1);
+      if (!d.where.known()) d.where = c.where(sec, key);
+      c.diags.push_back(std::move(d));
+    }
+  }
+}
+
 }  // namespace
 
 void check_recipe_rules(const nlohmann::ordered_json& resolved, const Value& tree,
@@ -126,6 +180,10 @@ void check_recipe_rules(const nlohmann::ordered_json& resolved, const Value& tre
   model_fits_precision(c);
   topology_fits_build(c);
   components_exist(c);
+  run_name_is_a_folder_name(c);
+  threads_fit_machine(c);
+  // Last: a component's check may build its configuration from every section.
+  if (!has_errors(diags)) components_check_recipe(c);
 }
 
 }  // namespace runner

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace runner {
 
 Value Value::make_table(SourceLocation loc) {
@@ -60,11 +62,40 @@ std::string Value::type_name() const {
   return "?";
 }
 
+// JSON has no inf or nan (nlohmann writes null): name them as a user writes them.
+static std::string number_text(double f, const std::string& source) {
+  std::string name = std::isnan(f) ? "nan" : f > 0 ? "inf" : "-inf";
+  if (!source.empty() && source != name) return source + " (= " + name + ")";
+  return name;
+}
+
+static bool all_finite(const Value& v) {
+  if (v.type == Value::Type::Float) return std::isfinite(v.f);
+  for (const auto& item : v.list)
+    if (!all_finite(item)) return false;
+  for (const auto& [k, item] : v.table)
+    if (!all_finite(item)) return false;
+  return true;
+}
+
 std::string Value::short_str() const {
   std::string out;
   switch (type) {
     case Type::String: out = nlohmann::json(s).dump(); break;
     case Type::Table: out = "a table"; break;
+    case Type::Float:
+      out = std::isfinite(f) ? to_json().dump() : number_text(f, s);
+      break;
+    case Type::List: {
+      if (all_finite(*this)) {
+        out = to_json().dump();
+        break;
+      }
+      out = "[";
+      for (size_t k = 0; k < list.size() && out.size() <= 60; ++k) out += (k ? ", " : "") + list[k].short_str();
+      out += "]";
+      break;
+    }
     default: out = to_json().dump(); break;
   }
   if (out.size() > 60) out = out.substr(0, 57) + "...";

@@ -21,7 +21,7 @@ struct Value {
   bool b = false;
   long long i = 0;
   double f = 0.0;
-  std::string s;
+  std::string s;  // a string's text; for a number that overflowed to inf, its source text
   List list;
   Table table;
   SourceLocation loc;

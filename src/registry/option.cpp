@@ -40,6 +40,10 @@ std::string OptionSpec::expectation() const {
     return s;
   }
   std::string s = type == OptionType::Int ? "an integer" : "a " + option_type_name(type);
+  if (min_items && max_items && *min_items == *max_items)
+    s = fmt::format("a list of {} {}", *min_items, type == OptionType::IntList    ? "integers"
+                                                   : type == OptionType::NumberList ? "numbers"
+                                                                                    : "strings");
   if (minimum && maximum)
     s += fmt::format(" in {}{}, {}{}", exclusive_minimum ? "(" : "[", format_bound(*minimum),
                      format_bound(*maximum), exclusive_maximum ? ")" : "]");
@@ -53,6 +57,11 @@ std::string OptionSpec::expectation() const {
 static void add_bounds(nlohmann::json& s, const OptionSpec& o) {
   if (o.minimum) s[o.exclusive_minimum ? "exclusiveMinimum" : "minimum"] = *o.minimum;
   if (o.maximum) s[o.exclusive_maximum ? "exclusiveMaximum" : "maximum"] = *o.maximum;
+}
+
+static void add_item_counts(nlohmann::json& s, const OptionSpec& o) {
+  if (o.min_items) s["minItems"] = *o.min_items;
+  if (o.max_items) s["maxItems"] = *o.max_items;
 }
 
 nlohmann::json OptionSpec::json_schema() const {
@@ -70,15 +79,18 @@ nlohmann::json OptionSpec::json_schema() const {
       s["type"] = "array";
       s["items"] = {{"type", "integer"}};
       if (minimum || maximum) add_bounds(s["items"], *this);
+      add_item_counts(s, *this);
       break;
     case OptionType::NumberList:
       s["type"] = "array";
       s["items"] = {{"type", "number"}};
       if (minimum || maximum) add_bounds(s["items"], *this);
+      add_item_counts(s, *this);
       break;
     case OptionType::StringList:
       s["type"] = "array";
       s["items"] = {{"type", "string"}};
+      add_item_counts(s, *this);
       break;
     case OptionType::StringMap:
       s["type"] = "object";

@@ -39,6 +39,8 @@ struct OptionSpec {
   bool must_exist = true;
   std::optional<double> minimum, maximum;
   bool exclusive_minimum = false, exclusive_maximum = false;
+  // List options: how many elements the list must have (e.g. betas: exactly 2).
+  std::optional<long long> min_items, max_items;
   std::vector<std::string> choices;
   std::string doc;
 
@@ -48,6 +50,7 @@ struct OptionSpec {
   OptionSpec& at_most(double v) { maximum = v; exclusive_maximum = false; return *this; }
   OptionSpec& below(double v) { maximum = v; exclusive_maximum = true; return *this; }
   OptionSpec& may_be_missing() { must_exist = false; return *this; }
+  OptionSpec& items(long long n) { min_items = max_items = n; return *this; }
 
   // "a number > 0", "one of \"a\", \"b\"", "an integer in [1, 512]" ...
   std::string expectation() const;

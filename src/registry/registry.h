@@ -4,8 +4,12 @@
 #pragma once
 
 #include "registry/option.h"
+#include "util/diagnostic.h"
+
+#include <nlohmann/json.hpp>
 
 #include <any>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,6 +35,11 @@ struct ComponentSpec {
   std::string hf_model_type = {};
   // Model kind: why this model cannot train under CPU bf16 autocast; empty = it can.
   std::string cpu_bf16_refusal = {};
+  // Checks, at validate time, what only the component can judge in the whole
+  // resolved recipe (its settings together, its size against this machine).
+  // Each problem names its key path ("model.hidden_size"); the recipe layer
+  // adds the location. Empty: nothing to check.
+  std::function<Diagnostics(const nlohmann::json& resolved_recipe)> recipe_check = {};
 };
 
 // A registered component. `factory` holds the kind's typed factory

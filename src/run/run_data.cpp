@@ -76,6 +76,18 @@ std::vector<std::string> data_content_files(const RunData& data,
   return files;
 }
 
+// An empty split trains nothing, and an empty evaluation would name a "best"
+// checkpoint from no examples: both are refused before any step.
+static void require_examples(const Dataset& dataset, const std::string& split,
+                             const TokenizedSplit& tokens, const std::string& key) {
+  if (tokens.size() > 0) return;
+  throw InputError(make_error(SourceLocation{dataset.split_file(split), 0, 0, {}}, key,
+                              fmt::format("split \"{}\" has no examples", split),
+                              key == "data.eval_split"
+                                  ? "give it labelled rows, or set data.eval_split = \"\" to train without evaluation"
+                                  : "give it rows, or point data.train_split at a split that has them"));
+}
+
 void tokenize_data(RunData& d, const DataSettings& settings, const nlohmann::json& data_section,
                    const std::function<void(const nlohmann::json&)>& note) {
   EncodeOptions enc;
@@ -95,8 +107,10 @@ void tokenize_data(RunData& d, const DataSettings& settings, const nlohmann::jso
     return tokens;
   };
   d.train = prepare(d.train_split, settings.max_train_examples);
+  require_examples(*d.dataset, d.train_split, *d.train, "data.train_split");
   if (d.eval_split.empty()) return;
   auto eval = prepare(d.eval_split, settings.max_eval_examples);
+  require_examples(*d.dataset, d.eval_split, *eval, "data.eval_split");
   if (eval->has_labels) d.eval = eval;
   else note({{"event", "warning"},
              {"message", fmt::format("eval split '{}' has no labels; evaluation is off", d.eval_split)}});

@@ -8,7 +8,9 @@ namespace {
 OptionBinding<RunSettings> declare_run_options() {
   using R = RunSettings;
   OptionBinding<R> b;
-  b.bind(opt::text("name", "", "Run name; empty means the recipe file's name without extension"),
+  b.bind(opt::text("name", "",
+                   "Run name, one folder name under output_dir; empty means the recipe file's name "
+                   "without extension"),
          &R::name);
   b.bind(opt::integer("seed", 42, "Seed for every random stream (init, dropout, data order)")
              .at_least(0),
@@ -19,8 +21,12 @@ OptionBinding<RunSettings> declare_run_options() {
                             "Where to train: auto picks CUDA when this build and machine have it"),
                 &R::device,
                 {{"auto", DeviceChoice::Auto}, {"cpu", DeviceChoice::Cpu}, {"cuda", DeviceChoice::Cuda}});
-  b.bind(opt::integer("threads", 0, "Intra-op CPU threads; 0 means every CPU this process may use")
-             .at_least(0),
+  // Above the CPUs this process may use, validate warns and the run clamps; the
+  // fixed maximum keeps nonsense out of every machine's schema.
+  b.bind(opt::integer("threads", 0,
+                      "Intra-op CPU threads; 0 means every CPU this process may use (more are clamped to that)")
+             .at_least(0)
+             .at_most(1024),
          &R::threads);
   b.bind(opt::flag("deterministic", false, "Use LibTorch's deterministic algorithms only"),
          &R::deterministic);

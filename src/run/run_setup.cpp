@@ -12,15 +12,9 @@
 
 namespace runner {
 
-int usable_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
 int apply_thread_setting(const RunSettings& run) {
-  int n = static_cast<int>(run.threads);
+  // More threads than CPUs only take turns on them (the declared maximum keeps the cast safe).
+  int n = static_cast<int>(std::min<long long>(run.threads, usable_cpus()));
   if (n <= 0) n = usable_cpus();
   at::set_num_threads(n);  // LibTorch 1.13 would otherwise use one thread
   return n;

@@ -7,6 +7,7 @@
 #include "run/run_dir.h"
 #include "run/run_options.h"
 #include "train/trainer.h"
+#include "util/cpu_info.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,10 +17,8 @@
 
 namespace runner {
 
-// Every CPU this process may run on (sched_getaffinity), at least 1.
-int usable_cpus();
-// Sets LibTorch's intra-op threads to run.threads, or usable_cpus() when 0;
-// returns the count.
+// Sets LibTorch's intra-op threads to run.threads, or usable_cpus() when 0,
+// at most usable_cpus() (validate warned about more); returns the count.
 int apply_thread_setting(const RunSettings& run);
 // run.deterministic: LibTorch's deterministic algorithms only.
 void apply_determinism(const RunSettings& run);

@@ -15,6 +15,8 @@
 #include "train/training_state.h"
 #include "util/diagnostic.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <iostream>
 
@@ -152,6 +154,9 @@ struct TrainingSession::Parts {
         cfg, model, std::move(optimizer),
         make_schedule(settings.scheduler, settings.optimizer.at("lr").get<double>()), *batches,
         data.eval ? &eval : nullptr, log->all());
+    if (cfg.grad_accum > batches->batches_per_epoch())
+      warn(fmt::format("train.grad_accum = {} is more than the {} batches of an epoch: each epoch is one "
+                       "optimizer step over all of them", cfg.grad_accum, batches->batches_per_epoch()));
     trainer->set_checkpoint_hook(watch.checkpoint_hook());
     if (parallel) trainer->set_parallel(parallel.get());
     log->emit({{"event", "setup"}, {"threads", threads}, {"device", device.str()},

@@ -8,7 +8,10 @@ namespace {
 OptionBinding<TrainerConfig> declare_train_options() {
   using C = TrainerConfig;
   OptionBinding<C> b;
-  b.bind(opt::number("epochs", 3.0, "Passes over the training data (fractions allowed)").above(0),
+  // At most a million: more is no schedule anyone runs, and epochs x steps must fit a count.
+  b.bind(opt::number("epochs", 3.0, "Passes over the training data (fractions allowed)")
+             .above(0)
+             .at_most(1e6),
          &C::epochs);
   b.bind(opt::integer("max_steps", 0, "Stop after this many optimizer steps; 0 = use epochs")
              .at_least(0),

@@ -48,18 +48,29 @@ Trainer::Trainer(TrainerConfig config, std::shared_ptr<SequenceClassifier> model
   if (config_.precision == Precision::Fp16 && !torch::cuda::is_available())
     throw InputError(make_error({}, "train.precision", "fp16 needs CUDA, and none is available",
                                 "use precision = \"bf16\" (autocast) or \"fp32\" on CPU"));
-  long long per_epoch = steps_per_epoch();
   state_.grad_accum = config_.grad_accum;
-  state_.steps_per_epoch = per_epoch;
-  total_steps_ = config_.max_steps > 0
-                     ? config_.max_steps
-                     : static_cast<long long>(std::ceil(config_.epochs * per_epoch));
+  state_.steps_per_epoch = steps_per_epoch();
+  total_steps_ = config_.max_steps > 0 ? config_.max_steps : steps_for_epochs();
   schedule_ = schedule(total_steps_);
 }
 
 long long Trainer::steps_per_epoch() const {
   long long n = data_.batches_per_epoch();
-  return (n + config_.grad_accum - 1) / config_.grad_accum;
+  // Not (n + grad_accum - 1) / grad_accum: that overflows for a huge grad_accum.
+  return n / config_.grad_accum + (n % config_.grad_accum != 0);
+}
+
+// ceil(epochs x steps per epoch), refused when it does not fit a step count
+// (a cast of a larger double is undefined, and came out negative: 0 steps).
+long long Trainer::steps_for_epochs() const {
+  long long per_epoch = steps_per_epoch();
+  double steps = std::ceil(config_.epochs * static_cast<double>(per_epoch));
+  if (std::isfinite(steps) && steps < 9.2e18) return static_cast<long long>(steps);
+  throw InputError(make_error(
+      {}, "train.epochs",
+      fmt::format("{} epochs of {} optimizer steps are {:.3g} steps, more than a run can count (2^63)",
+                  config_.epochs, per_epoch, steps),
+      "lower train.epochs, or set train.max_steps"));
 }
 
 bool Trainer::finished() const {

@@ -68,6 +68,7 @@ class Trainer {
   bool writes_files() const { return !parallel_ || parallel_->rank() == 0; }
   void run_epoch();
   long long window_size(long long batch_index) const;
+  long long steps_for_epochs() const;
   void micro_step(const TrainBatch& batch, long long window);
   void optimizer_step();
   void after_step(bool epoch_end);

@@ -1,6 +1,10 @@
 #include "util/cpu_info.h"
 
+#include <algorithm>
 #include <fstream>
+#include <sched.h>
+#include <sstream>
+#include <thread>
 
 namespace runner {
 namespace {
@@ -27,6 +31,46 @@ bool cpu_has_native_bf16() {
   std::string flags = " " + cpuinfo_field("flags") + " ";
   return flags.find(" avx512_bf16 ") != std::string::npos ||
          flags.find(" amx_bf16 ") != std::string::npos;
+}
+
+}  // namespace runner
+
+namespace runner {
+
+int usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+namespace {
+
+std::uint64_t meminfo_total() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  std::uint64_t kib = 0;
+  while (in >> key >> kib >> unit)
+    if (key == "MemTotal:") return kib * 1024;
+  return 0;
+}
+
+// cgroup v2's limit ("max" or a byte count); 0 when unlimited or absent.
+std::uint64_t cgroup_limit() {
+  std::ifstream in("/sys/fs/cgroup/memory.max");
+  std::string text;
+  if (!(in >> text) || text == "max") return 0;
+  std::uint64_t bytes = 0;
+  std::istringstream(text) >> bytes;
+  return bytes;
+}
+
+}  // namespace
+
+std::uint64_t usable_memory_bytes() {
+  std::uint64_t total = meminfo_total(), limit = cgroup_limit();
+  if (total == 0) return limit;
+  return limit ? std::min(total, limit) : total;
 }
 
 }  // namespace runner
