@@ -82,13 +82,25 @@ TEST_CASE("a sweep killed mid-way loses nothing and reruns only what is left", "
   CHECK(third.out.find("[sweep] started") == std::string::npos);
 }
 
+namespace {
+
+// A BERT-Tiny config.json without any weights file beside it.
+void write_weightless_model(const std::string& dir) {
+  fs::create_directories(dir);
+  std::ofstream(dir + "/config.json")
+      << R"({"model_type": "bert", "vocab_size": 30522, "hidden_size": 128, "num_hidden_layers": 2,
+             "num_attention_heads": 2, "intermediate_size": 512, "max_position_embeddings": 512,
+             "type_vocab_size": 2, "num_labels": 2})";
+}
+
+}  // namespace
+
 TEST_CASE("an invalid point and a point that fails at run time do not stop the others",
           "[sweep]") {
   std::string dir = runner::test::tmp_dir("sweep-isolation");
-  // A pretrained folder whose config.json is not JSON: the recipe is valid (the
-  // folder exists) but the run fails when it loads the model.
-  fs::create_directories(dir + "/broken_model");
-  std::ofstream(dir + "/broken_model/config.json") << "{ this is not json";
+  // A pretrained folder with a valid config.json but no weights: validate checks
+  // the config (shape, memory) and passes; the run fails when it loads the weights.
+  write_weightless_model(dir + "/broken_model");
   std::string sweep = tiny_sweep(dir, "[[points]]\n\"optimizer.lr\" = 1e-3\n"
                                       "[[points]]\n\"optimizer.lr\" = -5.0\n"
                                       "[[points]]\n\"model.pretrained\" = \"" + dir + "/broken_model\"\n"
@@ -114,7 +126,7 @@ TEST_CASE("an invalid point and a point that fails at run time do not stop the o
   CHECK(resolved["run"]["threads"] == std::max(1u, std::thread::hardware_concurrency() / 2));
   std::string errors = rows[2]["error"].get<std::string>() + rows[3]["error"].get<std::string>();
   CHECK(errors.find("invalid point") != std::string::npos);
-  CHECK(errors.find("config.json") != std::string::npos);
+  CHECK(errors.find("model.safetensors") != std::string::npos);
   std::string md = runner::test::read_text(sweep_dir + "/sweep_summary.md");
   CHECK(md.find("2 of 4 points completed") != std::string::npos);
   CHECK(runner::test::read_text(sweep_dir + "/sweep_summary.csv").find("rank,point,optimizer.lr,model.pretrained,status") == 0);
@@ -166,8 +178,7 @@ TEST_CASE("a point interrupted by the sweep's death resumes from its checkpoint"
 
 TEST_CASE("--fail-fast stops the sweep at the first failed point", "[sweep]") {
   std::string dir = runner::test::tmp_dir("sweep-fail-fast");
-  fs::create_directories(dir + "/broken_model");
-  std::ofstream(dir + "/broken_model/config.json") << "{ this is not json";
+  write_weightless_model(dir + "/broken_model");
   std::string sweep = tiny_sweep(dir, "[[points]]\n\"model.pretrained\" = \"" + dir + "/broken_model\"\n"
                                       "[[points]]\n\"optimizer.lr\" = 3e-4\n");
   auto r = run_command(sweep_cmd(sweep + " --fail-fast"));
