@@ -42,17 +42,4 @@ void load_and_encode(const std::string& path, const std::string& format);
 // element. Defined in safetensors.cpp, the one target that includes LibTorch.
 void read_every_weight(const std::string& path);
 
-// True under libFuzzer (fuzz_main.cpp): the targets then skip inputs that hit
-// a known open defect of issue 15, so that it does not end or stall every run.
-// The replay in tests/fuzz leaves it false and runs every input in full.
-bool& skip_known_open();
-
-// Nesting depth of JSON brackets in `text` (strings skipped). Issue 15 item 2:
-// nlohmann's parser recurses per bracket and overflows the stack on deep
-// nesting until the readers bound it. Remove with that fix.
-int json_nesting_depth(std::string_view text);
-inline bool known_open_json_depth(std::string_view text) {
-  return skip_known_open() && json_nesting_depth(text) > 2000;
-}
-
 }  // namespace runner::fuzz

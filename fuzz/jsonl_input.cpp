@@ -21,7 +21,6 @@ constexpr std::string_view kVocab =
 
 void jsonl_input(std::string_view bytes) {
   static const std::string vocab = write_scratch("jsonl-vocab/vocab.txt", kVocab);
-  if (known_open_json_depth(bytes)) return;
 
   TokenizeCommandOptions options;
   options.tokenizer = vocab;

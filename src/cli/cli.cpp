@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "util/diagnostic.h"
 #include "util/suggest.h"
+#include "util/utf8.h"
 
 #include <fmt/format.h>
 
@@ -29,7 +30,26 @@ int unknown_command(const std::string& name) {
   return kExitBadInput;
 }
 
+// Arguments end up in the run's JSON records (the command line, recipe and data
+// paths), which are UTF-8: an argument that is not is refused before anything runs.
+bool arguments_are_utf8(const std::vector<std::string>& args) {
+  for (size_t k = 0; k < args.size(); ++k) {
+    std::optional<InvalidUtf8> bad = first_invalid_utf8(args[k]);
+    if (!bad) continue;
+    std::string shown = args[k];
+    for (char& c : shown)
+      if (static_cast<unsigned char>(c) > 0x7E || static_cast<unsigned char>(c) < 0x20) c = '?';
+    std::cerr << fmt::format("error: argument {} (\"{}\") has an {} at character {}: arguments "
+                             "must be UTF-8 text\n  hint: rename the file to a UTF-8 name (e.g. "
+                             "`convmv -f latin1 -t utf-8`), or pass the value as UTF-8\n",
+                             k + 1, shown, bad->what(), bad->column);
+    return false;
+  }
+  return true;
+}
+
 int dispatch(const std::vector<std::string>& args) {
+  if (!arguments_are_utf8(args)) return kExitBadInput;
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     if (args.size() > 1)
       if (const CommandSpec* c = find_command(args[1])) {

@@ -27,7 +27,9 @@ ComponentSpec file_spec(const std::string& format) {
                               "index; default text_a and label"),
               opt::flag("header", true, "The first line names the columns (tsv, csv)"),
               opt::int_map("labels", "Label text -> id; empty means labels are integers"),
-              opt::integer("num_labels", 2, "Number of classes").at_least(1),
+              opt::integer("num_labels", 2, "Number of classes (at most 100000: one classifier row each)")
+                  .at_least(1)
+                  .at_most(100000),
               opt::strings("metrics", {"accuracy"}, "Metric components to evaluate"),
               opt::text("main_metric", "accuracy", "The metric that picks the best checkpoint"),
           }};

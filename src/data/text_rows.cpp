@@ -1,6 +1,6 @@
 #include "data/text_rows.h"
 
-#include "tokenizer/unicode_text.h"
+#include "util/utf8.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 
@@ -122,7 +122,7 @@ void BadRowPolicy::report(int line, const std::string& what,
 }
 
 std::string utf8_problem(std::string_view text) {
-  size_t bad = unicode::find_invalid_utf8(text);
+  size_t bad = find_invalid_utf8(text);
   if (bad == std::string_view::npos) return {};
   return "invalid UTF-8 at byte " + std::to_string(bad + 1) + " of the line (expected UTF-8 text)";
 }

@@ -129,8 +129,13 @@ std::string model_component_for_folder(const std::string& folder) {
 LoadedModel load_model_folder(const std::string& folder, const std::string& weights) {
   std::string where = (fs::path(folder) / "config.json").string();
   nlohmann::json config = read_config_json(folder);
-  return construct_and_load(component_for_config(config, where), config, where,
-                            weights.empty() ? folder : weights);
+  LoadedModel loaded = construct_and_load(component_for_config(config, where), config, where,
+                                          weights.empty() ? folder : weights);
+  // Every family's config.json names its position table so (the family checked its size).
+  const auto positions = config.find("max_position_embeddings");
+  if (positions != config.end() && positions->is_number_integer())
+    loaded.max_positions = positions->get<long long>();
+  return loaded;
 }
 
 }  // namespace runner

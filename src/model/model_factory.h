@@ -15,6 +15,7 @@ struct LoadedModel {
   std::shared_ptr<SequenceClassifier> model;
   std::string component;  // the Model component that built it ("bert")
   LoadReport report;      // empty source when nothing was loaded
+  long long max_positions = 0;  // config.json's max_position_embeddings; 0 when not read
 };
 
 // Builds the model a resolved [model] section describes (model.type picks the

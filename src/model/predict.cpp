@@ -98,6 +98,12 @@ int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::o
   }
   try {
     LoadedModel loaded = load_model_folder(o.model);
+    if (loaded.max_positions > 0 && o.max_length > loaded.max_positions) {
+      err << fmt::format("error: --max-length: expected at most {} (max_position_embeddings in {}/config.json), "
+                         "found {}\n  hint: pass --max-length {} or less\n",
+                         loaded.max_positions, o.model, o.max_length, loaded.max_positions);
+      return 2;
+    }
     if (!loaded.report.missing.empty())
       err << "warning: " << loaded.report.warning() << "\n  predictions use random weights there\n";
     auto& model = *loaded.model;

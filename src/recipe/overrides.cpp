@@ -3,6 +3,7 @@
 #include "recipe/parse.h"
 #include "recipe/resolve.h"
 #include "util/suggest.h"
+#include "util/utf8.h"
 
 #include <fmt/format.h>
 
@@ -29,7 +30,7 @@ std::string unquote(const std::string& s) {
 }
 
 // A TOML value parsed from text, e.g. "[1, 2]" or "{ a = 1 }".
-std::optional<Value> parse_toml_value(const std::string& text, const SourceLocation& loc) {
+std::optional<Value> parse_toml_value(const std::string& text, const SourceLocation& /*loc*/) {
   ParsedFile parsed = parse_toml_text("v = " + text, "--set");
   if (!parsed.root || has_errors(parsed.diags)) return std::nullopt;
   Value v = *parsed.root->find("v");
@@ -96,6 +97,14 @@ std::optional<Value> parse_typed(const OptionSpec& spec, const std::string& text
   }
 }
 
+// `text` with every byte outside printable ASCII shown as '?', for a message
+// about text that is not UTF-8.
+std::string printable(std::string text) {
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7E) c = '?';
+  return text;
+}
+
 void set_located(Value& v, const SourceLocation& loc) {
   v.loc = loc;
   for (auto& item : v.list) set_located(item, loc);
@@ -108,6 +117,13 @@ struct OverrideApplier {
   Diagnostics& diags;
 
   void apply(const std::string& set) {
+    if (std::optional<InvalidUtf8> bad = first_invalid_utf8(set)) {
+      diags.push_back(make_error(SourceLocation{{}, 0, 0, "--set " + printable(set)}, "",
+                                 fmt::format("{} at character {}: a --set value is UTF-8 text",
+                                             bad->what(), bad->column),
+                                 "pass the value as UTF-8 (check the shell's locale)"));
+      return;
+    }
     SourceLocation loc{{}, 0, 0, "--set " + set};
     size_t eq = set.find('=');
     if (eq == std::string::npos || eq == 0) {

@@ -1,4 +1,5 @@
 #include "recipe/parse.h"
+#include "util/utf8.h"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
@@ -142,29 +143,27 @@ std::optional<Diagnostic> check_shape(const std::string& text, const std::string
   return check.problem;
 }
 
-// A plain integer or float, or an error when it does not fit a 64-bit value.
-Value number_scalar(const std::string& s, bool integer, const SourceLocation& loc, Diagnostics& diags) {
+// A plain integer or float. An integer past 64 bits stays the number it is (a float
+// that remembers its text), so the option's check names the key and the value as written.
+Value number_scalar(const std::string& s, bool integer) {
   Value v;
   errno = 0;
   if (integer) {
     long long i = std::strtoll(s.c_str(), nullptr, 10);
-    if (errno == ERANGE) {
-      diags.push_back(make_error(loc, "", fmt::format("integer {} does not fit in 64 bits", s),
-                                 "write a value between -9223372036854775808 and 9223372036854775807"));
+    if (errno != ERANGE) {
+      v.type = Value::Type::Int;
+      v.i = i;
       return v;
     }
-    v.type = Value::Type::Int;
-    v.i = i;
-    return v;
   }
   v.type = Value::Type::Float;
   v.f = std::strtod(s.c_str(), nullptr);
-  if (!std::isfinite(v.f)) v.s = s;  // "1e999": the option check names it and its overflow
+  if (integer || !std::isfinite(v.f)) v.s = s;  // "1e999", "99999999999999999999"
   return v;
 }
 
 // YAML 1.2 core schema resolution of plain scalars; quoted scalars stay strings.
-Value plain_scalar(const std::string& s, const SourceLocation& loc, Diagnostics& diags) {
+Value plain_scalar(const std::string& s) {
   static const std::regex int_re(R"([-+]?[0-9]+)");
   static const std::regex float_re(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
   Value v;
@@ -173,9 +172,9 @@ Value plain_scalar(const std::string& s, const SourceLocation& loc, Diagnostics&
     v.type = Value::Type::Bool;
     v.b = s[0] == 't' || s[0] == 'T';
   } else if (std::regex_match(s, int_re)) {
-    return number_scalar(s, true, loc, diags);
+    return number_scalar(s, true);
   } else if (std::regex_match(s, float_re)) {
-    return number_scalar(s, false, loc, diags);
+    return number_scalar(s, false);
   } else if (s == ".inf" || s == "+.inf" || s == ".Inf" || s == ".INF") {
     v.type = Value::Type::Float;
     v.f = INFINITY;
@@ -221,7 +220,7 @@ Value convert(const YAML::Node& node, const std::string& path, Diagnostics& diag
       if (node.Tag() == "!")
         v = Value::make_string(node.Scalar());
       else
-        v = plain_scalar(node.Scalar(), loc, diags);
+        v = plain_scalar(node.Scalar());
       break;
     default: break;  // Null / Undefined
   }
@@ -233,6 +232,12 @@ Value convert(const YAML::Node& node, const std::string& path, Diagnostics& diag
 
 ParsedFile parse_yaml_text(const std::string& text, const std::string& path) {
   ParsedFile out;
+  if (std::optional<InvalidUtf8> bad = first_invalid_utf8(text)) {
+    out.diags.push_back(make_error(SourceLocation{path, bad->line, bad->column, {}}, "",
+                                   bad->what() + ": a recipe is UTF-8 text",
+                                   "save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)"));
+    return out;
+  }
   try {
     if (std::optional<Diagnostic> problem = check_shape(text, path)) {
       out.diags.push_back(*problem);

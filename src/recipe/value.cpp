@@ -84,7 +84,8 @@ std::string Value::short_str() const {
     case Type::String: out = nlohmann::json(s).dump(); break;
     case Type::Table: out = "a table"; break;
     case Type::Float:
-      out = std::isfinite(f) ? to_json().dump() : number_text(f, s);
+      if (!std::isfinite(f)) out = number_text(f, s);
+      else out = s.empty() ? to_json().dump() : s;  // an integer past 64 bits, as written
       break;
     case Type::List: {
       if (all_finite(*this)) {

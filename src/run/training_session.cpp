@@ -141,7 +141,12 @@ struct TrainingSession::Parts {
     torch::manual_seed(static_cast<uint64_t>(settings.run.seed));
     model = make_model(settings.model, ModelContext{info.num_labels, info.label_names});
     model->to(device);
-    if (start.dist) broadcast_module(*start.dist, *model);
+    if (!start.dist) return;
+    broadcast_module(*start.dist, *model);
+    // Past the shared init, each rank's generator starts from seed + rank (Accelerate's
+    // device-specific seeding): ranks draw their own dropout masks, and rank 0 draws
+    // what a single process draws.
+    torch::manual_seed(static_cast<uint64_t>(settings.run.seed) + static_cast<uint64_t>(start.dist->rank()));
   }
 
   void build_trainer() {
@@ -262,12 +267,33 @@ void TrainingSession::close(const std::exception& e) {
   p.summary.write("failed");
 }
 
+namespace {
+
+// A new single-process run whose input was refused before its first step holds
+// nothing worth keeping: its directory goes, as a recipe refused at validate
+// leaves none (a resumed or multi-process run keeps its directory and says why).
+void discard_refused_run(const SessionStart& start) {
+  std::error_code ec;
+  fs::remove_all(start.paths.dir, ec);
+  fs::remove(fs::path(start.paths.dir).parent_path(), ec);  // only when empty
+  std::cerr << fmt::format("run directory {} removed: its input was refused before the first step\n",
+                           start.paths.dir);
+}
+
+}  // namespace
+
 int run_session(const Recipe& recipe, const SessionStart& start) {
   TrainingSession session(recipe, start);
+  bool set_up = false;
   try {
     session.setup();
+    set_up = true;
     session.train();
     return session.save();
+  } catch (const InputError& e) {
+    if (!set_up && !start.resuming && !start.dist) discard_refused_run(start);
+    else session.close(e);
+    throw;
   } catch (const std::exception& e) {
     session.close(e);
     throw;

@@ -78,14 +78,24 @@ nlohmann::json overrides_json(const SweepPoint& p) {
   return j;
 }
 
-// The last lines of a point's log that say what went wrong.
+// The last error of a point's log ("error: ..." or "file:line:col: error: ...") with the
+// hint under it; the log's last line when no line says error.
 std::string error_from_log(const std::string& log_path) {
   std::ifstream in(log_path);
   std::string line, error, last;
+  bool after_error = false;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     last = line;
-    if (line.rfind("error", 0) == 0) error = line;
+    if (line.rfind("error", 0) == 0 || line.find(": error: ") != std::string::npos) {
+      error = line;
+      after_error = true;
+    } else if (after_error && line.find("hint:") != std::string::npos) {
+      error += " (" + line.substr(line.find("hint:")) + ")";
+      after_error = false;
+    } else {
+      after_error = false;
+    }
   }
   std::string msg = error.empty() ? last : error;
   return msg.size() > 400 ? msg.substr(0, 400) + "..." : msg;

@@ -38,22 +38,6 @@ void append_utf8(std::string& out, char32_t cp) {
   out.append(reinterpret_cast<const char*>(buf), static_cast<size_t>(n));
 }
 
-size_t find_invalid_utf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    if (static_cast<unsigned char>(s[i]) < 0x80) {
-      ++i;
-      continue;
-    }
-    utf8proc_int32_t cp = 0;
-    utf8proc_ssize_t n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(s.data() + i),
-                                          static_cast<utf8proc_ssize_t>(s.size() - i), &cp);
-    if (n <= 0) return i;
-    i += static_cast<size_t>(n);
-  }
-  return std::string_view::npos;
-}
-
 // The code points Unicode 15.0 assigned (DerivedAge.txt, age 15.0), as ranges.
 // They are the only character-property differences between utf8proc 2.8
 // (Unicode 15.0) and Python 3.11's unicodedata (14.0) that matter here; a test

@@ -14,10 +14,6 @@ namespace runner::unicode {
 char32_t next_code_point(std::string_view s, size_t& i);
 void append_utf8(std::string& out, char32_t cp);
 
-// Index of the first invalid byte, or npos when `s` is valid UTF-8
-// (no overlong forms, no surrogates, nothing above U+10FFFF).
-size_t find_invalid_utf8(std::string_view s);
-
 // True when utf8proc (Unicode 15.0) knows `cp` but Python 3.11's unicodedata
 // (Unicode 14.0) does not: Python sees those as Cn, so BERT cleaning deletes them.
 bool assigned_after_unicode_14(char32_t cp);

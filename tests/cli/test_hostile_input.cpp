@@ -76,6 +76,25 @@ TEST_CASE("predict --batch-size 0 and -1 exit 2 naming the flag and its range", 
   }
 }
 
+TEST_CASE("predict --max-length past the model's position table exits 2 naming both", "[cli]") {
+  std::string dir = test::tmp_dir("hostile-max-length");
+  // 300 words: past tiny_bert's 128 positions, so without the check the position
+  // lookup fails inside LibTorch ("index out of range in self", exit 1).
+  std::string words;
+  for (int k = 0; k < 300; ++k) words += "word ";
+  std::ofstream(dir + "/in.jsonl") << "{\"text_a\": \"" << words << "\"}\n";
+  auto r = run_bounded(runner_exe() + " predict --model " + tiny_model() + " --tokenizer " + tokenizer_dir() +
+                       " --input " + dir + "/in.jsonl --max-length 512");
+  check_refused(r);
+  CHECK_THAT(r.out, Catch::Contains("--max-length: expected at most 128 (max_position_embeddings in " +
+                                    tiny_model() + "/config.json), found 512") &&
+                        Catch::Contains("hint: pass --max-length 128 or less"));
+  auto fits = run_bounded(runner_exe() + " predict --model " + tiny_model() + " --tokenizer " +
+                          tokenizer_dir() + " --input " + dir + "/in.jsonl --max-length 128");
+  INFO(fits.out);
+  CHECK(fits.exit_code == 0);
+}
+
 TEST_CASE("tokenize --input refuses a directory, /dev/zero, a FIFO and endless lines", "[cli]") {
   std::string dir = test::tmp_dir("hostile-input");
   std::string tok = runner_exe() + " tokenize --tokenizer " + tokenizer_dir();
@@ -117,7 +136,7 @@ TEST_CASE("every integer flag declares its range, which parsing enforces and --h
     // The flags whose handlers read them with integer_flag (src/cli/cmd_*.cpp).
     static const std::set<std::string> integers = {"--max-length", "--batch-size", "--nproc-per-node",
                                                    "--nnodes", "--node-rank", "--master-port",
-                                                   "--jobs", "--max-points"};
+                                                   "--jobs", "--max-points", "--max-restarts"};
     CHECK(integers.count(f.name) == f.integer.has_value());
     if (!f.integer) continue;
     CHECK(f.integer->lo <= f.integer->hi);

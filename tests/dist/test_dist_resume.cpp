@@ -1,8 +1,9 @@
 // A data-parallel run stopped mid-epoch and resumed must end where the
-// uninterrupted run ends, bit for bit, with dropout on: each rank draws its
-// own dropout masks, so the checkpoint keeps every rank's random generator,
-// not rank 0's alone (with rank 0's restored everywhere, rank 1's masks after
-// the resume differ and the weights drift from the first step after it).
+// uninterrupted run ends, bit for bit, with dropout on: each rank's generator
+// starts from seed + rank and draws its own dropout masks, so the checkpoint
+// keeps every rank's random generator, not rank 0's alone (with rank 0's
+// restored everywhere, rank 1's masks after the resume differ and the weights
+// drift from the first step after it).
 #include "train/training_state.h"
 
 #include "run_files.h"
@@ -58,8 +59,8 @@ TEST_CASE("2 ranks stopped by SIGTERM mid-epoch resume to the uninterrupted run'
   REQUIRE(resumed.exit_code == 0);
   const std::string a = only_run_dir(root + "/ref"), b = only_run_dir(root + "/stopped");
   CHECK(events(b, "start").back()["resumed_at_step"] == 6);
-  // The ranks' generators have drawn differently (their batches differ in
-  // length), so rank 0's state restored on rank 1 would not do.
+  // The ranks' generators started apart (seed + rank), so rank 0's state
+  // restored on rank 1 would not do.
   runner::TrainingState saved = runner::load_training_state(b + "/checkpoints/step-00000006");
   REQUIRE(saved.rank_cpu_rng.size() == 1);
   CHECK_FALSE(torch::equal(saved.rank_cpu_rng[0], saved.cpu_rng));

@@ -1,7 +1,6 @@
 // Replays tests/fuzz/<target>/* through the fuzz targets: each file is an input
 // that once crashed, hung or leaked there, so each must now be accepted or
-// refused the project's way. tests/fuzz/open/<target>/ holds findings whose
-// fix is not merged yet; the hidden [fuzz-open] case replays those.
+// refused the project's way. A new finding goes in with its fix.
 #include <catch2/catch.hpp>
 
 #include "fuzz_support.h"
@@ -27,7 +26,7 @@ int replay(const fs::path& root) {
   int count = 0;
   if (!fs::is_directory(root)) return 0;
   for (const auto& dir : fs::directory_iterator(root)) {
-    if (!dir.is_directory() || dir.path().filename() == "open") continue;
+    if (!dir.is_directory()) continue;
     const fuzz::Target* target = fuzz::find_target(dir.path().filename().string());
     INFO("folder " << dir.path() << " names no fuzz target (fuzz/fuzz_targets.cpp lists them)");
     REQUIRE(target);
@@ -58,16 +57,4 @@ TEST_CASE("fuzz: each target takes an empty input and a line of junk", "[fuzz]")
 TEST_CASE("fuzz: InputError is the expected refusal, any other exception is a finding", "[fuzz]") {
   CHECK_NOTHROW(fuzz::refusing_is_fine([] { throw InputError("bad file"); }));
   CHECK_THROWS_AS(fuzz::refusing_is_fine([] { throw std::out_of_range("stoll"); }), std::out_of_range);
-}
-
-TEST_CASE("fuzz: json_nesting_depth counts brackets outside strings", "[fuzz]") {
-  CHECK(fuzz::json_nesting_depth(R"({"a": [1, {"b": "[[[["}]})") == 3);
-  CHECK(fuzz::json_nesting_depth("[[[]]] [[]]") == 3);
-  CHECK(fuzz::json_nesting_depth(R"("\"[")") == 0);
-}
-
-// The open findings of tests/fuzz/open/: run on demand (`unit_torch "[fuzz-open]"`)
-// to see which fixes have landed, then move those inputs up to tests/fuzz/<target>/.
-TEST_CASE("fuzz: open findings (not yet fixed)", "[.][fuzz-open]") {
-  replay(fs::path(test::source_dir()) / "tests" / "fuzz" / "open");
 }

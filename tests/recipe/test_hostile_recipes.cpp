@@ -97,9 +97,9 @@ TEST_CASE("inf and nan are named as such and refused", "[recipe][hostile]") {
                  "optimizer.lr", "found -inf (number)");
 }
 
-TEST_CASE("a YAML integer beyond 64 bits is an error, not a crash", "[recipe][hostile]") {
-  expect_refused(run_on("seed.yaml", "run:\n  seed: 99999999999999999999\n"), "seed.yaml:2:",
-                 "99999999999999999999", "does not fit in 64 bits");
+TEST_CASE("a YAML integer beyond 64 bits is an error naming the key, not a crash", "[recipe][hostile]") {
+  expect_refused(run_on("seed.yaml", "run:\n  seed: 99999999999999999999\n"), "seed.yaml:2:", "run.seed",
+                 "found 99999999999999999999 (number)");
 }
 
 TEST_CASE("epochs and threads have upper bounds", "[recipe][hostile]") {
@@ -107,6 +107,9 @@ TEST_CASE("epochs and threads have upper bounds", "[recipe][hostile]") {
                  "expected a number in (0, 1000000]");
   expect_refused(run_on("threads.toml", "[run]\nthreads = 1000000\n"), "threads.toml:2:", "run.threads",
                  "expected an integer in [0, 1024]");
+  // Issue 15 item 7: 2e9 labels died with std::bad_alloc building the classifier.
+  expect_refused(run_on("labels.toml", "[data]\ndataset = \"tsv\"\nnum_labels = 2000000000\n"), "labels.toml:3:",
+                 "data.num_labels", "expected an integer in [1, 100000]");
 }
 
 TEST_CASE("more threads than CPUs is a warning: the run uses the CPUs it has", "[recipe][hostile]") {
@@ -214,4 +217,28 @@ TEST_CASE("extends is interpolated like every string", "[recipe][hostile]") {
   CHECK(unset.out.find("unset.toml:2:11: error: extends: environment variable RUNNER_TEST_SURELY_UNSET_VAR is not set") !=
         std::string::npos);
   CHECK(unset.out.find("1 error;") != std::string::npos);  // not also "cannot open ${...}"
+}
+
+TEST_CASE("text that is not UTF-8 is refused where it enters, naming where the bad byte is",
+          "[recipe][hostile]") {
+  // Latin-1 "café" (0xE9) in a YAML value: line 2, column 13 ("  name: \"caf" is 12 bytes).
+  expect_refused(run_on("latin1.yaml", "run:\n  name: \"caf\xe9\"\n"), "latin1.yaml:2:13:", "",
+                 "invalid UTF-8 byte 0xE9: a recipe is UTF-8 text");
+  // The same byte in a --set value or a file name: refused before anything reads them,
+  // since arguments go into the run's JSON records.
+  Outcome set = run_on("ok.toml", "", "--set 'run.name=caf\xe9'");
+  CHECK(set.exit_code == 2);
+  CHECK(set.out.find("argument 4 (\"run.name=caf?\") has an invalid UTF-8 byte 0xE9 at character 13") !=
+        std::string::npos);
+  Outcome name = run_on("caf\xe9.toml", "[run]\nseed = 1\n", "", "run");
+  INFO(name.out);
+  CHECK(name.exit_code == 2);
+  CHECK(name.out.find("argument 2 (\"caf?.toml\") has an invalid UTF-8 byte 0xE9 at character 4") !=
+        std::string::npos);
+  CHECK(name.out.find("hint: rename the file") != std::string::npos);
+  // Nothing was written beside the recipe (the run's output_dir defaults to ./runs).
+  fs::path dir = fs::path(runner::test::build_dir()) / "test-tmp" / "hostile_caf\xe9";
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+  // Valid multi-byte text passes.
+  CHECK(run_on("utf8.yaml", "run:\n  name: caf\xc3\xa9\n").exit_code != 2);
 }

@@ -1,0 +1,58 @@
+#include "util/utf8.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace runner {
+namespace {
+
+// Length of the valid sequence at s[i], or 0. The ranges of the second byte
+// are those of the Unicode standard's table 3-7 (well-formed byte sequences).
+size_t sequence_length(std::string_view s, size_t i) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char b0 = byte(i);
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (b0 >= 0xC2 && b0 <= 0xDF) n = 2;
+  else if (b0 >= 0xE0 && b0 <= 0xEF) n = 3, lo = b0 == 0xE0 ? 0xA0 : 0x80, hi = b0 == 0xED ? 0x9F : 0xBF;
+  else if (b0 >= 0xF0 && b0 <= 0xF4) n = 4, lo = b0 == 0xF0 ? 0x90 : 0x80, hi = b0 == 0xF4 ? 0x8F : 0xBF;
+  else return 0;
+  if (i + n > s.size()) return 0;
+  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  return n;
+}
+
+}  // namespace
+
+size_t find_invalid_utf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const size_t n = sequence_length(s, i);
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::string_view::npos;
+}
+
+std::optional<InvalidUtf8> first_invalid_utf8(std::string_view text) {
+  const size_t bad = find_invalid_utf8(text);
+  if (bad == std::string_view::npos) return std::nullopt;
+  const std::string_view before = text.substr(0, bad);
+  const size_t newline = before.rfind('\n');
+  InvalidUtf8 at;
+  at.line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+  at.column = static_cast<int>(newline == std::string_view::npos ? bad + 1 : bad - newline);
+  at.byte = static_cast<unsigned char>(text[bad]);
+  return at;
+}
+
+std::string InvalidUtf8::what() const { return fmt::format("invalid UTF-8 byte 0x{:02X}", byte); }
+
+}  // namespace runner
