@@ -71,7 +71,7 @@ class FileDataset : public Dataset {
     SplitData out;
     out.split = split;
     out.file = split_file(split);
-    BadRowPolicy policy(out.file, c_.skip_bad_rows);
+    BadRowHandler policy(out.file, c_.skip_bad_rows);
     std::string text = read_text_file(out.file);
     std::vector<Row> rows;
     std::vector<std::string> header;
@@ -96,7 +96,7 @@ class FileDataset : public Dataset {
   }
 
  private:
-  std::vector<Row> csv_rows(const std::string& text, const BadRowPolicy& policy, SplitData& out) const {
+  std::vector<Row> csv_rows(const std::string& text, const BadRowHandler& policy, SplitData& out) const {
     std::vector<Row> rows;
     for (Row& r : parse_csv(text, out.file)) {
       std::string why;
@@ -110,7 +110,7 @@ class FileDataset : public Dataset {
 
   // JSONL: the header is the list of mapped keys, and each object becomes the
   // fields in that order (a missing or null key is an empty field / no text_b).
-  std::vector<Row> jsonl_rows(const std::string& text, const BadRowPolicy& policy,
+  std::vector<Row> jsonl_rows(const std::string& text, const BadRowHandler& policy,
                               std::vector<SkippedRow>& skipped, std::vector<std::string>& header) const {
     for (const auto& [role, key] : c_.columns) header.push_back(key);
     std::vector<Row> rows;

@@ -56,7 +56,7 @@ class GlueDataset : public Dataset {
     SplitData out;
     out.split = split;
     out.file = split_file(split);
-    BadRowPolicy policy(out.file, skip_);
+    BadRowHandler policy(out.file, skip_);
     std::string text = read_text_file(out.file);
     std::vector<Row> rows = tsv_rows(split_lines(text), true, policy, out.skipped);
     LabelReader labels;

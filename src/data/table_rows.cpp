@@ -35,7 +35,7 @@ static std::string row_problem(const Row& row, const ColumnLayout& layout) {
 }
 
 void rows_to_examples(const std::vector<Row>& rows, const ColumnLayout& layout,
-                      const LabelReader& labels, const BadRowPolicy& policy, SplitData& out) {
+                      const LabelReader& labels, const BadRowHandler& policy, SplitData& out) {
   out.has_labels = layout.label >= 0;
   for (const Row& row : rows) {
     if (std::string why = row_problem(row, layout); !why.empty()) {
@@ -60,7 +60,7 @@ void rows_to_examples(const std::vector<Row>& rows, const ColumnLayout& layout,
 }
 
 std::vector<Row> tsv_rows(const std::vector<Line>& lines, bool skip_header,
-                          const BadRowPolicy& policy, std::vector<SkippedRow>& skipped) {
+                          const BadRowHandler& policy, std::vector<SkippedRow>& skipped) {
   std::vector<Row> rows;
   rows.reserve(lines.size());
   for (size_t i = skip_header ? 1 : 0; i < lines.size(); ++i) {

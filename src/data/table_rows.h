@@ -29,11 +29,11 @@ struct LabelReader {
 
 // Appends one example per good row to `out.examples`; bad rows go through `policy`.
 void rows_to_examples(const std::vector<Row>& rows, const ColumnLayout& layout,
-                      const LabelReader& labels, const BadRowPolicy& policy, SplitData& out);
+                      const LabelReader& labels, const BadRowHandler& policy, SplitData& out);
 
 // TSV rows of a file's lines (no quoting), starting after `skip_header` lines.
 // Lines with invalid UTF-8 are reported through `policy` and left out.
 std::vector<Row> tsv_rows(const std::vector<Line>& lines, bool skip_header,
-                          const BadRowPolicy& policy, std::vector<SkippedRow>& skipped);
+                          const BadRowHandler& policy, std::vector<SkippedRow>& skipped);
 
 }  // namespace runner

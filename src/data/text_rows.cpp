@@ -110,7 +110,7 @@ std::vector<Row> parse_csv(std::string_view text, const std::string& file) {
   return st.rows;
 }
 
-void BadRowPolicy::report(int line, const std::string& what,
+void BadRowHandler::report(int line, const std::string& what,
                           std::vector<SkippedRow>& skipped) const {
   if (skip_) {
     skipped.push_back({line, what});

@@ -36,9 +36,9 @@ std::vector<std::string> split_tsv(std::string_view line);
 std::vector<Row> parse_csv(std::string_view text, const std::string& file);
 
 // Raises or records a bad row according to data.on_bad_row.
-class BadRowPolicy {
+class BadRowHandler {
  public:
-  BadRowPolicy(std::string file, bool skip) : file_(std::move(file)), skip_(skip) {}
+  BadRowHandler(std::string file, bool skip) : file_(std::move(file)), skip_(skip) {}
   // Throws InputError (error policy) or appends to `skipped` (skip policy).
   void report(int line, const std::string& what, std::vector<SkippedRow>& skipped) const;
 

@@ -19,12 +19,6 @@ nlohmann::json object_at(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_object() ? *it : nlohmann::json::object();
 }
 
-std::optional<double> number_at(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
 [[noreturn]] void not_a_run(const std::string& dir, const std::string& what) {
   throw InputError(make_error(SourceLocation{dir, 0, 0, ""}, "", what,
                               "pass a run directory written by `runner run` "
@@ -71,6 +65,12 @@ void find_best(RunHistory& h) {
 }
 
 }  // namespace
+
+std::optional<double> number_at(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
 
 nlohmann::json read_run_record(const std::string& path) {
   return read_json_document(path, "",

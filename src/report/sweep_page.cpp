@@ -13,12 +13,6 @@
 namespace runner {
 namespace {
 
-std::optional<double> number_at(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
 std::vector<std::string> swept_keys(const nlohmann::json& points) {
   std::vector<std::string> keys;
   for (const auto& p : points) {
