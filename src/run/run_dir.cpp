@@ -59,10 +59,11 @@ std::string host_name() {
 }  // namespace
 
 RunPaths create_run_dir(const std::string& output_dir, const std::string& run_name) {
+  const bool output_dir_existed = fs::exists(output_dir);
   check_writable(output_dir);
   std::string parent = output_dir + "/" + run_name;
   for (int attempt = 0; attempt < 16; ++attempt) {
-    RunPaths p{parent + "/" + utc_compact() + "-" + short_id()};
+    RunPaths p{parent + "/" + utc_compact() + "-" + short_id(), !output_dir_existed};
     std::error_code ec;
     fs::create_directories(parent, ec);
     if (fs::create_directory(p.dir, ec)) {

@@ -11,6 +11,7 @@ namespace runner {
 
 struct RunPaths {
   std::string dir;  // the run directory itself
+  bool created_output_dir = false;  // run.output_dir did not exist before this run made it
   std::string checkpoints() const { return dir + "/checkpoints"; }
   std::string final_model() const { return dir + "/final"; }
   std::string metrics() const { return dir + "/metrics.jsonl"; }

@@ -89,7 +89,7 @@ int resume_session(const Recipe& recipe, SessionStart start) {
 // after a restart by `runner launch`, the run the first attempt noted; with
 // --resume auto, the newest unfinished run of the recipe's name; else a new one.
 std::string choose_run_dir(const Recipe& recipe, const RunOptions& options, const RunSettings& run,
-                           const LaunchAttempt& attempt) {
+                           const LaunchAttempt& attempt, bool& created_output_dir) {
   if (attempt.restart > 0 && !attempt.run_dir_note.empty())
     if (std::string noted = read_run_dir_note(attempt.run_dir_note); !noted.empty()) {
       std::cerr << fmt::format("restart {} of at most {}: continuing {}\n", attempt.restart,
@@ -102,6 +102,7 @@ std::string choose_run_dir(const Recipe& recipe, const RunOptions& options, cons
                              run.output_dir);
   }
   RunPaths paths = create_run_dir(run.output_dir, run.name);
+  created_output_dir = paths.created_output_dir;
   std::cerr << fmt::format("run directory: {}\n", paths.dir);
   copy_given_recipe(recipe, paths);
   write_resolved_recipe(recipe, paths);
@@ -117,16 +118,16 @@ int run_recipe(const Recipe& recipe, const RunOptions& options) {
   std::shared_ptr<DistContext> dist = join_workers(recipe);
   const LaunchAttempt attempt = launch_attempt_from_process();
   std::string choice;
+  bool created_output_dir = false;
   if (is_primary(dist.get())) {
-    choice = choose_run_dir(recipe, options, run, attempt);
+    choice = choose_run_dir(recipe, options, run, attempt, created_output_dir);
     if (!attempt.run_dir_note.empty()) write_run_dir_note(attempt.run_dir_note, choice.substr(choice.find(':') + 1));
   }
   choice = agree_on(dist.get(), "run_dir", choice);
   const bool resuming = choice.rfind("resume:", 0) == 0;
-  SessionStart s{RunPaths{choice.substr(choice.find(':') + 1)}, resuming,
+  SessionStart s{RunPaths{choice.substr(choice.find(':') + 1), created_output_dir}, resuming,
                  RecipeOrigin{fs::absolute(recipe.path).string(), options.overrides}, options.command_line,
-                 resuming ? options.allow_changes : std::vector<std::string>{}};
-  s.dist = dist;
+                 resuming ? options.allow_changes : std::vector<std::string>{}, dist, std::nullopt};
   return resuming ? resume_session(recipe, s) : run_session(recipe, s);
 }
 
@@ -146,8 +147,8 @@ int resume_run(const ResumeOptions& options) {
   RecipeLoad load = load_recipe(request, registry());
   std::cerr << format_all(load.diags);
   if (!load.recipe) return 2;
-  SessionStart s{paths, true, origin, options.command_line, options.allow_changes};
-  s.dist = join_workers(*load.recipe);
+  SessionStart s{paths, true, origin, options.command_line, options.allow_changes,
+                 join_workers(*load.recipe), std::nullopt};
   return resume_session(*load.recipe, s);
 }
 

@@ -23,16 +23,18 @@
 namespace fs = std::filesystem;
 
 namespace runner {
-namespace {
 
 // Each recipe section decoded once: typed settings for [run], [data] and
-// [train]; the component sections go to their components as they are.
+// [train]; the component sections go to their components as they are. Not in
+// the anonymous namespace: TrainingSession::Parts, declared in the header, holds one.
 struct SessionSettings {
   RunSettings run;
   DataSettings data;
   TrainerConfig train;
   nlohmann::json data_section, tokenizer, model, optimizer, scheduler;
 };
+
+namespace {
 
 SessionSettings decode_settings(const Recipe& r) {
   SessionSettings s;
@@ -275,7 +277,9 @@ namespace {
 void discard_refused_run(const SessionStart& start) {
   std::error_code ec;
   fs::remove_all(start.paths.dir, ec);
-  fs::remove(fs::path(start.paths.dir).parent_path(), ec);  // only when empty
+  const fs::path parent = fs::path(start.paths.dir).parent_path();
+  fs::remove(parent, ec);  // only when empty: other runs of this name stay
+  if (start.paths.created_output_dir) fs::remove(parent.parent_path(), ec);  // likewise
   std::cerr << fmt::format("run directory {} removed: its input was refused before the first step\n",
                            start.paths.dir);
 }

@@ -77,8 +77,8 @@ int run_tokenize_command(const TokenizeCommandOptions& options, std::istream& in
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       std::string why = encode_line(line, *tok, opts, encoded);
       if (!why.empty()) {
-        err << where << ":" << number << ": " << why
-            << " (expected {\"text_a\": \"...\", \"text_b\": \"...\" or null})\n";
+        err << where << ":" << number << ": error: " << why
+            << "\n  hint: each line is one JSON object {\"text_a\": \"...\", \"text_b\": \"...\" or null}\n";
         return 2;
       }
       out << encoded << '\n';

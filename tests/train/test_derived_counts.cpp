@@ -121,8 +121,9 @@ TEST_CASE("an empty dev split is refused before training, naming the split", "[t
   CHECK_THAT(r.out, Catch::Contains("data.eval_split"));
   CHECK_THAT(r.out, Catch::Contains("split \"dev\" has no examples"));
   CHECK(r.out.find("best") == std::string::npos);
-  // Refused before the first step: no run directory is left behind.
-  CHECK_FALSE(fs::exists(dir + "/runs/counts"));
+  // Refused before the first step: no run directory is left behind, nor the
+  // output folder this run made.
+  CHECK_FALSE(fs::exists(dir + "/runs"));
 }
 
 TEST_CASE("a batch size beyond every split is one batch, not none", "[train][counts]") {
