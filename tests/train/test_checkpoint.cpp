@@ -164,7 +164,7 @@ TEST_CASE("a training state of another format version is refused", "[train][chec
 
 TEST_CASE("a checkpoint shuffled with another random order is refused on resume", "[train][checkpoint]") {
   auto split = std::make_shared<TokenizedSplit>();
-  for (int64_t i = 0; i < 10; ++i) split->add({{101, 7 + i, 102}, {0, 0, 0}}, i % 2, i);
+  for (int i = 0; i < 10; ++i) split->add({{101, 7 + i, 102}, {0, 0, 0}}, i % 2, i);
   SamplerConfig random{SamplerKind::Random, 42, 4, 1, 0, false};
   SplitBatchSource source(split, "train", random, PaddingOptions{}, torch::kCPU);
   // What a checkpoint records round-trips; a state without the order's name
