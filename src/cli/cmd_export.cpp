@@ -12,6 +12,7 @@
 #include "train/checkpoint_io.h"
 #include "util/diagnostic.h"
 #include "util/numbers.h"
+#include "util/json_input.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -44,8 +45,8 @@ RunPaths open_run_dir(const std::string& dir) {
 std::string best_checkpoint(const RunPaths& p) {
   auto newest = newest_valid_checkpoint(p.checkpoints(), [](const std::string&) {});
   if (!newest) return {};
-  nlohmann::json best = read_json_file(*newest + "/state.json").value("best", nlohmann::json::object());
-  return best.value("has_best", false) ? best.value("checkpoint", std::string()) : std::string();
+  nlohmann::json best = record_object(read_json_file(*newest + "/state.json"), "best");
+  return record_bool(best, "has_best", false) ? record_string(best, "checkpoint") : std::string();
 }
 
 std::string available_checkpoints(const RunPaths& p) {
@@ -107,14 +108,14 @@ std::string chosen_weights(const RunPaths& p, const std::string& name) {
 
 // Where training read its tokenizer from: a folder, or the folder of a file.
 std::string tokenizer_folder(const nlohmann::json& tokenizer_section) {
-  fs::path path = tokenizer_section.value("path", std::string());
+  fs::path path = record_string(tokenizer_section, "path");
   if (path.empty()) return {};
   return fs::is_directory(path) ? path.string() : path.parent_path().string();
 }
 
 // The run's dataset and model may come from plugins: load them as training did.
 void load_run_plugins(const RunPaths& run, const nlohmann::json& recipe) {
-  for (const auto& path : recipe.value("plugins", nlohmann::json::array())) {
+  for (const auto& path : record_array(recipe, "plugins")) {
     std::string err = load_plugin(path.get<std::string>(), registry());
     if (!err.empty())
       fail(run.recipe_resolved(), "plugins: " + err,

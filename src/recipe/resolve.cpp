@@ -348,8 +348,10 @@ nlohmann::ordered_json resolve_tree(const Value& root, const Registry& reg,
     if (o.name != "extends") out[o.name] = resolver.option_value(o, root.find(o.name), o.name);
   for (const auto& s : recipe_sections()) out[s.name] = resolver.section(s, root.find(s.name));
 
-  if (out["run"].is_object() && out["run"].value("name", std::string("x")).empty())
-    out["run"]["name"] = fs::path(options.recipe_path).stem().string();
+  // A name of the wrong type (`name:` with nothing after it is null) is already a diagnostic.
+  nlohmann::ordered_json& run = out["run"];
+  if (run.is_object() && run.contains("name") && run["name"] == "")
+    run["name"] = fs::path(options.recipe_path).stem().string();
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include "report/report_command.h"
 #include "report/run_history.h"
 #include "util/diagnostic.h"
+#include "util/json_input.h"
 
 #include <fmt/format.h>
 
@@ -84,8 +85,8 @@ int run_ls_command(const LsOptions& o, std::ostream& out, std::ostream& err) {
   }
   // Newest first: ISO times sort as text; a run folder's name starts with its UTC time too.
   auto key = [](const LsRow& r) {
-    return r.fields.value("started_utc", std::string()) + " " +
-           fs::path(r.fields.value("dir", std::string())).filename().string();
+    return record_string(r.fields, "started_utc") + " " +
+           fs::path(record_string(r.fields, "dir")).filename().string();
   };
   std::stable_sort(rows.begin(), rows.end(), [&](const LsRow& a, const LsRow& b) { return key(a) > key(b); });
   if (o.json) {

@@ -3,6 +3,7 @@
 #include "report/report_page.h"
 #include "report/run_history.h"
 #include "util/diagnostic.h"
+#include "util/json_input.h"
 
 #include <fmt/format.h>
 
@@ -38,13 +39,13 @@ void check_path(const std::string& path) {
 void load_point_runs(const nlohmann::json& ranked, std::vector<RunHistory>& runs,
                      std::vector<std::string>& labels, std::ostream& err) {
   for (const auto& p : ranked) {
-    std::string dir = p.value("run_dir", std::string());
+    std::string dir = record_string(p, "run_dir");
     if (dir.empty()) continue;
     try {
       runs.push_back(load_run_history(dir));
       labels.push_back(p.value("point", runs.back().name()));
     } catch (const InputError& e) {
-      err << "warning: point " << p.value("point", "?") << ": " << e.diagnostic().format() << "\n";
+      err << "warning: point " << record_string(p, "point", "?") << ": " << e.diagnostic().format() << "\n";
     }
   }
 }

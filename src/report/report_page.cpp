@@ -3,6 +3,7 @@
 #include "report/html.h"
 #include "report/run_charts.h"
 #include "report/svg_chart.h"
+#include "util/json_input.h"
 
 #include <fmt/format.h>
 
@@ -22,9 +23,9 @@ std::string text_at(const nlohmann::json& j, const char* key) {
 }
 
 std::string recipe_cell(const RunHistory& r) {
-  nlohmann::json origin = r.env.value("recipe", nlohmann::json::object());
+  nlohmann::json origin = record_object(r.env, "recipe");
   std::string out = "<code>" + xml_escape(text_at(origin, "path")) + "</code>";
-  for (const auto& o : origin.value("overrides", nlohmann::json::array()))
+  for (const auto& o : record_array(origin, "overrides"))
     if (o.is_string()) out += "<br><code>--set " + xml_escape(o.get<std::string>()) + "</code>";
   return out;
 }
@@ -40,7 +41,7 @@ std::string machine_cell(const RunHistory& r) {
 // Data and tokenizer files with the first 16 hex digits of their sha256 (all of it on hover).
 std::string hashes_cell(const RunHistory& r) {
   std::string out;
-  const nlohmann::json hashes = r.env.value("content_sha256", nlohmann::json::object());  // items() must not outlive it
+  const nlohmann::json hashes = record_object(r.env, "content_sha256");  // items() must not outlive it
   for (const auto& [path, hash] : hashes.items()) {
     std::string h = hash.is_string() ? hash.get<std::string>() : hash.dump();
     out += fmt::format("{}<code title=\"{}\">{}</code> <code title=\"{}\">{}\u2026</code>",
@@ -90,7 +91,7 @@ HtmlTable identity_table(const std::vector<RunHistory>& runs, const std::vector<
   row("data and tokenizer (sha256)", [](const RunHistory& r, size_t) { return hashes_cell(r); });
   row("best", [](const RunHistory& r, size_t) { return best_cell(r); });
   row("final evaluation", [](const RunHistory& r, size_t) {
-    return metrics_cell(r.summary.value("final", nlohmann::json::object()));
+    return metrics_cell(record_object(r.summary, "final"));
   });
   return t;
 }

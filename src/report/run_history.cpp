@@ -48,7 +48,7 @@ void read_events(const std::string& path, RunHistory& h) {
 // while the run is still going.
 void find_best(RunHistory& h) {
   nlohmann::json best = object_at(h.summary, "best");
-  h.best_metric = best.value("metric", std::string());
+  h.best_metric = record_string(best, "metric");
   if (h.best_metric.empty())
     h.best_metric = object_at(h.resolved, "train").value("metric_for_best", std::string());
   if (auto v = number_at(best, "value")) {
@@ -57,8 +57,8 @@ void find_best(RunHistory& h) {
     return;
   }
   for (const auto& e : h.evals)
-    if (e.value("is_best", false)) {
-      h.best_step = e.value("step", 0LL);
+    if (record_bool(e, "is_best", false)) {
+      h.best_step = record_integer(e, "step", 0);
       std::string key = h.best_metric.rfind("eval.", 0) == 0 ? h.best_metric.substr(5) : h.best_metric;
       h.best_value = number_at(e, key.c_str());
     }
@@ -105,22 +105,22 @@ std::string RunHistory::name() const {
 }
 
 std::string RunHistory::status() const {
-  return summary.value("status", std::string(env.empty() ? "unknown" : "running"));
+  return record_string(summary, "status", env.empty() ? "unknown" : "running");
 }
 
-std::string RunHistory::started_utc() const { return env.value("started_utc", std::string()); }
+std::string RunHistory::started_utc() const { return record_string(env, "started_utc"); }
 
 long long RunHistory::step() const {
   if (auto s = number_at(summary, "global_step")) return static_cast<long long>(*s);
   long long last = 0;
   for (const auto* list : {&train, &evals, &checkpoints})
-    if (!list->empty()) last = std::max(last, list->back().value("step", 0LL));
+    if (!list->empty()) last = std::max(last, record_integer(list->back(), "step", 0));
   return last;
 }
 
 long long RunHistory::total_steps() const {
   if (auto s = number_at(summary, "total_steps")) return static_cast<long long>(*s);
-  return start.value("total_steps", 0LL);
+  return record_integer(start, "total_steps", 0);
 }
 
 std::optional<double> RunHistory::wall_seconds() const { return number_at(summary, "total_wall_seconds"); }

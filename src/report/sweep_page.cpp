@@ -3,6 +3,7 @@
 #include "report/html.h"
 #include "report/report_page.h"
 #include "report/svg_chart.h"
+#include "util/json_input.h"
 
 #include <fmt/format.h>
 
@@ -16,7 +17,7 @@ namespace {
 std::vector<std::string> swept_keys(const nlohmann::json& points) {
   std::vector<std::string> keys;
   for (const auto& p : points) {
-    const nlohmann::json overrides = p.value("overrides", nlohmann::json::object());  // outlives items()
+    const nlohmann::json overrides = record_object(p, "overrides");  // outlives items()
     for (const auto& [k, v] : overrides.items())
       if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
   }
@@ -37,7 +38,7 @@ void place_x(ChartSpec& spec, const nlohmann::json& points, const std::string& k
   bool numeric = true;
   double lo = INFINITY, hi = -INFINITY;
   for (const auto& p : points) {
-    nlohmann::json v = p.value("overrides", nlohmann::json::object()).value(key, nlohmann::json());
+    nlohmann::json v = record_object(p, "overrides").value(key, nlohmann::json());
     if (v.is_null()) continue;
     if (!v.is_number()) numeric = false;
     else lo = std::min(lo, v.get<double>()), hi = std::max(hi, v.get<double>());
@@ -57,7 +58,7 @@ double x_of(const ChartSpec& spec, const nlohmann::json& v) {
 
 ChartSpec metric_vs_key(const nlohmann::json& summary, const std::string& key) {
   const nlohmann::json& points = summary["points"];
-  std::string metric = summary.value("metric", std::string("metric"));
+  std::string metric = record_string(summary, "metric", "metric");
   ChartSpec spec;
   spec.id = chart_id(key);
   spec.title = metric + " against " + key;
@@ -69,7 +70,7 @@ ChartSpec metric_vs_key(const nlohmann::json& summary, const std::string& key) {
     ChartSeries s{std::string(which) + " " + metric, std::string("sweep.") + which, {}, best ? 0 : 1, true, false,
                   best};
     for (const auto& p : points) {
-      nlohmann::json v = p.value("overrides", nlohmann::json::object()).value(key, nlohmann::json());
+      nlohmann::json v = record_object(p, "overrides").value(key, nlohmann::json());
       auto y = number_at(p, which);
       if (!v.is_null() && y && (v.is_number() || !spec.x_categories.empty())) s.points.push_back({x_of(spec, v), *y});
     }
@@ -79,7 +80,7 @@ ChartSpec metric_vs_key(const nlohmann::json& summary, const std::string& key) {
 }
 
 HtmlTable points_table(const nlohmann::json& summary, const std::vector<std::string>& keys) {
-  std::string metric = summary.value("metric", std::string("metric"));
+  std::string metric = record_string(summary, "metric", "metric");
   HtmlTable t{"sweep-points", {"rank", "point"}, {}, false};
   t.head.insert(t.head.end(), keys.begin(), keys.end());
   for (const char* h : {"status"}) t.head.push_back(h);
@@ -89,10 +90,10 @@ HtmlTable points_table(const nlohmann::json& summary, const std::vector<std::str
   int rank = 0;
   for (const auto& p : summary["points"]) {
     std::vector<std::string> row{std::to_string(++rank), swatch_html(rank - 1) +
-                                                             "<code>" + xml_escape(p.value("point", "")) + "</code>"};
-    nlohmann::json o = p.value("overrides", nlohmann::json::object());
+                                                             "<code>" + xml_escape(record_string(p, "point", "")) + "</code>"};
+    nlohmann::json o = record_object(p, "overrides");
     for (const auto& k : keys) row.push_back(o.contains(k) ? "<code>" + xml_escape(value_text(o[k])) + "</code>" : "");
-    row.push_back(xml_escape(p.value("status", "")));
+    row.push_back(xml_escape(record_string(p, "status", "")));
     row.push_back(metric_text(number_at(p, "best")));
     row.push_back(metric_text(number_at(p, "final")));
     row.push_back(duration_text(number_at(p, "wall_seconds")));
@@ -104,8 +105,8 @@ HtmlTable points_table(const nlohmann::json& summary, const std::vector<std::str
 }  // namespace
 
 nlohmann::json ranked_points(const nlohmann::json& summary) {
-  nlohmann::json points = summary.value("points", nlohmann::json::array());
-  bool higher = summary.value("direction", std::string("higher")) != "lower";
+  nlohmann::json points = record_array(summary, "points");
+  bool higher = record_string(summary, "direction", "higher") != "lower";
   std::vector<nlohmann::json> rows(points.begin(), points.end());
   std::stable_sort(rows.begin(), rows.end(), [higher](const nlohmann::json& a, const nlohmann::json& b) {
     auto x = number_at(a, "best"), y = number_at(b, "best");
@@ -119,13 +120,13 @@ std::string sweep_report_html(const nlohmann::json& sweep_summary, const std::ve
                               const std::vector<std::string>& point_labels) {
   nlohmann::json summary = sweep_summary;
   summary["points"] = ranked_points(sweep_summary);
-  std::string name = summary.value("sweep", std::string("sweep"));
-  std::string metric = summary.value("metric", std::string("metric"));
+  std::string name = record_string(summary, "sweep", "sweep");
+  std::string metric = record_string(summary, "metric", "metric");
   std::vector<std::string> keys = swept_keys(summary["points"]);
   std::string body = fmt::format("<h1>Sweep {}</h1><p class=\"sub\">runner report \u00b7 {} points ranked by "
                                  "the best {} ({} is better)</p>",
                                  xml_escape(name), summary["points"].size(), xml_escape(metric),
-                                 summary.value("direction", std::string("higher")));
+                                 record_string(summary, "direction", "higher"));
   body += "<h2>Points</h2>" + render_table(points_table(summary, keys));
   body += "<h2>" + xml_escape(metric) + " against each swept key</h2><div class=\"charts\">";
   for (const auto& k : keys) body += render_chart(metric_vs_key(summary, k));

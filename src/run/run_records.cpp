@@ -148,11 +148,18 @@ nlohmann::json origin_json(const RecipeOrigin& o) {
 }
 
 RecipeOrigin origin_from_env(const nlohmann::json& env, const std::string& env_path) {
-  if (!env.contains("recipe") || !env["recipe"].contains("path"))
+  const nlohmann::json recipe = record_object(env, "recipe");
+  RecipeOrigin origin{record_string(recipe, "path"), {}};
+  bool overrides_ok = true;
+  for (const auto& o : record_array(recipe, "overrides"))
+    if (o.is_string()) origin.overrides.push_back(o.get<std::string>());
+    else overrides_ok = false;
+  if (origin.path.empty() || !overrides_ok)
     throw InputError(make_error(SourceLocation{env_path, 0, 0, ""}, "recipe",
-                                "no recipe path recorded", "pass a run directory written by `runner run`"));
-  return {env["recipe"]["path"].get<std::string>(),
-          env["recipe"].value("overrides", std::vector<std::string>{})};
+                                origin.path.empty() ? "no recipe path recorded"
+                                                    : "recipe.overrides holds something other than --set strings",
+                                "pass a run directory written by `runner run` (env.json may have been edited)"));
+  return origin;
 }
 
 std::string newest_unfinished_run(const std::string& output_dir, const std::string& run_name) {
@@ -163,7 +170,7 @@ std::string newest_unfinished_run(const std::string& output_dir, const std::stri
     std::string status;
     try {
       nlohmann::json summary = read_json_document(p.summary());
-      status = summary.is_object() ? summary.value("status", "") : "";
+      status = summary.is_object() ? record_string(summary, "status", "") : "";
     } catch (const std::exception&) {
       status.clear();  // no summary yet: the run was killed early
     }

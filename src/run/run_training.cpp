@@ -12,6 +12,7 @@
 #include "run/training_session.h"
 #include "train/batch_topology.h"
 #include "util/diagnostic.h"
+#include "util/json_input.h"
 
 #include <fmt/format.h>
 
@@ -39,11 +40,12 @@ bool splits_batch(const RunChange& c) {
 // older than its batch size and accumulation fields ran the recorded recipe's.
 BatchTopology checkpoint_topology(const std::string& checkpoint, const nlohmann::json& recorded) {
   const nlohmann::json state = read_json_file(checkpoint + "/state.json");
-  const nlohmann::json sampler = state.value("sampler", nlohmann::json::object());
+  const nlohmann::json sampler = record_object(state, "sampler");
   BatchTopology t;
-  t.world = state.value("world_size", 1LL);
-  t.rank_batch = sampler.value("batch_size", recorded.value(nlohmann::json::json_pointer("/data/train_batch_size"), 1LL));
-  t.grad_accum = state.value("grad_accum", 0LL);
+  t.world = record_integer(state, "world_size", 1);
+  t.rank_batch = record_integer(sampler, "batch_size",
+                                recorded.value(nlohmann::json::json_pointer("/data/train_batch_size"), 1LL));
+  t.grad_accum = record_integer(state, "grad_accum", 0);
   if (t.grad_accum <= 0) t.grad_accum = recorded.value(nlohmann::json::json_pointer("/train/grad_accum"), 1LL);
   return t;
 }

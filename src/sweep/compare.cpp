@@ -40,7 +40,7 @@ nlohmann::json make_baseline(const RunResult& run) {
           {"status", run.status()},
           {"recipe_sha256", digest::sha256_hex(run.resolved.dump())},
           {"final", run.final_metrics()},
-          {"best", run.summary.value("best", nlohmann::json::object())},
+          {"best", record_object(run.summary, "best")},
           {"eval_curve", curve_of(run.evals)},
           {"resolved_recipe", run.resolved},
           {"environment", run.env}};
@@ -57,19 +57,19 @@ CompareSide load_side(const std::string& path) {
   }
   nlohmann::json b = read_json_document(path, "", "pass a run directory or a baseline JSON "
                                                   "written by `runner compare --write-baseline`");
-  if (!b.is_object() || b.value("format", "") != "runner-baseline")
+  if (!b.is_object() || record_string(b, "format", "") != "runner-baseline")
     throw InputError(make_error(SourceLocation{path, 0, 0, ""}, "format",
                                 "expected a run directory or a baseline JSON "
                                 "(\"format\": \"runner-baseline\"), found neither",
                                 "make a baseline with `runner compare --write-baseline RUN_DIR`"));
   side.is_baseline = true;
   side.run.dir = b.value("run_dir", path);
-  side.run.summary = {{"status", b.value("status", "unknown")}, {"final", b.value("final", nlohmann::json::object())},
-                      {"best", b.value("best", nlohmann::json::object())}};
-  side.run.resolved = b.value("resolved_recipe", nlohmann::json::object());
-  side.run.env = b.value("environment", nlohmann::json::object());
-  for (const auto& e : b.value("eval_curve", nlohmann::json::array())) side.run.evals.push_back(e);
-  side.recipe_sha256 = b.value("recipe_sha256", "");
+  side.run.summary = {{"status", record_string(b, "status", "unknown")}, {"final", record_object(b, "final")},
+                      {"best", record_object(b, "best")}};
+  side.run.resolved = record_object(b, "resolved_recipe");
+  side.run.env = record_object(b, "environment");
+  for (const auto& e : record_array(b, "eval_curve")) side.run.evals.push_back(e);
+  side.recipe_sha256 = record_string(b, "recipe_sha256", "");
   return side;
 }
 
@@ -87,8 +87,9 @@ std::optional<double> metric_value(const CompareSide& side, const std::string& m
   if (metric.rfind("best.", 0) == 0) {
     std::string name = metric.substr(5);
     if (side.run.evals.empty()) {
-      nlohmann::json best = side.run.summary.value("best", nlohmann::json::object());
-      if (best.value("metric", "") == name && best.contains("value")) return best["value"].get<double>();
+      nlohmann::json best = record_object(side.run.summary, "best");
+      if (record_string(best, "metric", "") == name && best.contains("value") && best["value"].is_number())
+        return best["value"].get<double>();
     }
     return best_eval(side.run.evals, name, higher_is_better);
   }

@@ -1,6 +1,7 @@
 #include "sweep/compare_report.h"
 
 #include "run/run_records.h"
+#include "util/json_input.h"
 
 #include <fmt/format.h>
 
@@ -64,8 +65,8 @@ void print_curves(const CompareSide& a, const CompareSide& b, const std::string&
                   std::ostream& out) {
   if (main.empty() || (a.run.evals.empty() && b.run.evals.empty())) return;
   std::map<long long, std::pair<std::optional<double>, std::optional<double>>> by_step;
-  for (const auto& e : a.run.evals) by_step[e.value("step", 0LL)].first = number_at(e, main);
-  for (const auto& e : b.run.evals) by_step[e.value("step", 0LL)].second = number_at(e, main);
+  for (const auto& e : a.run.evals) by_step[record_integer(e, "step", 0)].first = number_at(e, main);
+  for (const auto& e : b.run.evals) by_step[record_integer(e, "step", 0)].second = number_at(e, main);
   out << fmt::format("\nEval curve of {} by step\n  {:>8} {:>10} {:>10} {:>11}\n", main, "step",
                      "A", "B", "B - A");
   for (const auto& [step, v] : by_step)
@@ -95,7 +96,7 @@ std::string main_metric(const CompareSide& a, const CompareSide& b,
     if (dot != std::string::npos) return c.metric.substr(dot + 1);
   }
   for (const auto* s : {&a, &b}) {
-    nlohmann::json best = s->run.summary.value("best", nlohmann::json::object());
+    nlohmann::json best = record_object(s->run.summary, "best");
     if (best.contains("metric")) return best["metric"].get<std::string>();
   }
   return "";

@@ -2,6 +2,7 @@
 
 #include "run/run_dir.h"
 #include "run/run_records.h"
+#include "util/json_input.h"
 
 #include <filesystem>
 
@@ -43,18 +44,18 @@ Ledger load_ledger(const std::string& path) {
   ledger.path = path;
   if (!std::filesystem::exists(path)) return ledger;
   nlohmann::json j = read_json_file(path);
-  ledger.sweep_name = j.value("sweep", "");
-  ledger.sweep_file = j.value("sweep_file", "");
-  nlohmann::json points = j.value("points", nlohmann::json::object());
+  ledger.sweep_name = record_string(j, "sweep", "");
+  ledger.sweep_file = record_string(j, "sweep_file", "");
+  nlohmann::json points = record_object(j, "points");
   for (const auto& [id, p] : points.items()) {
     PointRecord r;
-    r.state = parse_state(p.value("state", "pending"));
-    r.attempts = p.value("attempts", 0);
-    r.last_error = p.value("last_error", "");
-    r.last_exit_code = p.value("last_exit_code", 0);
-    r.updated_utc = p.value("updated_utc", "");
-    r.pid = p.value("pid", 0L);
-    r.overrides = p.value("overrides", nlohmann::json::object());
+    r.state = parse_state(record_string(p, "state", "pending"));
+    r.attempts = record_integer(p, "attempts", 0);
+    r.last_error = record_string(p, "last_error", "");
+    r.last_exit_code = record_integer(p, "last_exit_code", 0);
+    r.updated_utc = record_string(p, "updated_utc", "");
+    r.pid = record_integer(p, "pid", 0);
+    r.overrides = record_object(p, "overrides");
     ledger.points[id] = std::move(r);
   }
   return ledger;

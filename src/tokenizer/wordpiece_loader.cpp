@@ -132,7 +132,11 @@ void load_from_tokenizer_json(const fs::path& file, Loaded& out) {
     throw load_error(name, "expected a JSON object (a Hugging Face tokenizer.json)",
                      "re-save the tokenizer with save_pretrained");
   const nlohmann::json model = j.value("model", nlohmann::json());
-  if (model.is_object() && model.contains("type") && model["type"] != "WordPiece")
+  if (!model.is_object())
+    throw load_error(name, std::string("model is ") + (model.is_null() ? "missing or null" : model.type_name()) +
+                               ", expected an object holding the WordPiece vocabulary",
+                     "re-save the tokenizer with save_pretrained");
+  if (model.contains("type") && model["type"] != "WordPiece")
     throw load_error(name, "model.type is " + model["type"].dump() + ", expected \"WordPiece\"");
   require_type(j.value("normalizer", nlohmann::json()), "BertNormalizer", name, "normalizer.type");
   require_type(j.value("pre_tokenizer", nlohmann::json()), "BertPreTokenizer", name,

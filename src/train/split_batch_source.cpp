@@ -1,6 +1,7 @@
 #include "train/split_batch_source.h"
 
 #include "util/diagnostic.h"
+#include "util/json_input.h"
 
 #include <fmt/format.h>
 
@@ -73,7 +74,7 @@ void SplitBatchSource::load_state(const nlohmann::json& state) {
     iterator_.reset();
   }
   // Checkpoints from before the torch-compatible order carry no name.
-  const std::string written = state.value("random_order", std::string("splitmix64"));
+  const std::string written = record_string(state, "random_order", "splitmix64");
   if (written == kRandomOrderName) return;
   throw InputError(make_error(
       {}, "data.sampler",

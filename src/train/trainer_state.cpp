@@ -6,6 +6,7 @@
 #include "train/trainer.h"
 #include "train/trainer_interval.h"
 #include "util/diagnostic.h"
+#include "util/json_input.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -56,9 +57,9 @@ TrainingState Trainer::capture_state() const {
 // The checkpoint's split of the global batch and this run's; a checkpoint
 // without the batch size or accumulation recorded is taken to have this run's.
 std::pair<BatchTopology, BatchTopology> Trainer::topologies(const TrainingState& s) const {
-  BatchTopology now{parallel_ ? parallel_->world_size() : 1, data_.state().value("batch_size", 1LL),
+  BatchTopology now{parallel_ ? parallel_->world_size() : 1, record_integer(data_.state(), "batch_size", 1),
                     config_.grad_accum};
-  BatchTopology then{s.world_size, s.sampler.value("batch_size", now.rank_batch),
+  BatchTopology then{s.world_size, record_integer(s.sampler, "batch_size", now.rank_batch),
                      s.grad_accum > 0 ? s.grad_accum : now.grad_accum};
   return {then, now};
 }
@@ -100,13 +101,13 @@ void Trainer::resume(const TrainingState& s) {
   state_.steps_per_epoch = steps_per_epoch();
   const auto& p = s.pending_log;
   Interval& iv = *interval_;
-  iv.loss_sum = torch::full({}, p.value("loss_sum", 0.0), torch::kFloat64);
-  iv.steps = p.value("steps", 0LL);
+  iv.loss_sum = torch::full({}, record_number(p, "loss_sum", 0.0), torch::kFloat64);
+  iv.steps = record_integer(p, "steps", 0);
   // Per-worker counts: the interval's share of each worker changes with their number.
-  iv.samples = p.value("samples", 0LL) * then.world / now.world;
-  iv.tokens = p.value("tokens", 0LL) * then.world / now.world;
-  iv.lr = p.value("lr", 0.0);
-  if (p.contains("grad_norm")) iv.grad_norm = torch::full({}, p["grad_norm"].get<double>());
+  iv.samples = record_integer(p, "samples", 0) * then.world / now.world;
+  iv.tokens = record_integer(p, "tokens", 0) * then.world / now.world;
+  iv.lr = record_number(p, "lr", 0.0);
+  if (p.contains("grad_norm") && p["grad_norm"].is_number()) iv.grad_norm = torch::full({}, p["grad_norm"].get<double>());
 }
 
 std::string Trainer::save_checkpoint() {

@@ -4,6 +4,7 @@
 #include "util/input_file.h"
 #include "util/json_input.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -49,9 +50,9 @@ void read_scalars(const nlohmann::json& j, TrainingState& s) {
   s.best = {b.at("has_best"), b.at("value"), b.at("step"), b.at("checkpoint"),
             b.at("evals_without_improvement")};
   s.world_size = j.at("world_size");
-  s.grad_accum = j.value("grad_accum", 0LL);
-  s.steps_per_epoch = j.value("steps_per_epoch", 0LL);
-  s.pending_log = j.value("pending_log", nlohmann::json::object());
+  s.grad_accum = record_integer(j, "grad_accum", 0);
+  s.steps_per_epoch = record_integer(j, "steps_per_epoch", 0);
+  s.pending_log = record_object(j, "pending_log");
 }
 
 TensorMap rng_tensors(const TrainingState& s) {
@@ -93,18 +94,19 @@ TrainingState load_training_state(const std::string& dir) {
   if (!j.is_object())
     throw InputError(make_error(SourceLocation{state_path, 0, 0, ""}, "", "expected a JSON object",
                                 "resume from an earlier checkpoint"));
-  int version = j.value("format_version", 0);
+  long long version = record_integer(j, "format_version", -1);
   if (version != TrainingState::kFormatVersion)
     throw InputError(make_error(
         SourceLocation{state_path, 0, 0, ""}, "",
-        fmt::format("training state format {}, this runner reads format {}", version,
-                    TrainingState::kFormatVersion),
+        version < 0 ? "format_version is missing or not a whole number"
+                    : fmt::format("training state format {}, this runner reads format {}", version,
+                                  TrainingState::kFormatVersion),
         "resume with the runner version that wrote the checkpoint"));
   TrainingState s;
   try {
     read_scalars(j, s);
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(make_error(SourceLocation{state_path, 0, 0, ""}, "", std::string("missing or bad field: ") + e.what(),
+    throw InputError(make_error(SourceLocation{state_path, 0, 0, ""}, "", "missing or bad field: " + json_error_text(e),
                                 "the checkpoint is damaged; resume from an earlier one"));
   }
   auto load = [&dir](const std::string& f) {
@@ -116,7 +118,7 @@ TrainingState load_training_state(const std::string& dir) {
   if (rng.count("cpu")) s.cpu_rng = rng.at("cpu");
   for (int r = 1; rng.count(fmt::format("cpu.rank{}", r)); ++r)
     s.rank_cpu_rng.push_back(rng.at(fmt::format("cpu.rank{}", r)));
-  for (size_t i = 0; i < j.value("cuda_devices", size_t{0}); ++i)
+  for (size_t i = 0; i < static_cast<size_t>(std::max(0LL, record_integer(j, "cuda_devices", 0))); ++i)
     s.cuda_rng.push_back(rng.at(fmt::format("cuda.{}", i)));
   return s;
 }

@@ -102,6 +102,8 @@ std::optional<Json> parse_or_why(std::string_view text, std::string& why) {
 
 }  // namespace
 
+std::string json_error_text(const std::exception& e) { return library_reason(e.what()); }
+
 nlohmann::json parse_json(std::string_view text, const JsonSource& source) {
   return parse_or_throw<nlohmann::json>(text, source);
 }
@@ -123,6 +125,49 @@ nlohmann::json read_json_document(const std::string& path, const std::string& na
                                   const std::string& hint) {
   std::string text = read_input_file({path, named_by, kMaxDocumentBytes, hint});
   return parse_json(text, {path, 1, hint});
+}
+
+namespace {
+
+const nlohmann::json* record_field(const nlohmann::json& record, const char* key) {
+  if (!record.is_object()) return nullptr;
+  auto it = record.find(key);
+  return it == record.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+std::string record_string(const nlohmann::json& record, const char* key, const std::string& fallback) {
+  const nlohmann::json* v = record_field(record, key);
+  return v && v->is_string() ? v->get<std::string>() : fallback;
+}
+
+long long record_integer(const nlohmann::json& record, const char* key, long long fallback) {
+  const nlohmann::json* v = record_field(record, key);
+  if (!v || !v->is_number_integer()) return fallback;
+  // An unsigned value past int64 would wrap: it is as damaged as a string.
+  if (v->is_number_unsigned() && v->get<unsigned long long>() > 9223372036854775807ULL) return fallback;
+  return v->get<long long>();
+}
+
+double record_number(const nlohmann::json& record, const char* key, double fallback) {
+  const nlohmann::json* v = record_field(record, key);
+  return v && v->is_number() ? v->get<double>() : fallback;
+}
+
+bool record_bool(const nlohmann::json& record, const char* key, bool fallback) {
+  const nlohmann::json* v = record_field(record, key);
+  return v && v->is_boolean() ? v->get<bool>() : fallback;
+}
+
+nlohmann::json record_object(const nlohmann::json& record, const char* key) {
+  const nlohmann::json* v = record_field(record, key);
+  return v && v->is_object() ? *v : nlohmann::json::object();
+}
+
+nlohmann::json record_array(const nlohmann::json& record, const char* key) {
+  const nlohmann::json* v = record_field(record, key);
+  return v && v->is_array() ? *v : nlohmann::json::array();
 }
 
 }  // namespace runner

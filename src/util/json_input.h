@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <exception>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,5 +38,21 @@ std::optional<nlohmann::ordered_json> try_parse_ordered_json(std::string_view te
 // read_input_file (util/input_file.h) then parse_json: a JSON document a user named.
 nlohmann::json read_json_document(const std::string& path, const std::string& named_by = "",
                                   const std::string& hint = "");
+
+// An nlohmann exception's text without its "[json.exception.type_error.302] "
+// prefix, for a message that names the file and field itself.
+std::string json_error_text(const std::exception& e);
+
+// Fields of the records the runner writes itself (summary.json, env.json,
+// metrics.jsonl, state.json, a sweep's ledger and summary, a baseline): the
+// fallback when the field is missing or of another type, so that a damaged or
+// hand-edited record reads as incomplete instead of stopping `ls`, `report`,
+// `compare` or `export` with a library message.
+std::string record_string(const nlohmann::json& record, const char* key, const std::string& fallback = "");
+long long record_integer(const nlohmann::json& record, const char* key, long long fallback = 0);
+double record_number(const nlohmann::json& record, const char* key, double fallback = 0.0);
+bool record_bool(const nlohmann::json& record, const char* key, bool fallback = false);
+nlohmann::json record_object(const nlohmann::json& record, const char* key);  // {} unless an object
+nlohmann::json record_array(const nlohmann::json& record, const char* key);   // [] unless an array
 
 }  // namespace runner

@@ -68,6 +68,25 @@ TEST_CASE("JSON errors carry line and column and never nlohmann's own text", "[d
   CHECK(parse_json("{\"text\": \"\\u00e9\"}", {"f.json"})["text"] == "\xC3\xA9");
 }
 
+TEST_CASE("a field of a runner-written record of the wrong type reads as its fallback", "[data]") {
+  const nlohmann::json record = nlohmann::json::parse(
+      R"({"s": "text", "i": -7, "big": 18446744073709551615, "f": 2.5, "b": true, "o": {"k": 1}, "a": [1]})");
+  CHECK(record_string(record, "s") == "text");
+  CHECK(record_string(record, "i", "none") == "none");
+  CHECK(record_integer(record, "i", 0) == -7);
+  CHECK(record_integer(record, "f", 3) == 3);     // 2.5 is not a whole number
+  CHECK(record_integer(record, "big", 4) == 4);   // 2^64 - 1 does not fit int64
+  CHECK(record_number(record, "i", 0.0) == -7.0);
+  CHECK(record_number(record, "s", 1.5) == 1.5);
+  CHECK(record_bool(record, "b") == true);
+  CHECK(record_bool(record, "i", true) == true);
+  CHECK(record_object(record, "o")["k"] == 1);
+  CHECK(record_object(record, "a").empty());
+  CHECK(record_array(record, "a").size() == 1);
+  CHECK(record_array(record, "missing").empty());
+  CHECK(record_string(nlohmann::json::array(), "s", "x") == "x");  // not even an object
+}
+
 TEST_CASE("numbers from text are checked for format and range", "[data]") {
   std::string why;
   CHECK(parse_integer("42", why) == 42);

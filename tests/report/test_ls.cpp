@@ -55,3 +55,31 @@ TEST_CASE("runner ls of a missing folder is exit 2 naming it; an empty one says 
   CHECK(empty.exit_code == 0);
   CHECK(empty.out.find("no runs under") != std::string::npos);
 }
+
+TEST_CASE("a run whose records hold fields of the wrong type is listed and reported, not an error", "[ls]") {
+  // A hand-edited or damaged record reads as incomplete: the field is left out, never a library message.
+  std::string dir = runner::test::tmp_dir("ls-types");
+  std::string run = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", FakeRun{});
+  runner::test::write_text(run + "/summary.json",
+                           R"({"status": 5, "global_step": "six", "total_steps": [], "best": {"metric": 3, "value": "x"}})");
+  runner::test::write_text(run + "/env.json", R"({"started_utc": 20260102, "recipe": {"overrides": "x"}})");
+  runner::test::write_text(run + "/metrics.jsonl",
+                           R"({"event": "eval", "step": "3", "is_best": "yes", "accuracy": 0.7})" "\n"
+                           R"({"event": "train", "step": 4.5, "loss": "0.6"})" "\n");
+  std::string exe = runner::test::runner_exe();
+  auto ls = runner::test::run_command(exe + " ls --json " + dir + "/runs");
+  INFO(ls.out);
+  REQUIRE(ls.exit_code == 0);
+  CHECK(ls.out.find("json.exception") == std::string::npos);
+  nlohmann::json rows = nlohmann::json::parse(ls.out);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0]["name"] == "demo");
+  CHECK(rows[0]["status"] == "running");  // no readable status: the run is taken as unfinished
+  CHECK(rows[0]["started_utc"] == "");
+  CHECK(rows[0]["best_value"].is_null());
+
+  auto report = runner::test::run_command(exe + " report " + run + " --out " + dir + "/r.html");
+  INFO(report.out);
+  CHECK(report.exit_code == 0);
+  CHECK(report.out.find("json.exception") == std::string::npos);
+}

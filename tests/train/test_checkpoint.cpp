@@ -162,6 +162,34 @@ TEST_CASE("a training state of another format version is refused", "[train][chec
                     Catch::Contains("format 99") && Catch::Contains("state.json"));
 }
 
+TEST_CASE("a training state with a field of the wrong type is refused naming the file, not the JSON library", "[train][checkpoint]") {
+  std::string dir = runner::test::tmp_dir("ckpt_types");
+  const std::vector<std::pair<std::string, nlohmann::json>> damaged = {
+      {"format_version", "1"}, {"global_step", "six"}, {"best", 3}, {"loss_scaler", nullptr}};
+  for (const auto& [key, bad] : damaged) {
+    INFO(key);
+    auto files = encode_training_state(sample_state(1));
+    for (auto& f : files)
+      if (f.name == "state.json") {
+        auto j = nlohmann::json::parse(f.bytes);
+        j[key] = bad;
+        f.bytes = j.dump();
+      }
+    std::string path = write_checkpoint(dir + "/" + key, checkpoint_name(1), files);
+    try {
+      load_training_state(path);
+      FAIL("the damaged state was loaded");
+    } catch (const InputError& e) {
+      std::string message = e.diagnostic().format();
+      INFO(message);
+      CHECK(message.find(path + "/state.json") != std::string::npos);
+      CHECK(message.find("json.exception") == std::string::npos);
+      CHECK(message.find(key == "format_version" ? "not a whole number" : "resume from an earlier one") !=
+            std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("a checkpoint shuffled with another random order is refused on resume", "[train][checkpoint]") {
   auto split = std::make_shared<TokenizedSplit>();
   for (int i = 0; i < 10; ++i) split->add({{101, 7 + i, 102}, {0, 0, 0}}, i % 2, i);
