@@ -14,11 +14,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-nlohmann::json object_at(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_object() ? *it : nlohmann::json::object();
-}
-
 [[noreturn]] void not_a_run(const std::string& dir, const std::string& what) {
   throw InputError(make_error(SourceLocation{dir, 0, 0, ""}, "", what,
                               "pass a run directory written by `runner run` "
@@ -47,10 +42,10 @@ void read_events(const std::string& path, RunHistory& h) {
 // The best evaluation from summary.json, or from the last eval marked is_best
 // while the run is still going.
 void find_best(RunHistory& h) {
-  nlohmann::json best = object_at(h.summary, "best");
+  nlohmann::json best = record_object(h.summary, "best");
   h.best_metric = record_string(best, "metric");
   if (h.best_metric.empty())
-    h.best_metric = object_at(h.resolved, "train").value("metric_for_best", std::string());
+    h.best_metric = record_string(record_object(h.resolved, "train"), "metric_for_best");
   if (auto v = number_at(best, "value")) {
     h.best_value = v;
     if (auto s = number_at(best, "step")) h.best_step = static_cast<long long>(*s);
@@ -60,17 +55,11 @@ void find_best(RunHistory& h) {
     if (record_bool(e, "is_best", false)) {
       h.best_step = record_integer(e, "step", 0);
       std::string key = h.best_metric.rfind("eval.", 0) == 0 ? h.best_metric.substr(5) : h.best_metric;
-      h.best_value = number_at(e, key.c_str());
+      h.best_value = number_at(e, key);
     }
 }
 
 }  // namespace
-
-std::optional<double> number_at(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
 
 nlohmann::json read_run_record(const std::string& path) {
   return read_json_document(path, "",
@@ -100,7 +89,7 @@ RunHistory load_run_history(const std::string& dir) {
 }
 
 std::string RunHistory::name() const {
-  std::string n = object_at(resolved, "run").value("name", std::string());
+  std::string n = record_string(record_object(resolved, "run"), "name");
   return n.empty() ? fs::path(dir).lexically_normal().parent_path().filename().string() : n;
 }
 

@@ -36,9 +36,6 @@ struct RunHistory {
 // InputError naming it and the byte where it breaks.
 nlohmann::json read_run_record(const std::string& path);
 
-// The number under `key` of a record, if there is one.
-std::optional<double> number_at(const nlohmann::json& record, const char* key);
-
 // Whether `dir` holds the records of a run (env.json or summary.json).
 bool looks_like_run_dir(const std::string& dir);
 

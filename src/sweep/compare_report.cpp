@@ -29,12 +29,6 @@ void metric_row(std::ostream& out, const std::string& name, std::optional<double
   out << fmt::format("  {:<22} {:>10} {:>10} {:>11} {:>9}\n", name, cell(a), cell(b), abs, rel);
 }
 
-std::optional<double> number_at(const nlohmann::json& j, const std::string& key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
 // The metric names both final evaluations report, numbers only.
 std::set<std::string> metric_names(const nlohmann::json& a, const nlohmann::json& b) {
   std::set<std::string> names;

@@ -165,6 +165,12 @@ nlohmann::json record_object(const nlohmann::json& record, const char* key) {
   return v && v->is_object() ? *v : nlohmann::json::object();
 }
 
+std::optional<double> number_at(const nlohmann::json& record, const std::string& key) {
+  const nlohmann::json* v = record_field(record, key.c_str());
+  if (!v || !v->is_number()) return std::nullopt;
+  return v->get<double>();
+}
+
 nlohmann::json record_array(const nlohmann::json& record, const char* key) {
   const nlohmann::json* v = record_field(record, key);
   return v && v->is_array() ? *v : nlohmann::json::array();

@@ -54,5 +54,7 @@ double record_number(const nlohmann::json& record, const char* key, double fallb
 bool record_bool(const nlohmann::json& record, const char* key, bool fallback = false);
 nlohmann::json record_object(const nlohmann::json& record, const char* key);  // {} unless an object
 nlohmann::json record_array(const nlohmann::json& record, const char* key);   // [] unless an array
+// The number under `key`, if there is one (for readers that show "-" when not).
+std::optional<double> number_at(const nlohmann::json& record, const std::string& key);
 
 }  // namespace runner
