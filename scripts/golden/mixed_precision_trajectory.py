@@ -348,6 +348,7 @@ def train(args):
                 "lr": lr_used,
                 "lr_after_step": scheduler.get_last_lr()[0],
                 "optimizer_step_skipped": bool(accelerator.optimizer_step_was_skipped),
+                "loss_scale": float(accelerator.scaler.get_scale()) if accelerator.scaler is not None else None,
                 "seq_len": int(batch["input_ids"].shape[1]),
                 "labels": batch["labels"].tolist(),
                 "loss_dtype": str(loss.dtype).replace("torch.", ""),
@@ -407,7 +408,10 @@ def train(args):
             "lr": "learning rate this optimizer step used (scheduler value before scheduler.step())",
             "lr_after_step": "scheduler.get_last_lr() after scheduler.step()",
             "optimizer_step_skipped": "accelerator.optimizer_step_was_skipped (fp16 GradScaler "
-                                      "inf/nan skip; always false for bf16 and fp32)",
+                                      "inf/nan skip; always false for bf16 and fp32); Accelerate "
+                                      "then also skips the scheduler step",
+            "loss_scale": "fp16 only: the GradScaler scale after the step (null without a scaler)",
+            "non-finite numbers": "written as the strings \"inf\", \"-inf\", \"nan\" (JSON has no literal)",
             "param_sum_after/param_l2_after": "float64 sum / L2 over all fp32 parameters after the step",
             "dev_eval.autocast": "prepared model (Accelerate's autocast wrapper), eval(), no_grad",
             "dev_eval.fp32": "fresh fp32 model with the trained weights, eval(), no_grad, no autocast",
@@ -429,8 +433,11 @@ def train(args):
 # comparisons
 
 def rel(a, b):
+    a, b = float(a), float(b)          # also reads the "inf"/"nan" strings a child may have written
     if a == b:
         return 0.0
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return math.inf
     return abs(a - b) / max(abs(b), 1e-30)
 
 
@@ -442,10 +449,10 @@ def compare_runs(run, ref, name):
     for s, r in zip(run["steps"], ref["steps"]):
         assert s["step"] == r["step"]
         d = {"step": s["step"], "loss": s["loss"], "loss_ref": r["loss"],
-             "loss_rel": rel(s["loss"], r["loss"]), "loss_abs": abs(s["loss"] - r["loss"]),
+             "loss_rel": rel(s["loss"], r["loss"]), "loss_abs": abs(float(s["loss"]) - float(r["loss"])),
              "grad_norm_preclip": s["grad_norm_preclip"], "grad_norm_ref": r["grad_norm_preclip"],
              "grad_norm_rel": rel(s["grad_norm_preclip"], r["grad_norm_preclip"]),
-             "grad_norm_abs": abs(s["grad_norm_preclip"] - r["grad_norm_preclip"])}
+             "grad_norm_abs": abs(float(s["grad_norm_preclip"]) - float(r["grad_norm_preclip"]))}
         out["per_step"].append(d)
         for k in ("loss_rel", "loss_abs", "grad_norm_rel", "grad_norm_abs"):
             if d[k] > worst[k]:
@@ -553,12 +560,13 @@ def summarise(cmp, child):
 
 
 def variability(args, result):
+    variants = VARIANTS if args.device == "cpu" else [v for v in VARIANTS if v[0] == "rerun_identical_settings"]
     var = {"note": "measured by --variability; documentation only, no test reads it. Each entry "
                    "reruns this script in a fresh process with one change and compares it with "
                    "this file's steps (rel = |x - golden| / |golden|).",
            "variants": {}}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, extra, env_extra in VARIANTS:
+        for name, extra, env_extra in variants:
             child = run_child(args, extra, env_extra, tmp, name)
             var["variants"][name] = summarise(compare_runs(child, result, name), child)
         legit = var["variants"]
@@ -578,6 +586,8 @@ def variability(args, result):
         d["per_step_grad_norm"] = [s["grad_norm_preclip"] for s in child["steps"]]
         d["first_step_differing"] = next((s["step"] for s in cmp["per_step"] if s["loss_rel"] > 0), None)
         var["stale_weights_defect"] = d
+    var["tolerance_table"] = tolerance_table(var, result)
+    var["cross_stack_forward_model_parity"] = cross_stack_forward(args)
     fp32_path = os.path.join(args.shared, "golden", "trajectory", "trajectory.json")
     if os.path.exists(fp32_path):
         with open(fp32_path) as f:
@@ -594,6 +604,81 @@ def variability(args, result):
                          for d in cmp["per_step"]],
         }
     return var
+
+
+def tolerance_table(var, result):
+    """For relative tolerances of k * 2^-8 (bf16's spacing: 8 significant bits), which legitimate
+    variants stay inside on every step and on how many steps the defect is caught."""
+    ulp = 2.0 ** -8
+    table = {"unit": "2^-8 = 0.00390625 relative", "rows": []}
+    defect = var["stale_weights_defect"]
+    for k in (1, 2, 4, 8, 16, 32):
+        tol = k * ulp
+        row = {"tolerance": f"{k} * 2^-8", "relative": tol}
+        for q, key_l in (("loss", "per_step_loss_rel"), ("grad_norm", "per_step_grad_norm_rel")):
+            row[q] = {
+                "legitimate_variants_passing_all_steps": sorted(
+                    n for n, v in var["variants"].items() if max(v[key_l]) <= tol),
+                "legitimate_variants_failing": sorted(
+                    n for n, v in var["variants"].items() if max(v[key_l]) > tol),
+                "defect_steps_outside": [i + 1 for i, x in enumerate(defect[key_l]) if x > tol],
+            }
+        table["rows"].append(row)
+    lm = var["legitimate_max"]
+    table["legitimate_max_in_units"] = {"loss": lm["loss_rel"] / ulp, "grad_norm": lm["grad_norm_rel"] / ulp}
+    steps12 = {q: max(max(v[key][:2]) for v in var["variants"].values())
+               for q, key in (("loss", "per_step_loss_rel"), ("grad_norm", "per_step_grad_norm_rel"))}
+    table["legitimate_max_steps_1_2"] = {"loss_rel": steps12["loss"], "grad_norm_rel": steps12["grad_norm"],
+                                         "note": "step 1 runs with lr 0, so steps 1 and 2 see the initial "
+                                                 "weights: only one forward/backward's rounding differs"}
+    return table
+
+
+def cross_stack_forward(args):
+    """One eval-mode forward of the section-2 batch (shared/golden/model_parity/batch.json) with this
+    stack, fp32 and under the same autocast, against expected.json (torch 1.13.1 + transformers 4.40.2,
+    made on an AVX512-BF16 CPU without AMX).  Shows how far a bf16 forward moves across stacks."""
+    import torch
+    golden = os.path.join(args.shared, "golden")
+    with open(os.path.join(golden, "model_parity", "expected.json")) as f:
+        exp = json.load(f)
+    with open(os.path.join(golden, "model_parity", "batch.json")) as f:
+        b = json.load(f)
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(args.precision)
+    device = "cuda" if args.device == "cuda" else "cpu"
+    model = load_model(os.path.join(golden, "tiny_bert")).to(device).eval()
+    batch = {k: torch.tensor(b[k], device=device) for k in ("input_ids", "token_type_ids",
+                                                             "attention_mask", "labels")}
+    with torch.no_grad():
+        fp32 = model(**batch)
+        with torch.autocast(device_type=device, dtype=dtype, enabled=dtype is not None):
+            amp = model(**batch)
+    ref_fp32 = torch.tensor(exp["logits"], dtype=torch.float64)
+    ref_bf16 = torch.tensor(exp["bf16_autocast"]["logits"], dtype=torch.float64)
+    lf, la = fp32.logits.double().cpu(), amp.logits.double().cpu()
+    return {
+        "what": "eval forward of shared/golden/model_parity/batch.json ([4, 74]); 'ref' = "
+                "expected.json (torch 1.13.1 + transformers 4.40.2, AVX512-BF16 CPU without AMX)",
+        "this_stack_fp32_vs_ref_fp32_logits_max_abs": (lf - ref_fp32).abs().max().item(),
+        "this_stack_autocast_vs_this_stack_fp32_logits_max_abs": (la - lf).abs().max().item(),
+        "ref_bf16_vs_ref_fp32_logits_max_abs": (ref_bf16 - ref_fp32).abs().max().item(),
+        "this_stack_autocast_vs_ref_bf16_logits_max_abs": (la - ref_bf16).abs().max().item(),
+        "loss": {"this_stack_fp32": float(fp32.loss), "this_stack_autocast": float(amp.loss),
+                 "ref_fp32": exp["loss"], "ref_bf16": exp["bf16_autocast"]["loss"]},
+        "this_stack_autocast_vs_ref_bf16_loss_rel": rel(float(amp.loss), exp["bf16_autocast"]["loss"]),
+        "this_stack_autocast_vs_ref_fp32_loss_rel": rel(float(amp.loss), exp["loss"]),
+    } if dtype is not None else None
+
+
+def finite_or_string(x):
+    """JSON has no inf/nan: write them as strings (possible only with fp16's skipped steps)."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    if isinstance(x, dict):
+        return {k: finite_or_string(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [finite_or_string(v) for v in x]
+    return x
 
 
 def main(argv):
@@ -630,7 +715,7 @@ def main(argv):
         result["variability"] = variability(args, result)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
-        json.dump(result, f, indent=1)
+        json.dump(finite_or_string(result), f, indent=1, allow_nan=False)
         f.write("\n")
     s = result["steps"]
     print(f"wrote {args.out}: precision {args.precision}, step 1 loss {s[0]['loss']:.7f} grad norm "
