@@ -287,6 +287,8 @@ def train(args):
     from accelerate import Accelerator
     from transformers import get_scheduler
 
+    if args.device == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("--device cuda: torch.cuda.is_available() is False")
     torch.set_num_threads(args.threads)
     if args.no_mkldnn:
         torch.backends.mkldnn.enabled = False
