@@ -3,12 +3,18 @@
 # one line "N passed, N failed", counting Catch2 test cases over all areas.
 # Tests read ../shared through RUNNER_SHARED (default: ../shared beside the project).
 #
+# cpu-matrix [AREAS...]: the suite once per forced BLAS/oneDNN/kernel code path
+# (scripts/cpu_matrix.sh; on demand, several times as long).
+#
 # --sanitize: the same tests in build-san, built with ASan + UBSan
 # (scripts/sanitize_build.sh; shared with scripts/fuzz.sh). Any memory error,
 # leak or undefined behaviour fails the test that ran into it. On demand only:
 # the build and the run take several times as long (README "Reliability").
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+# cpu-matrix: the suite under each other CPU's code path (scripts/cpu_matrix.sh).
+if [[ ${1:-} == cpu-matrix ]]; then shift; exec scripts/cpu_matrix.sh "$@"; fi
 
 build=build
 timeout_multiplier=1

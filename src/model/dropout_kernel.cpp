@@ -1,4 +1,5 @@
 #include "model/dropout_kernel.h"
+#include "util/kernel_isa.h"
 
 #include <ATen/Parallel.h>
 
@@ -17,10 +18,28 @@ inline uint32_t random24(uint64_t seed, uint64_t index) {
   return static_cast<uint32_t>(z >> 40);
 }
 
-__attribute__((target_clones("avx512f", "arch=haswell", "default"))) void apply_float(
-    const float* in, float* out, int64_t begin, int64_t end, DropoutMask mask, float scale) {
-  for (int64_t i = begin; i < end; ++i)
-    out[i] = in[i] * (random24(mask.seed, i) >= mask.keep_threshold ? scale : 0.0f);
+// Stamped out per instruction set (util/kernel_isa.h); the products are exact
+// (x scale or x 0), so every variant gives the same values.
+#define RUNNER_DROPOUT_LOOP(NAME, TARGET)                                                   \
+  TARGET void NAME(const float* in, float* out, int64_t begin, int64_t end, DropoutMask mask, \
+                   float scale) {                                                         \
+    for (int64_t i = begin; i < end; ++i)                                                 \
+      out[i] = in[i] * (random24(mask.seed, i) >= mask.keep_threshold ? scale : 0.0f);    \
+  }
+RUNNER_DROPOUT_LOOP(apply_float_avx512, RUNNER_TARGET_AVX512)
+RUNNER_DROPOUT_LOOP(apply_float_avx2, RUNNER_TARGET_AVX2)
+RUNNER_DROPOUT_LOOP(apply_float_generic, RUNNER_TARGET_GENERIC)
+#undef RUNNER_DROPOUT_LOOP
+
+using FloatLoop = void (*)(const float*, float*, int64_t, int64_t, DropoutMask, float);
+
+FloatLoop apply_float() {
+  switch (kernel_isa()) {
+    case KernelIsa::Avx512: return apply_float_avx512;
+    case KernelIsa::Avx2: return apply_float_avx2;
+    case KernelIsa::Generic: break;
+  }
+  return apply_float_generic;
 }
 
 // bf16 * bf16 as ATen computes it: both widened to float, the product rounded
@@ -42,8 +61,9 @@ DropoutMask dropout_mask(uint64_t seed, double p) {
 }
 
 void dropout_apply(const float* in, float* out, int64_t n, const DropoutMask& mask, float scale) {
+  const FloatLoop loop = apply_float();
   at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
-    apply_float(in, out, begin, end, mask, scale);
+    loop(in, out, begin, end, mask, scale);
   });
 }
 

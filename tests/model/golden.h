@@ -181,17 +181,31 @@ inline ParityErrors check_forward_backward(SequenceClassifier& model, const nloh
 
 // Every gradient tensor (run check_forward_backward first) against `grad.<name>`
 // of an expected .safetensors, relative to each tensor's largest element; returns the worst.
+// A tensor whose true gradient is zero (the attention key biases: q.b is added
+// to every score of a row, which softmax ignores) holds rounding noise on both
+// sides, of the order of fp32's 2^-24 times the terms that cancelled, so its
+// elements are compared with nothing: they are bounded, as check_gradient_norms
+// bounds their norm, by 1e-6 of the whole model's gradient norm.
 inline double check_gradient_tensors(SequenceClassifier& model, const std::string& expected_safetensors,
                                      double tolerance) {
   auto reference = read_weights(expected_safetensors);
   std::map<std::string, torch::Tensor> ref(reference.begin(), reference.end());
+  double global_sq = 0;
+  for (const auto& [name, t] : ref)
+    if (name.rfind("grad.", 0) == 0) global_sq += std::pow(t.norm().item<double>(), 2);
+  const double noise_floor = 1e-6 * std::sqrt(global_sq);
   double worst = 0;
   for (const auto& p : model.named_parameters()) {
     const auto& want = ref.at("grad." + p.key());
+    INFO(p.key());
+    if (want.norm().item<double>() < noise_floor) {
+      CHECK(p.value().grad().abs().max().item<double>() < noise_floor);
+      continue;
+    }
     double err = max_abs_diff(p.value().grad(), want);
     double scale = std::max(1e-3, want.abs().max().item<double>());
     worst = std::max(worst, err / scale);
-    INFO(p.key() << " max abs diff " << err);
+    INFO("max abs diff " << err);
     CHECK(err <= tolerance * scale);
   }
   WARN("worst gradient element error relative to the tensor's max: " << worst);
