@@ -94,9 +94,11 @@ torch::Tensor ReferenceBert::loss(const runner::ModelBatch& b) {
   return torch::cross_entropy_loss(logits, b.labels);
 }
 
-ReferenceStep::ReferenceStep(ReferenceBert& model, double lr, double weight_decay,
-                             double max_grad_norm, long long warmup_steps, long long total_steps)
+ReferenceStep::ReferenceStep(ReferenceBert& model, runner::Precision precision, double lr,
+                             double weight_decay, double max_grad_norm, long long warmup_steps,
+                             long long total_steps)
     : model_(model),
+      precision_(precision),
       optimizer_(model.param_groups(weight_decay), torch::optim::AdamWOptions(lr)),
       lr_(lr), max_grad_norm_(max_grad_norm), warmup_(warmup_steps), total_(total_steps) {}
 
@@ -110,7 +112,11 @@ double ReferenceStep::lr_at(long long step) const {
 torch::Tensor ReferenceStep::forward(const runner::ModelBatch& batch) {
   for (auto& group : optimizer_.param_groups())
     static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr_at(step_));
-  torch::Tensor loss = model_.loss(batch);
+  torch::Tensor loss;
+  {
+    runner::AutocastGuard autocast(precision_, c10::DeviceType::CPU);
+    loss = model_.loss(batch);
+  }
   last_loss_ = loss.detach().item<double>();  // Accelerate's loop logs loss.item() too
   return loss;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "model/model.h"
+#include "train/autocast.h"
 
 #include <torch/torch.h>
 
@@ -55,12 +56,13 @@ class ReferenceBert {
   std::vector<torch::Tensor> order_;
 };
 
-// One optimizer step of the reference: forward, backward, then update(): clip,
-// AdamW, zero_grad and the schedule.
+// One optimizer step of the reference: forward (under autocast in `precision`,
+// entered per forward as Accelerate does), backward, then update(): clip, AdamW,
+// zero_grad and the schedule.
 class ReferenceStep {
  public:
-  ReferenceStep(ReferenceBert& model, double lr, double weight_decay, double max_grad_norm,
-                long long warmup_steps, long long total_steps);
+  ReferenceStep(ReferenceBert& model, runner::Precision precision, double lr, double weight_decay,
+                double max_grad_norm, long long warmup_steps, long long total_steps);
   void step(const runner::ModelBatch& batch) {
     forward(batch).backward();
     update();
@@ -73,6 +75,7 @@ class ReferenceStep {
   double lr_at(long long step) const;
 
   ReferenceBert& model_;
+  runner::Precision precision_;
   torch::optim::AdamW optimizer_;
   double lr_, max_grad_norm_;
   long long warmup_, total_, step_ = 0;

@@ -108,14 +108,13 @@ Round runner_round(Prepared& p) {
 ReferenceStep make_reference_step(const Prepared& p, ReferenceBert& ref) {
   const auto total = static_cast<long long>(p.batches.size());
   const double warmup_ratio = p.recipe.section("scheduler").value("warmup_ratio", 0.0);
-  return ReferenceStep(ref, base_lr(p), p.recipe.section("optimizer").value("weight_decay", 0.0),
+  return ReferenceStep(ref, p.train.precision, base_lr(p), p.recipe.section("optimizer").value("weight_decay", 0.0),
                        p.train.max_grad_norm, static_cast<long long>(std::ceil(warmup_ratio * total)),
                        total);
 }
 
 Round reference_round(const Prepared& p, ReferenceBert& ref) {
   ReferenceStep step = make_reference_step(p, ref);
-  AutocastGuard autocast(p.train.precision, c10::DeviceType::CPU);
   Round round;
   auto last = Clock::now();
   for (const auto& b : p.batches) {
@@ -183,13 +182,16 @@ Phases runner_phases(Prepared& p) {
                           p.data.padding, torch::kCPU);
   source.start_epoch(0);
   auto opt = make_optimizer(p.recipe.section("optimizer"), *p.model);
-  AutocastGuard autocast(p.train.precision, c10::DeviceType::CPU);
   Phases t;
   for (size_t i = 0; i < p.batches.size(); ++i) {
     auto t0 = Clock::now();
     TrainBatch b = source.batch(static_cast<long long>(i));
     auto t1 = Clock::now();
-    torch::Tensor loss = p.model->forward(b.tensors).loss;
+    torch::Tensor loss;
+    {
+      AutocastGuard autocast(p.train.precision, c10::DeviceType::CPU);  // the forward only, as the Trainer
+      loss = p.model->forward(b.tensors).loss;
+    }
     auto t2 = Clock::now();
     loss.backward();
     auto t3 = Clock::now();
@@ -205,7 +207,6 @@ Phases runner_phases(Prepared& p) {
 
 Phases reference_phases(const Prepared& p, ReferenceBert& ref) {
   ReferenceStep step = make_reference_step(p, ref);
-  AutocastGuard autocast(p.train.precision, c10::DeviceType::CPU);
   Phases t;
   for (const auto& b : p.batches) {
     auto t1 = Clock::now();

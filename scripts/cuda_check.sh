@@ -18,6 +18,15 @@ smoke() {
   timeout 300 $R recipes/smoke/mrpc_smoke.toml --set run.device=cuda "$@" >"$log" 2>&1
   completed "$log"
 }
+# The fp16 golden for tests/cuda (Accelerate's mixed_precision="fp16" on this GPU),
+# unless one is committed; tests/train/golden/README.md says how it is made.
+fp16_golden=tests/train/golden/trajectory_fp16_cuda.json
+if [[ ! -f $fp16_golden ]]; then
+  fp16_golden=build-cuda/trajectory_fp16_cuda.json
+  step "fp16 golden (Transformers + Accelerate on this GPU)" python3 scripts/golden/mixed_precision_trajectory.py \
+    --precision fp16 --device cuda --shared "${RUNNER_SHARED:-../shared}" --out "$fp16_golden"
+fi
+export RUNNER_FP16_GOLDEN=$fp16_golden
 step "tests/cuda" ./build-cuda/tests/unit_torch "[cuda]"
 step "smoke fp32" smoke --set train.precision=fp32
 step "smoke fp16 (loss scaling)" smoke --set train.precision=fp16

@@ -124,7 +124,6 @@ TrainOutcome Trainer::train() {
 void Trainer::run_epoch() {
   data_.start_epoch(state_.epoch);
   const long long epoch = state_.epoch, n = data_.batches_per_epoch();
-  AutocastGuard autocast(config_.precision, model_->parameters().front().device().type());
   while (state_.epoch == epoch && !finished()) {
     long long b = state_.batch_in_epoch;
     micro_step(data_.batch(b), window_size(b));
@@ -136,8 +135,19 @@ void Trainer::run_epoch() {
   }
 }
 
+// Autocast covers the forward and its loss only, entered and left per call, as
+// Accelerate's prepared model enters torch.autocast per forward. Autocast caches
+// the low-precision copy of every weight until its outermost region ends, and
+// the optimizer's in-place update does not invalidate that cache: a region kept
+// open across a step would run every later forward on stale weights. Backward
+// and the optimizer step run outside it, as PyTorch's autocast docs require.
+ModelOutput Trainer::forward(const ModelBatch& batch) {
+  AutocastGuard autocast(config_.precision, model_->parameters().front().device().type());
+  return model_->forward(batch);
+}
+
 void Trainer::micro_step(const TrainBatch& batch, long long window) {
-  ModelOutput out = model_->forward(batch.tensors);
+  ModelOutput out = forward(batch.tensors);
   const bool bad = loss_is_bad(out.loss, batch);
   window_bad_ = window_bad_ || bad;
   // Under data parallelism a bad micro-batch still runs its backward, so that

@@ -69,6 +69,7 @@ class Trainer {
   void run_epoch();
   long long window_size(long long batch_index) const;
   long long steps_for_epochs() const;
+  ModelOutput forward(const ModelBatch& batch);  // under autocast in the training precision
   void micro_step(const TrainBatch& batch, long long window);
   void optimizer_step();
   void after_step(bool epoch_end);

@@ -141,7 +141,7 @@ nlohmann::json Trainer::evaluate() {
   for (size_t i = 0; i < eval_->batches.size(); ++i) {
     if (parallel_ && !parallel_->evaluates_batch(i)) continue;
     const TrainBatch& b = eval_->batches[i];
-    ModelOutput out = model_->forward(b.tensors);
+    ModelOutput out = forward(b.tensors);  // in the training precision, as Accelerate evaluates
     loss_sum += out.loss.item<double>() * static_cast<double>(b.examples);
     examples += b.examples;
     torch::Tensor pred = out.logits.argmax(-1).to(torch::kCPU, torch::kInt64).contiguous();
