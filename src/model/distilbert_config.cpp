@@ -8,7 +8,7 @@
 namespace runner {
 namespace {
 
-const std::vector<std::string>& modelled_keys() {
+const std::vector<std::string>& distilbert_modelled_keys() {
   static const std::vector<std::string> keys = {
       "vocab_size", "max_position_embeddings", "sinusoidal_pos_embds", "n_layers", "n_heads",
       "dim", "hidden_dim", "dropout", "attention_dropout", "activation", "initializer_range",
@@ -51,7 +51,7 @@ DistilBertConfig distilbert_config_from_json(const nlohmann::json& j, const std:
   c.seq_classif_dropout = number_field(j, "seq_classif_dropout", c.seq_classif_dropout, where);
   c.pad_token_id = int_field(j, "pad_token_id", c.pad_token_id, where);
   c.labels = read_label_fields(j, where);
-  c.extra = extra_fields(j, modelled_keys());
+  c.extra = extra_fields(j, distilbert_modelled_keys());
   validate_distilbert_config(c, where);
   return c;
 }
