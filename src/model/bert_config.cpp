@@ -12,7 +12,7 @@ namespace runner {
 namespace {
 
 // The config.json keys BertConfig models, besides those every family shares.
-const std::vector<std::string>& modelled_keys() {
+const std::vector<std::string>& bert_modelled_keys() {
   static const std::vector<std::string> keys = {
       "vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
       "intermediate_size", "hidden_act", "max_position_embeddings", "type_vocab_size",
@@ -21,7 +21,7 @@ const std::vector<std::string>& modelled_keys() {
   return keys;
 }
 
-BertConfig make_preset(long long layers, long long hidden, long long heads) {
+BertConfig bert_make_preset(long long layers, long long hidden, long long heads) {
   BertConfig c;
   c.num_hidden_layers = layers;
   c.hidden_size = hidden;
@@ -46,9 +46,9 @@ const std::vector<std::string>& bert_preset_names() {
 BertConfig bert_preset(const std::string& name) {
   // Layers / hidden / heads of Google's BERT miniatures (Turc et al. 2019) and BERT-base.
   static const std::map<std::string, BertConfig> presets = {
-      {"bert-tiny", make_preset(2, 128, 2)},   {"bert-mini", make_preset(4, 256, 4)},
-      {"bert-small", make_preset(4, 512, 8)},  {"bert-medium", make_preset(8, 512, 8)},
-      {"bert-base", make_preset(12, 768, 12)},
+      {"bert-tiny", bert_make_preset(2, 128, 2)},   {"bert-mini", bert_make_preset(4, 256, 4)},
+      {"bert-small", bert_make_preset(4, 512, 8)},  {"bert-medium", bert_make_preset(8, 512, 8)},
+      {"bert-base", bert_make_preset(12, 768, 12)},
   };
   auto it = presets.find(name);
   if (it == presets.end()) throw std::invalid_argument("unknown BERT preset '" + name + "'");
@@ -87,7 +87,7 @@ BertConfig bert_config_from_json(const nlohmann::json& j, const std::string& whe
   c.num_labels = labels.num_labels;
   c.id2label = labels.id2label;
   c.problem_type = labels.problem_type;
-  c.extra = extra_fields(j, modelled_keys());
+  c.extra = extra_fields(j, bert_modelled_keys());
   validate_bert_config(c, where);
   return c;
 }

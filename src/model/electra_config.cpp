@@ -9,7 +9,7 @@
 namespace runner {
 namespace {
 
-ElectraConfig electra_preset(long long embedding, long long hidden, long long heads) {
+ElectraConfig electra_make_preset(long long embedding, long long hidden, long long heads) {
   ElectraConfig c;
   c.embedding_size = embedding;
   c.encoder.hidden_size = hidden;
@@ -27,8 +27,8 @@ const std::vector<std::string>& electra_preset_names() {
 
 ElectraConfig electra_preset(const std::string& name) {
   // google/electra-{small,base}-discriminator (Clark et al. 2020), 12 layers each.
-  if (name == "electra-small") return electra_preset(128, 256, 4);
-  if (name == "electra-base") return electra_preset(768, 768, 12);
+  if (name == "electra-small") return electra_make_preset(128, 256, 4);
+  if (name == "electra-base") return electra_make_preset(768, 768, 12);
   throw std::invalid_argument("unknown ELECTRA preset '" + name + "'");
 }
 
