@@ -65,6 +65,7 @@ void print_locations(const nlohmann::json& log) {
   for (const auto& r : log) {
     std::string from = r.value("source", "");
     if (r.contains("commit")) from += " " + r["repo"].get<std::string>() + "@" + r["commit"].get<std::string>();
+    if (r.contains("package")) from += " " + r["package"].get<std::string>();
     std::cout << fmt::format("{} ({}, {}): {}\n", r["name"].get<std::string>(), r["kind"].get<std::string>(), from,
                              r["folder"].get<std::string>());
     for (const auto& [file, sha] : r["files_sha256"].items())

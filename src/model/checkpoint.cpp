@@ -71,6 +71,13 @@ std::string model_key(const std::string& key, const std::set<std::string>& param
   return k;
 }
 
+// Hugging Face's embeddings buffers (position_ids, token_type_ids): checkpoints
+// saved by transformers before 4.31 carry them (all-MiniLM-L6-v2 does); it
+// drops buffers from its unexpected keys, and the runner computes them.
+bool is_hf_buffer(const std::string& key) {
+  return ends_with(key, "embeddings.position_ids") || ends_with(key, "embeddings.token_type_ids");
+}
+
 // The base model's prefix: the first name component of the first parameter.
 std::string base_model_prefix(const torch::OrderedDict<std::string, torch::Tensor>& params) {
   if (params.is_empty()) return {};
@@ -159,7 +166,10 @@ LoadReport load_state_dict(torch::nn::Module& model, const StateDict& state,
   torch::NoGradGuard no_grad;
   for (const auto& [key, tensor] : state) {
     std::string k = model_key(key, names, prefix);
-    if (!names.count(k)) { report.unexpected.push_back(key); continue; }
+    if (!names.count(k)) {
+      if (!is_hf_buffer(key)) report.unexpected.push_back(key);
+      continue;
+    }
     if (k != key) report.renamed.push_back(key + " -> " + k);
     torch::Tensor& p = params[k];
     if (p.sizes() != tensor.sizes())

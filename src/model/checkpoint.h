@@ -33,7 +33,8 @@ struct LoadReport {
 
 // Copies the checkpoint into the model's parameters (converting F16/BF16 to the
 // parameter dtype). Maps legacy LayerNorm gamma/beta names and adds the "bert."
-// prefix of a bare base-model checkpoint (BertModel: "bert."). A shape mismatch throws InputError naming
+// prefix of a bare base-model checkpoint (BertModel: "bert."); Hugging Face's
+// embeddings buffers (position_ids) are skipped, as transformers skips them. A shape mismatch throws InputError naming
 // the key and both shapes. Missing parameters are left untouched (the caller
 // initialises them) and reported.
 LoadReport load_state_dict(torch::nn::Module& model, const StateDict& state,

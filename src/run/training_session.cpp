@@ -141,7 +141,9 @@ struct TrainingSession::Parts {
   void build_model() {
     const DatasetInfo& info = data.dataset->info();
     torch::manual_seed(static_cast<uint64_t>(settings.run.seed));
-    model = make_model(settings.model, ModelContext{info.num_labels, info.label_names});
+    LoadedModel loaded = runner::build_model(settings.model, ModelContext{info.num_labels, info.label_names});
+    model = loaded.model;
+    record_pretrained_load(loaded.report);
     model->to(device);
     if (!start.dist) return;
     broadcast_module(*start.dist, *model);
@@ -149,6 +151,16 @@ struct TrainingSession::Parts {
     // device-specific seeding): ranks draw their own dropout masks, and rank 0 draws
     // what a single process draws.
     torch::manual_seed(static_cast<uint64_t>(settings.run.seed) + static_cast<uint64_t>(start.dist->rank()));
+  }
+
+  // What model.pretrained gave, as transformers reports it: the tensors newly
+  // initialised from run.seed (a classification head on a bare encoder) and
+  // those ignored, in the console and metrics.jsonl (warning) and summary.json.
+  void record_pretrained_load(const LoadReport& report) {
+    if (report.source.empty()) return;
+    summary.summary["pretrained"] = {{"weights", report.source}, {"newly_initialised", report.missing},
+                                     {"ignored", report.unexpected}};
+    if (std::string w = report.warning(); !w.empty()) warn(w);
   }
 
   void build_trainer() {

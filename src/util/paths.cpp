@@ -33,6 +33,12 @@ std::string cache_root() {
   return env_or("HOME", "/tmp") + "/.cache/runner";
 }
 
+std::string python_packages_root() {
+  return env_or("RUNNER_PYTHON_PACKAGES", (std::filesystem::path(source_root()) / "build" / "python-packages")
+                                              .lexically_normal()
+                                              .string());
+}
+
 std::string resolve_against(const std::string& root, const std::string& path) {
   std::filesystem::path p(path);
   if (p.is_absolute()) return p.lexically_normal().string();
