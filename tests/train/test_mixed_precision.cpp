@@ -63,13 +63,21 @@ nlohmann::json golden_bf16() {
 
 double rel(double got, double want) { return std::abs(got - want) / std::abs(want); }
 
+// The golden loop trained in bf16 with its dev set evaluated after step 20, and
+// a fresh model holding the trained weights.
+struct Bf16Run {
+  EvalSet dev = golden_dev_set();
+  GoldenData data = golden_train_data(8);
+  GoldenLoopResult r = run_golden_loop(GoldenLoop{8, 1, Precision::Bf16, &dev}, data);
+  double in_training() const { return r.eval_events.at(0).at("loss"); }
+};
+
 }  // namespace
 
 TEST_CASE("bf16 training follows Accelerate's mixed_precision=\"bf16\" trajectory", "[train][mixed_precision]") {
   const nlohmann::json golden = golden_bf16();
-  EvalSet dev = golden_dev_set();
-  GoldenData data = golden_train_data(8);
-  GoldenLoopResult r = run_golden_loop(GoldenLoop{8, 1, Precision::Bf16, &dev}, data);
+  Bf16Run run;
+  const GoldenLoopResult& r = run.r;
   const auto& steps = golden.at("steps");
   REQUIRE(r.train_events.size() == steps.size());
   double worst_loss = 0, worst_norm = 0;
@@ -95,35 +103,28 @@ TEST_CASE("bf16 training follows Accelerate's mixed_precision=\"bf16\" trajector
 
 TEST_CASE("bf16: the in-training evaluation equals a fresh evaluation of the trained weights",
           "[train][mixed_precision]") {
-  EvalSet dev = golden_dev_set();
-  GoldenData data = golden_train_data(8);
-  GoldenLoopResult r = run_golden_loop(GoldenLoop{8, 1, Precision::Bf16, &dev}, data);
-  REQUIRE(r.eval_events.size() == 1);
-  REQUIRE(r.eval_events[0]["step"] == 20);
-  const double in_training = r.eval_events[0]["loss"];
-
-  auto fresh = fresh_copy(*r.model);
-  nlohmann::json again = evaluate_with(fresh, Precision::Bf16, dev);
+  Bf16Run run;
+  REQUIRE(run.r.eval_events.size() == 1);
+  REQUIRE(run.r.eval_events[0]["step"] == 20);
+  const double in_training = run.in_training();
+  nlohmann::json again = evaluate_with(fresh_copy(*run.r.model), Precision::Bf16, run.dev);
   INFO("in-training bf16 loss " << in_training << ", fresh bf16 evaluation " << again["loss"]);
   // The same weights, batches, ops and precision on one thread: the same numbers.
   // Before the fix the in-training evaluation ran on the weights of step 1.
   CHECK(again["loss"].get<double>() == in_training);
-  CHECK(again["accuracy"] == r.eval_events[0]["accuracy"]);
+  CHECK(again["accuracy"] == run.r.eval_events[0]["accuracy"]);
 }
 
 TEST_CASE("bf16: the trained weights evaluated in fp32 agree with the in-training evaluation",
           "[train][mixed_precision]") {
-  EvalSet dev = golden_dev_set();
-  GoldenData data = golden_train_data(8);
-  GoldenLoopResult r = run_golden_loop(GoldenLoop{8, 1, Precision::Bf16, &dev}, data);
-  REQUIRE(r.eval_events.size() == 1);
-  const double in_training = r.eval_events[0]["loss"];
-
-  auto fresh = fresh_copy(*r.model);
-  const double fp32 = evaluate_with(fresh, Precision::Fp32, dev)["loss"];
+  Bf16Run run;
+  REQUIRE(run.r.eval_events.size() == 1);
+  const double in_training = run.in_training();
+  auto fresh = fresh_copy(*run.r.model);
+  const double fp32 = evaluate_with(fresh, Precision::Fp32, run.dev)["loss"];
   // The logits of these weights in bf16 and fp32 decide how far apart the two
   // losses may be; the in-training evaluation must be one of them.
-  const double bound = loss_bound_from_logits(*fresh, dev);
+  const double bound = loss_bound_from_logits(*fresh, run.dev);
   INFO("in-training bf16 loss " << in_training << ", fp32 evaluation " << fp32 << ", bound " << bound);
   CHECK(std::abs(in_training - fp32) <= bound);
 }
