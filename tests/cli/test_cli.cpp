@@ -1,5 +1,5 @@
 // The command line: one table of flags and commands, help from it, clear errors.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "shared.h"
 

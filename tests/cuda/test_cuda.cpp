@@ -8,7 +8,7 @@
 #include "registry/registry.h"
 #include "train/autocast.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <unistd.h>
 

@@ -8,7 +8,7 @@
 #include "tokenizer/encoding.h"
 #include "tokenizer/wordpiece_loader.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <fstream>
 #include <map>

@@ -1,6 +1,6 @@
 // Forward/backward parity with Hugging Face transformers 4.40.2 on the golden
 // tiny_bert (golden/README.md section 2), loading from both weight files.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "golden.h"
 

@@ -1,7 +1,7 @@
 // Forward/backward, initialisation and bf16 parity of the DistilBERT and
 // ELECTRA families with transformers 4.40.2 on the golden tiny_distilbert and
 // tiny_electra (golden/README.md section 4).
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "golden.h"
 #include "model/distilbert.h"

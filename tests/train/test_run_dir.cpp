@@ -5,7 +5,7 @@
 #include "runner_build_config.h"
 #include "shared.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <filesystem>
 #include <fstream>
