@@ -27,6 +27,7 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler  # the tensorboard logger's event files
   ccache                      # Meson compiles through it when it is installed: rebuilds are fast
   libcurl4-openssl-dev libzip-dev   # Hub and GLUE downloads; SST-2.zip
+  time                        # the tests read a child command's time and peak memory from /usr/bin/time
 )
 # A real one-node Slurm cluster for tests/slurm (jq reads the runs' JSON there).
 if ((with_slurm)); then PACKAGES+=(slurm-wlm munge jq); fi
