@@ -91,6 +91,8 @@ in_tree() {
 }
 
 trap close_tree EXIT
+trap 'exit 130' INT   # so that Ctrl-C and kill still unmount and remove the tree
+trap 'exit 143' TERM
 t0=$(date +%s)
 make_tree
 open_tree
