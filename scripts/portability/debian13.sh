@@ -65,7 +65,11 @@ make_tree() {
 open_tree() {
   mountpoint -q "$tree/proc" || mount -t proc proc "$tree/proc"
   mountpoint -q "$tree/sys" || mount --rbind --make-rslave /sys "$tree/sys"
-  mountpoint -q "$tree/dev" || mount --rbind --make-rslave /dev "$tree/dev"  # /dev/pts: the init test's tmux
+  # /dev/pts: the init test's tmux. A /dev left without it (an interrupted run) is mounted anew.
+  if ! mountpoint -q "$tree/dev/pts"; then
+    mountpoint -q "$tree/dev" && umount -R "$tree/dev"
+    mount --rbind --make-rslave /dev "$tree/dev"
+  fi
   mkdir -p "$tree/src/shared"
   mountpoint -q "$tree/src/shared" || {
     mount --bind "$shared" "$tree/src/shared"
