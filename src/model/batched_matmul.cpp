@@ -81,10 +81,6 @@ bool fits_blas(const torch::Tensor& a, const torch::Tensor& b) {
 // a [N, M, K] x b [N, K, P] -> [N, M, P]. Inside at::parallel_for, the
 // OpenMP build of OpenBLAS sees a parallel region and runs each GEMM on one thread.
 torch::Tensor bmm_over_threads(const torch::Tensor& a_in, const torch::Tensor& b_in) {
-  // A product with a side of 1 (a matrix-vector or an outer product) is too small
-  // to gain from threads, and LibTorch may round it by how large the batch is
-  // (pip torch 2.11: slices differed from the whole batch); whole, it is matmul's.
-  if (a_in.size(1) == 1 || a_in.size(2) == 1 || b_in.size(2) == 1) return at::bmm(a_in, b_in);
   auto out = torch::empty({a_in.size(0), a_in.size(1), b_in.size(2)}, a_in.options());
   if (!fits_blas(a_in, b_in)) {
     at::parallel_for(0, a_in.size(0), 1, [&](int64_t begin, int64_t end) {
