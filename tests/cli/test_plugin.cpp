@@ -1,6 +1,6 @@
 // Plugins built from tests/plugins/: a scheduler that a recipe then uses, and a
 // dataset that a run trains on and `runner export` finds again.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "run_files.h"
 #include "shared.h"

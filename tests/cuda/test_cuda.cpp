@@ -10,7 +10,7 @@
 
 #include "../train/golden_loop.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <cstdlib>
 

@@ -1,6 +1,6 @@
 // GLUE files as distributed and the generic tsv/csv/jsonl datasets, including
 // every malformed-row case of issue 3.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "data/dataset.h"
 #include "registry/registry.h"

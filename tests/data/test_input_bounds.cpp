@@ -1,7 +1,7 @@
 // The checked edges every input goes through (issue 15, items 2, 8, 12): the
 // bounded JSON parse, the checked number conversion and the input-file check,
 // and the data readers that use them.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "data/dataset.h"
 #include "registry/registry.h"

@@ -1,5 +1,5 @@
 // Samplers, batches and the resumable batch iterator.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "data/batch_iterator.h"
 #include "data/dataset.h"

@@ -1,5 +1,5 @@
 // The token cache: hits, re-tokenizing after a data edit, rebuilding a damaged file.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "data/token_cache.h"
 #include "registry/registry.h"

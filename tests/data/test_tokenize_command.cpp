@@ -1,5 +1,5 @@
 // The `runner tokenize` body: golden edge cases in, the golden ids out.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "shared.h"
 #include "tokenizer/tokenize_command.h"

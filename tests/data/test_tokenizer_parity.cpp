@@ -1,6 +1,6 @@
 // Exact parity with Hugging Face's slow BertTokenizer (transformers 4.40.2) on
 // every golden tokenization file: the ids and token type ids must be identical.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "shared.h"
 #include "tokenizer/encoding.h"

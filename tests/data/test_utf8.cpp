@@ -1,6 +1,6 @@
 // UTF-8 validity as the Unicode standard's table 3-7 (well-formed byte
 // sequences) defines it; each case below is derived by hand from that table.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "util/utf8.h"
 

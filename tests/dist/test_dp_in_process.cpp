@@ -4,7 +4,7 @@
 // reduce-scatter traffic, and the NaN decisions (skip, abort) that every rank must share.
 #include "toy_ranks.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 using namespace runner;
 using namespace runner::test;

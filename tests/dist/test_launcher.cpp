@@ -2,7 +2,7 @@
 // workers' threads outnumber the CPUs, and never over the user's own setting.
 #include "dist/launcher.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <cstdlib>
 #include <sstream>

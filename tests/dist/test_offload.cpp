@@ -4,7 +4,7 @@
 #include "dist/optimizer_offload.h"
 #include "registry/registry.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 using namespace runner;
 

@@ -12,7 +12,7 @@
 #include "shared.h"
 #include "toy_ranks.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>

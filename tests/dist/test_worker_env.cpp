@@ -5,7 +5,7 @@
 
 #include "shared.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <map>
 

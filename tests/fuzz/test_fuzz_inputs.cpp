@@ -1,7 +1,7 @@
 // Replays tests/fuzz/<target>/* through the fuzz targets: each file is an input
 // that once crashed, hung or leaked there, so each must now be accepted or
 // refused the project's way. A new finding goes in with its fix.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "fuzz_support.h"
 #include "fuzz_targets.h"

@@ -5,7 +5,7 @@
 #include "hub_support.h"
 #include "util/diagnostic.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <zip.h>
 
 #include <filesystem>

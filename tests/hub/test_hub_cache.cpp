@@ -6,7 +6,7 @@
 #include "hub_support.h"
 #include "util/diagnostic.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <chrono>
 #include <filesystem>

@@ -6,7 +6,7 @@
 #include "run_files.h"
 #include "util/diagnostic.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <nlohmann/json.hpp>
 
 #include <chrono>

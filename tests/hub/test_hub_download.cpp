@@ -7,7 +7,7 @@
 #include "util/diagnostic.h"
 #include "util/sha256.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <chrono>
 #include <filesystem>

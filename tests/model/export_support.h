@@ -8,7 +8,7 @@
 #include "tokenizer/encoding.h"
 #include "tokenizer/wordpiece_loader.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <fstream>
 #include <map>
@@ -107,7 +107,9 @@ inline std::vector<std::vector<double>> cli_predict(const std::string& model_dir
     std::ofstream out(input);
     for (const auto& p : pairs) out << p << "\n";
   }
-  auto r = run_command(runner_exe() + " predict --model " + model_dir + " --input " + input + " 2>/dev/null");
+  // Braces: run_command's own 2>&1 would otherwise send stderr back into the JSON lines.
+  auto r = run_command("{ " + runner_exe() + " predict --model " + model_dir + " --input " + input +
+                       " 2>/dev/null; }");
   REQUIRE(r.exit_code == 0);
   std::istringstream lines(r.out);
   std::vector<std::vector<double>> logits;

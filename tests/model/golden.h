@@ -7,7 +7,7 @@
 #include "shared.h"
 
 #include <ATen/autocast_mode.h>
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <nlohmann/json.hpp>
 

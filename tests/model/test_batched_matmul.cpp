@@ -2,7 +2,7 @@
 // torch::matmul's values and gradients exactly (the same GEMM per entry).
 #include "model/batched_matmul.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 using namespace runner;
 

@@ -4,7 +4,7 @@
 // and the biases were redrawn from a separate generator. Every other parameter
 // is therefore exactly what transformers' initialisation drew from the seeded
 // global generator, and the same seed must give the same tensors here.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "golden.h"
 #include "model/checkpoint.h"

@@ -1,5 +1,5 @@
 // Configuration, initialisation, checkpoint interop and save/load round trips.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "golden.h"
 #include "registry/registry.h"

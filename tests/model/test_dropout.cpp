@@ -6,7 +6,7 @@
 // giving the same mask.
 #include "model/encoder_ops.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <cmath>
 

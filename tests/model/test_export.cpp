@@ -2,7 +2,7 @@
 // the smoke recipe: the folder reloads with the checkpoint's exact weights,
 // `runner predict` on it gives the in-process model's logits, and every bad
 // input is exit code 2 with nothing written.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "export_support.h"
 #include "model/export.h"

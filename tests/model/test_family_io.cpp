@@ -1,7 +1,7 @@
 // DistilBERT and ELECTRA configs, presets, loading (both weight files, bare
 // base-model checkpoints), save_pretrained, predict on the golden folders, and
 // a short real run of each family through `runner run`, `export` and `predict`.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "export_support.h"
 #include "model/distilbert_component.h"

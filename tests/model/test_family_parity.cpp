@@ -1,7 +1,7 @@
 // Forward/backward, initialisation and bf16 parity of the DistilBERT and
 // ELECTRA families with transformers 4.40.2 on the golden tiny_distilbert and
 // tiny_electra (golden/README.md section 4).
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "golden.h"
 #include "model/distilbert.h"
@@ -148,13 +148,18 @@ TEST_CASE("family parity: ELECTRA refuses CPU bf16 autocast, for Hugging Face's 
                           Catch::Contains("expected scalar type BFloat16 but found Float"));
   CHECK(registry().find(Kind::Model, "distilbert")->spec.cpu_bf16_refusal.empty());
   CHECK(registry().find(Kind::Model, "bert")->spec.cpu_bf16_refusal.empty());
-  // The same op sequence fails here as it does in Python on LibTorch 1.13.
   auto model = test::load_tiny("tiny_electra", golden("tiny_electra"));
   model->eval();
   model->set_execution(Execution::Padded);
   test::Bf16Autocast autocast(/*aten_gemm=*/false);
+#if TORCH_VERSION_MAJOR < 2
+  // The same op sequence fails here as it does in Python on LibTorch 1.13 (the golden's torch).
   CHECK_THROWS_WITH(model->forward(test::parity_batch()),
                     Catch::Contains("expected scalar type BFloat16 but found Float"));
+#else
+  // LibTorch 2 runs it (seen on 2.6 and 2.11): the reason is torch 1.13's, the refusal stays.
+  CHECK_NOTHROW(model->forward(test::parity_batch()));
+#endif
 }
 
 TEST_CASE("family parity: DistilBERT sinusoidal positions are HF's fixed table, after the same draws",

@@ -3,7 +3,7 @@
 // carries it (a bare BertModel checkpoint, no "bert." prefix), found where the
 // runner finds it, against tests/model/golden/minilm_parity.json
 // (scripts/golden/minilm_parity.py says how it was made).
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "golden.h"
 #include "hub/python_packages.h"

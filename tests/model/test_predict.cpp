@@ -1,5 +1,5 @@
 // The predict command body and the export folder, against the golden logits.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "golden.h"
 #include "model/export.h"

@@ -1,5 +1,5 @@
 // pytorch_model.bin (torch.save zip format) against the same weights in safetensors.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "golden.h"
 #include "util/diagnostic.h"

@@ -1,6 +1,6 @@
 // The safetensors reader against the golden files and against hostile files,
 // and the writer against the reader.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "model/safetensors.h"
 #include "shared.h"

@@ -1,7 +1,7 @@
 // Recipes a hostile (or unlucky) user could write, from issue 15: each must be
 // refused by `runner validate` with exit code 2, within a second, naming the
 // file:line, the key and the problem, before anything is created.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "shared.h"
 

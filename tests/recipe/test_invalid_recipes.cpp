@@ -3,7 +3,7 @@
 // KEY is the key path the error names ("-" for none), LINE the line of the
 // offending value (in FILE when the error is in another file), SUBSTRING a part
 // of the message. The runner must exit 2 and print all three.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "shared.h"
 

@@ -1,7 +1,7 @@
 // The parameter count validate uses to refuse models this machine cannot
 // train, against the counts Hugging Face's models report for the same
 // configurations (sum(p.numel() for p in model.parameters()) in transformers).
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "model/model_budget.h"
 

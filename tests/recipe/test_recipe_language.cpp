@@ -1,6 +1,6 @@
 // The recipe language end to end through the library: TOML/YAML twins,
 // extends, environment interpolation and typed --set overrides.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "shared.h"
 

@@ -1,6 +1,6 @@
 // What ships must hold: every recipe validates, the committed schema is the
 // generated one, and shipped recipes point editors at it.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "shared.h"
 

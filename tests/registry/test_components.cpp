@@ -1,6 +1,6 @@
 // Every registered component can be built from its declared defaults alone
 // (plus the few options declared required) and does something real.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "shared.h"
 

@@ -2,7 +2,7 @@
 // - the folders of src/ form layers, listed low to high in README.md's
 //   "Project layout" block; no file includes from a higher layer than its own;
 // - no function in src/run or src/train is longer than 60 lines.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "runner_build_config.h"
 

@@ -2,7 +2,7 @@
 // the settings the code reads: set alone to a value other than its default, it
 // changes that field (read back through the binding) and no other, and the
 // defaults the code gets are the declared ones.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "data/data_options.h"
 #include "recipe/sections.h"

@@ -1,7 +1,7 @@
 // The metric regression suite: each recipe in tests/regression/recipes/ is
 // trained and checked against its committed baseline with `runner compare`,
 // exactly as a user's CI would. How the baselines were made: README.md here.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "shared.h"
 

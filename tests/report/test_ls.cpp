@@ -1,7 +1,7 @@
 // `runner ls`: one line per run, newest first, a damaged run listed as
 // unreadable rather than hiding the others, --json for scripts, exit 2 for a
 // folder that does not exist.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "report_fixtures.h"
 #include "shared.h"

@@ -2,7 +2,7 @@
 // their series, the best-checkpoint marker, the identity and difference
 // tables, the sweep ranking, the axis ticks, and bad input (exit 2, nothing
 // overwritten).
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "report/report_command.h"
 #include "report/report_page.h"

@@ -4,7 +4,7 @@
 
 #include "run/run_dir.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 #include <nlohmann/json.hpp>
 
 #include <fstream>

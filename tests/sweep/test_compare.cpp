@@ -1,6 +1,6 @@
 // `runner compare`: tolerance semantics in both directions, exit codes 0/1/2,
 // baselines, and the readable diff of two real runs.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "shared.h"
 #include "sweep/compare.h"

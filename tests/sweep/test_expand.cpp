@@ -1,6 +1,6 @@
 // Sweep files: schema, grid/zip/points expansion, and point ids that do not
 // depend on the axis order, the file format or the machine.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "shared.h"
 #include "sweep/expand.h"

@@ -1,6 +1,6 @@
 // Running sweeps end to end with the runner executable: the ledger, isolation of
 // bad points, the exit code, the summaries, and a sweep killed half-way.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "shared.h"
 

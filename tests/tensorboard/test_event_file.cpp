@@ -1,6 +1,6 @@
 // CRC-32C against the test vectors of RFC 3720 (iSCSI, appendix B.4) and the
 // TFRecord framing the tensorboard logger writes around each Event.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "run/tensorboard_logger.h"
 #include "util/crc32c.h"

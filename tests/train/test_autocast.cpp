@@ -2,7 +2,7 @@
 // it restores the state it found (the bf16 parity and e2e tests rely on it).
 #include "train/autocast.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 using runner::AutocastGuard;
 

@@ -8,7 +8,7 @@
 
 #include "shared.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <filesystem>
 #include <fstream>

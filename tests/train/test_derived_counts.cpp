@@ -12,7 +12,7 @@
 #include "shared.h"
 #include "toy_classifier.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <climits>
 #include <filesystem>

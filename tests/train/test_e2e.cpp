@@ -8,7 +8,7 @@
 #include "run_files.h"
 #include "shared.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <filesystem>
 #include <fstream>

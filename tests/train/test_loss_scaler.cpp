@@ -2,7 +2,7 @@
 // the scale; clean steps grow it after growth_interval.
 #include "optim/loss_scaler.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <limits>
 

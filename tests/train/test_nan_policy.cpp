@@ -8,7 +8,7 @@
 
 #include "toy_classifier.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <cmath>
 

@@ -4,7 +4,7 @@
 #include "optim/optimizer.h"
 #include "registry/registry.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <cmath>
 

@@ -10,7 +10,7 @@
 #include "run_files.h"
 #include "shared.h"
 
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include <iostream>
 

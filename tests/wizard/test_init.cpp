@@ -1,6 +1,6 @@
 // runner init without a terminal: the precisions it offers for each kind of
 // machine, the answers it refuses, and the --defaults recipe validating.
-#include <catch2/catch.hpp>
+#include "catch.h"
 
 #include "recipe/recipe.h"
 #include "registry/registry.h"
