@@ -44,7 +44,8 @@ Trainer::Trainer(TrainerConfig config, std::shared_ptr<SequenceClassifier> model
       loggers_(std::move(loggers)),
       scaler_(config_.precision == Precision::Fp16, config_.loss_scale_init,
               config_.loss_scale_growth_interval),
-      interval_(std::make_shared<Interval>()) {
+      interval_(std::make_shared<Interval>()),
+      device_type_(model_->parameters().front().device().type()) {
   if (config_.precision == Precision::Fp16 && !torch::cuda::is_available())
     throw InputError(make_error({}, "train.precision", "fp16 needs CUDA, and none is available",
                                 "use precision = \"bf16\" (autocast) or \"fp32\" on CPU"));
@@ -142,7 +143,7 @@ void Trainer::run_epoch() {
 // open across a step would run every later forward on stale weights. Backward
 // and the optimizer step run outside it, as PyTorch's autocast docs require.
 ModelOutput Trainer::forward(const ModelBatch& batch) {
-  AutocastGuard autocast(config_.precision, model_->parameters().front().device().type());
+  AutocastGuard autocast(config_.precision, device_type_);
   return model_->forward(batch);
 }
 

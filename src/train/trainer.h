@@ -94,6 +94,7 @@ class Trainer {
   TrainingState state_;  // the scalar progress; tensors are captured on demand
   long long total_steps_ = 0;
   std::shared_ptr<Interval> interval_;
+  c10::DeviceType device_type_;  // where the model lives: autocast's device, read once
   torch::Tensor window_loss_;     // sum of this window's micro-batch losses (unscaled, undivided)
   long long window_micro_ = 0;
   bool window_bad_ = false;
