@@ -1,4 +1,5 @@
 #include "dist/data_parallel.h"
+#include "model/host_read.h"
 
 #include "optim/grad_clip.h"
 #include "util/json_input.h"
@@ -251,15 +252,15 @@ torch::Tensor DataParallel::mean(const torch::Tensor& scalar) {
 std::vector<bool> DataParallel::any_rank(const std::vector<bool>& flags) {
   torch::Tensor t = torch::zeros({static_cast<int64_t>(flags.size())}, torch::kInt64);
   for (size_t i = 0; i < flags.size(); ++i) t[static_cast<int64_t>(i)] = flags[i] ? 1 : 0;
-  t = ctx_->all_reduce(t, c10d::ReduceOp::MAX, "agreeing on skipping a step");
+  torch::Tensor host = read_to_host(ctx_->all_reduce(t, c10d::ReduceOp::MAX, "agreeing on skipping a step"));
   std::vector<bool> out;
-  for (size_t i = 0; i < flags.size(); ++i) out.push_back(t[static_cast<int64_t>(i)].item<int64_t>() != 0);
+  for (size_t i = 0; i < flags.size(); ++i) out.push_back(host.data_ptr<int64_t>()[i] != 0);
   return out;
 }
 
 int DataParallel::agree_interrupt(int local_signal) {
   torch::Tensor t = torch::full({1}, local_signal, torch::kInt64);
-  return static_cast<int>(ctx_->all_reduce(t, c10d::ReduceOp::MAX, "agreeing on a stop signal").item<int64_t>());
+  return static_cast<int>(read_int(ctx_->all_reduce(t, c10d::ReduceOp::MAX, "agreeing on a stop signal")));
 }
 
 bool DataParallel::evaluates_batch(size_t i) const {
@@ -286,8 +287,9 @@ void DataParallel::gather_eval(MetricInput& in, double& loss_sum, long long& exa
   }
   torch::Tensor sums = torch::tensor({loss_sum, static_cast<double>(examples)}, torch::kFloat64);
   sums = ctx_->all_reduce(sums, c10d::ReduceOp::SUM, "summing the eval loss");
-  loss_sum = sums[0].item<double>();
-  examples = static_cast<long long>(sums[1].item<double>());
+  std::vector<double> v = read_doubles({sums[0], sums[1]});
+  loss_sum = v[0];
+  examples = static_cast<long long>(v[1]);
 }
 
 namespace {
@@ -325,7 +327,7 @@ TensorMap DataParallel::receive_state_from(int root, const TensorMap& local) {
   }
   torch::Tensor len = torch::full({1}, static_cast<int64_t>(meta.size()), torch::kInt64);
   ctx_->broadcast({len}, root, "gathering the optimizer state");
-  torch::Tensor bytes = torch::zeros({len.item<int64_t>()}, torch::kUInt8);
+  torch::Tensor bytes = torch::zeros({read_int(len)}, torch::kUInt8);
   if (root == rank()) std::copy(meta.begin(), meta.end(), bytes.data_ptr<uint8_t>());
   ctx_->broadcast({bytes}, root, "gathering the optimizer state");
   auto j = parse_json(std::string_view(reinterpret_cast<const char*>(bytes.data_ptr<uint8_t>()),

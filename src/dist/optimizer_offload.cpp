@@ -1,4 +1,5 @@
 #include "dist/optimizer_offload.h"
+#include "model/host_read.h"
 
 namespace runner {
 
@@ -23,7 +24,7 @@ OffloadedOptimizer::OffloadedOptimizer(std::vector<NamedParameter> device_params
   for (size_t i = 0; i < params_.size(); ++i) decay_[i] = inner_->weight_decay_of(i);
 }
 
-void OffloadedOptimizer::step(double lr) {
+void OffloadedOptimizer::apply(const StepInputs& in) {
   torch::NoGradGuard no_grad;
   for (size_t i = 0; i < params_.size(); ++i) {
     const torch::Tensor& grad = params_[i].tensor.grad();
@@ -36,7 +37,8 @@ void OffloadedOptimizer::step(double lr) {
     host_grads_[i].copy_(grad);
     masters_[i].mutable_grad() = host_grads_[i];
   }
-  inner_->step(lr);
+  StepInputs host{read_to_host(in.lr), in.skip.defined() ? read_to_host(in.skip) : torch::Tensor()};
+  inner_->step(host);
   for (size_t i = 0; i < params_.size(); ++i)
     if (masters_[i].grad().defined()) params_[i].tensor.copy_(masters_[i], /*non_blocking=*/true);
 }

@@ -24,7 +24,6 @@ class OffloadedOptimizer : public Optimizer {
   OffloadedOptimizer(std::vector<NamedParameter> device_params, const OptimizerMaker& make_inner,
                      const torch::Device& host = torch::kCPU);
 
-  void step(double lr) override;
   // The wrapped optimizer's entries, host tensors named as without offload,
   // so checkpoints do not depend on it.
   TensorMap state() const override { return inner_->state(); }
@@ -32,6 +31,11 @@ class OffloadedOptimizer : public Optimizer {
   void load_state(const TensorMap& state) override;
 
   const std::vector<torch::Tensor>& master_weights() const { return masters_; }
+
+ protected:
+  // The wrapped optimizer runs on the host: its lr and skip flag are copied
+  // there (counted reads: offloading waits for the device every step anyway).
+  void apply(const StepInputs& in) override;
 
  private:
   std::vector<torch::Tensor> masters_;  // fp32, on the host: what the inner optimizer steps

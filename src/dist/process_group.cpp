@@ -1,4 +1,5 @@
 #include "dist/process_group.h"
+#include "model/host_read.h"
 
 #include "util/diagnostic.h"
 
@@ -146,7 +147,7 @@ std::vector<torch::Tensor> DistContext::all_gather_varlen(const torch::Tensor& l
   std::vector<torch::Tensor> counts_in = {n};
   wait(group_->allgather(counts_out, counts_in), what);
   int64_t most = 0;
-  for (auto& c : counts_out[0]) most = std::max(most, c.item<int64_t>());
+  for (auto& c : counts_out[0]) most = std::max(most, read_int(c));
   // Gloo gathers equal sizes: pad to the longest and cut each back to its count.
   auto padded = torch::zeros({most}, t.options());
   padded.narrow(0, 0, t.numel()).copy_(t.reshape({-1}));
@@ -157,7 +158,7 @@ std::vector<torch::Tensor> DistContext::all_gather_varlen(const torch::Tensor& l
   std::vector<torch::Tensor> result;
   for (int r = 0; r < world_size(); ++r)
     result.push_back(out[0][static_cast<size_t>(r)]
-                         .narrow(0, 0, counts_out[0][static_cast<size_t>(r)].item<int64_t>())
+                         .narrow(0, 0, read_int(counts_out[0][static_cast<size_t>(r)]))
                          .to(local.device()));
   return result;
 }

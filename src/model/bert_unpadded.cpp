@@ -18,7 +18,7 @@ torch::Tensor BertForSequenceClassification::encode_unpadded(const ModelBatch& b
   a.batch = b.input_ids.size(0);
   a.length = b.input_ids.size(1);
   a.additive_mask = additive_attention_mask(b.attention_mask);
-  PackedTokens packed = pack_tokens(b.attention_mask);
+  PackedTokens packed = packed_tokens(b);
   a.token_index = packed.token_index;
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
   auto types = b.token_type_ids.reshape({-1}).index_select(0, a.token_index);

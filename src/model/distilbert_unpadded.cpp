@@ -19,7 +19,7 @@ torch::Tensor DistilBertForSequenceClassification::encode_unpadded(const ModelBa
   a.batch = b.input_ids.size(0);
   a.length = b.input_ids.size(1);
   a.padding = b.attention_mask.eq(0).view({a.batch, 1, 1, a.length});
-  PackedTokens packed = pack_tokens(b.attention_mask);
+  PackedTokens packed = packed_tokens(b);
   a.token_index = packed.token_index;
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
   auto h = embeddings_->forward(ids, a.token_index.remainder(a.length));  // [T, dim]

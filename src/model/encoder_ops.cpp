@@ -1,4 +1,5 @@
 #include "model/encoder_ops.h"
+#include "model/host_read.h"
 
 #include <algorithm>
 #include <limits>
@@ -71,9 +72,13 @@ torch::Tensor packed_context(const torch::Tensor& context, const torch::Tensor& 
       .index_select(0, token_index);
 }
 
+PackedTokens packed_tokens(const ModelBatch& b) {
+  return b.packed ? *b.packed : pack_tokens(b.attention_mask);
+}
+
 bool runs_unpadded(Execution e, const ModelBatch& b, const ForwardOptions& o) {
-  return e == Execution::Unpadded && !o.output_hidden_states &&
-         b.attention_mask.select(1, 0).all().item<bool>();
+  if (e != Execution::Unpadded || o.output_hidden_states) return false;
+  return b.packed || read_bool(b.attention_mask.select(1, 0).all());
 }
 
 torch::Tensor sequence_classification_loss(const torch::Tensor& logits, const torch::Tensor& labels,

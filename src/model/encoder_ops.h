@@ -31,12 +31,10 @@ void hf_init_leaves(torch::nn::Module& root, double std_dev, const std::vector<s
 // finfo(dtype).min as Hugging Face fills masked attention scores with it.
 c10::Scalar lowest_value(torch::ScalarType dtype);
 
-// The real tokens of a right-padded batch, for unpadded execution.
-struct PackedTokens {
-  torch::Tensor token_index;  // [T] flat positions of the real tokens in B*L, ascending
-  torch::Tensor first_token;  // [B] each row's first token (column 0) among the T
-};
+// From the mask, on its device (torch::nonzero reads the count back).
 PackedTokens pack_tokens(const torch::Tensor& attention_mask);
+// The batch's own packing when its builder made one, else pack_tokens.
+PackedTokens packed_tokens(const ModelBatch& b);
 
 // Unpadded attention's layout: q, k and v projected in one GEMM on the packed
 // tokens x [T, H] (concatenating the weights costs less than two more passes
@@ -49,7 +47,8 @@ torch::Tensor packed_context(const torch::Tensor& context, const torch::Tensor& 
 
 // Whether a forward may run unpadded: asked for, no padded hidden states
 // requested, and every row starts with a real token at column 0 (the head
-// reads column 0, as Hugging Face does whatever the mask says).
+// reads column 0, as Hugging Face does whatever the mask says). Reads the mask
+// back only for a batch that carries no packing (ModelBatch::packed).
 bool runs_unpadded(Execution e, const ModelBatch& b, const ForwardOptions& o);
 
 // Hugging Face's loss for *ForSequenceClassification: MSE for one label or a

@@ -8,15 +8,28 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace runner {
 
+// The real tokens of a right-padded batch, for unpadded execution.
+struct PackedTokens {
+  torch::Tensor token_index;  // [T] flat positions of the real tokens in B*L, ascending
+  torch::Tensor first_token;  // [B] each row's first token (column 0) among the T
+};
+
 // One batch, every tensor [B, L] int64 except labels [B] (int64 class ids, or
 // float targets when num_labels == 1). Undefined labels: no loss.
 struct ModelBatch {
   torch::Tensor input_ids, token_type_ids, attention_mask, labels;
+  // Set by whoever built the batch on the host from its rows' lengths, and only
+  // when every row starts with a real token (train/split_batch_source.cpp): the
+  // model then chooses the unpadded path and packs its tokens without reading
+  // the mask back from the device (a wait for the GPU). Absent: derived from
+  // attention_mask, with a read.
+  std::optional<PackedTokens> packed;
 };
 
 struct ModelOutput {

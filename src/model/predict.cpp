@@ -1,4 +1,5 @@
 #include "model/predict.h"
+#include "model/host_read.h"
 
 #include "model/model_factory.h"
 #include "tokenizer/encoding.h"
@@ -43,14 +44,14 @@ ModelBatch pad_batch(const std::vector<PendingExample>& examples, int64_t pad_id
 void predict_batch(SequenceClassifier& model, std::vector<PendingExample>& batch,
                    int64_t pad_id, std::ostream& out) {
   if (batch.empty()) return;
-  auto logits = model.forward(pad_batch(batch, pad_id)).logits.to(torch::kFloat32).contiguous();
-  auto best = logits.argmax(1);
+  auto logits = read_to_host(model.forward(pad_batch(batch, pad_id)).logits.to(torch::kFloat32));
+  auto best = logits.argmax(1).contiguous();  // on the host
   for (size_t i = 0; i < batch.size(); ++i) {
     nlohmann::json line = batch[i].line;
     auto row = logits[static_cast<int64_t>(i)];
     line["logits"] = std::vector<float>(row.data_ptr<float>(), row.data_ptr<float>() + row.numel());
     if (model.num_labels() > 1) {
-      long long label = best[static_cast<int64_t>(i)].item<int64_t>();
+      long long label = best.data_ptr<int64_t>()[i];
       line["label"] = label;
       line["label_name"] = model.label_name(label);
     }

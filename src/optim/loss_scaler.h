@@ -3,6 +3,10 @@
 // clipping, a step whose gradients hold inf/NaN is skipped and halves the scale,
 // and `growth_interval` clean steps in a row double it. Disabled, it is the
 // identity and never skips.
+//
+// As GradScaler keeps them, the scale, the growth count and the found-inf flag
+// live on the gradients' device and are updated there: a step never waits for
+// the host. state() reads them back (a log line, a checkpoint).
 #pragma once
 
 #include "optim/optimizer.h"
@@ -21,21 +25,26 @@ class LossScaler {
              double growth_factor = 2.0, double backoff_factor = 0.5);
 
   bool enabled() const { return enabled_; }
-  torch::Tensor scale_loss(const torch::Tensor& loss) const;
-  // Multiplies every gradient by 1/scale; returns true when any gradient holds a
-  // non-finite value (then the caller skips the optimizer and scheduler step).
-  bool unscale(const std::vector<NamedParameter>& params);
-  // After each optimizer window: backoff on inf/NaN, else count towards growth.
-  void update(bool found_inf);
+  torch::Tensor scale_loss(const torch::Tensor& loss);
+  // Multiplies every gradient by 1/scale; returns a 0-d bool on their device,
+  // true when any gradient holds a non-finite value (then the step is skipped).
+  // Disabled: an undefined tensor (nothing found).
+  torch::Tensor unscale(const std::vector<NamedParameter>& params);
+  // After each optimizer window: backoff when `found_inf` (a 0-d bool), else
+  // count towards growth.
+  void update(const torch::Tensor& found_inf);
 
-  const LossScalerState& state() const { return state_; }
-  void load_state(const LossScalerState& s) { state_ = s; }
+  LossScalerState state() const;  // one host read
+  void load_state(const LossScalerState& s);
 
  private:
+  void place_on(const torch::Device& device);
+
   bool enabled_;
   long long growth_interval_;
   double growth_factor_, backoff_factor_;
-  LossScalerState state_;
+  // float32 as GradScaler's _scale; the counts as float64 (exact to 2^53).
+  torch::Tensor scale_, growth_tracker_, skipped_steps_;
 };
 
 }  // namespace runner

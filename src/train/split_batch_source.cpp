@@ -14,6 +14,22 @@ torch::Tensor int64_tensor(const std::vector<int64_t>& v, std::vector<int64_t> s
   return device.is_cpu() ? cpu : cpu.to(device);
 }
 
+// The packing the unpadded path needs (ModelBatch::packed), from the host's mask:
+// only when every row starts with a real token, as runs_unpadded requires.
+std::optional<PackedTokens> packing(const Batch& b, const torch::Device& device) {
+  std::vector<int64_t> token_index, first_token;
+  for (int64_t r = 0; r < b.batch_size; ++r) {
+    const int64_t* row = b.attention_mask.data() + r * b.seq_len;
+    if (b.seq_len == 0 || row[0] == 0) return std::nullopt;
+    first_token.push_back(static_cast<int64_t>(token_index.size()));
+    for (int64_t c = 0; c < b.seq_len; ++c)
+      if (row[c] != 0) token_index.push_back(r * b.seq_len + c);
+  }
+  const auto tokens = static_cast<int64_t>(token_index.size());
+  return PackedTokens{int64_tensor(token_index, {tokens}, device),
+                      int64_tensor(first_token, {b.batch_size}, device)};
+}
+
 }  // namespace
 
 TrainBatch to_train_batch(const Batch& b, const std::string& split, const torch::Device& device) {
@@ -24,6 +40,7 @@ TrainBatch to_train_batch(const Batch& b, const std::string& split, const torch:
   out.tensors.attention_mask = int64_tensor(b.attention_mask, shape, device);
   bool labelled = !b.labels.empty() && b.labels.front() >= 0;
   if (labelled) out.tensors.labels = int64_tensor(b.labels, {b.batch_size}, device);
+  out.tensors.packed = packing(b, device);
   for (size_t i = 0; i < b.example_ids.size(); ++i) {
     out.example_ids.push_back(fmt::format("{}/{}", split, b.example_ids[i]));
     out.examples += b.is_padding.empty() || !b.is_padding[i];

@@ -2,13 +2,16 @@
 #include "train/trainer_interval.h"
 #include "train/autocast.h"
 #include "optim/grad_clip.h"
+#include "model/host_read.h"
 #include "train/interrupt.h"
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <utility>
 
 namespace runner {
@@ -44,15 +47,16 @@ Trainer::Trainer(TrainerConfig config, std::shared_ptr<SequenceClassifier> model
       loggers_(std::move(loggers)),
       scaler_(config_.precision == Precision::Fp16, config_.loss_scale_init,
               config_.loss_scale_growth_interval),
-      interval_(std::make_shared<Interval>()),
-      device_type_(model_->parameters().front().device().type()) {
+      device_(model_->parameters().front().device()) {
+  interval_ = std::make_shared<Interval>(device_);
   if (config_.precision == Precision::Fp16 && !torch::cuda::is_available())
     throw InputError(make_error({}, "train.precision", "fp16 needs CUDA, and none is available",
                                 "use precision = \"bf16\" (autocast) or \"fp32\" on CPU"));
   state_.grad_accum = config_.grad_accum;
   state_.steps_per_epoch = steps_per_epoch();
   total_steps_ = config_.max_steps > 0 ? config_.max_steps : steps_for_epochs();
-  schedule_ = schedule(total_steps_);
+  schedule_ = DeviceSchedule(schedule(total_steps_), optimizer_->base_lr());
+  schedule_.refill(state_.scheduler_step, settle_capacity(), device_);
 }
 
 long long Trainer::steps_per_epoch() const {
@@ -102,6 +106,7 @@ TrainOutcome Trainer::train() {
   if (data_.batches_per_epoch() == 0)
     throw InputError(make_error({}, "data", "the training split yields no batches",
                                 "check data.train_split and data.max_train_examples"));
+  schedule_.refill(state_.scheduler_step, settle_capacity(), device_);
   while (!finished()) run_epoch();
   TrainOutcome out;
   out.status = stop_early_ ? TrainStatus::EarlyStopped : TrainStatus::Completed;
@@ -143,33 +148,29 @@ void Trainer::run_epoch() {
 // open across a step would run every later forward on stale weights. Backward
 // and the optimizer step run outside it, as PyTorch's autocast docs require.
 ModelOutput Trainer::forward(const ModelBatch& batch) {
-  AutocastGuard autocast(config_.precision, device_type_);
+  AutocastGuard autocast(config_.precision, device_.type());
   return model_->forward(batch);
 }
 
+// Every micro-batch runs its backward, a non-finite one too: whether a loss is
+// finite is known only on the device, where a window holding one is skipped
+// (optimizer_step). Under data parallelism that also keeps this rank in step
+// with the others' gradient exchange.
 void Trainer::micro_step(const TrainBatch& batch, long long window) {
   ModelOutput out = forward(batch.tensors);
-  const bool bad = loss_is_bad(out.loss, batch);
-  window_bad_ = window_bad_ || bad;
-  // Under data parallelism a bad micro-batch still runs its backward, so that
-  // this rank enters the window's gradient exchange with the others; every
-  // rank then skips the step together (optimizer_step).
-  if (!bad || parallel_) {
-    torch::Tensor scaled = scaler_.scale_loss(out.loss / static_cast<double>(window));
-    if (!parallel_) {
+  record_loss(out.loss, batch);
+  torch::Tensor scaled = scaler_.scale_loss(out.loss / static_cast<double>(window));
+  if (!parallel_) {
+    scaled.backward();
+  } else {
+    const bool sync = window_micro_ + 1 == window;  // a window's last micro-batch
+    parallel_->before_backward(scaled, sync);
+    try {
       scaled.backward();
-    } else {
-      const bool sync = window_micro_ + 1 == window;  // a window's last micro-batch
-      parallel_->before_backward(scaled, sync);
-      try {
-        scaled.backward();
-      } catch (const std::exception& e) {  // the Reducer's collective failed inside backward
-        parallel_->fail("the gradient all-reduce", first_line(e.what()));
-      }
-      parallel_->after_backward(sync);
+    } catch (const std::exception& e) {  // the Reducer's collective failed inside backward
+      parallel_->fail("the gradient all-reduce", first_line(e.what()));
     }
-    torch::Tensor detached = out.loss.detach().to(torch::kFloat64);
-    if (!bad) window_loss_ = window_loss_.defined() ? window_loss_ + detached : detached;
+    parallel_->after_backward(sync);
   }
   ++window_micro_;
   interval_->samples += batch.examples;
@@ -179,21 +180,29 @@ void Trainer::micro_step(const TrainBatch& batch, long long window) {
   state_.samples_seen += batch.examples * (parallel_ ? parallel_->world_size() : 1);
 }
 
-bool Trainer::loss_is_bad(const torch::Tensor& loss, const TrainBatch& batch) {
-  // One host read of a scalar per micro-batch: free on CPU, where the value is
-  // already computed.
-  if (loss.isfinite().item<bool>()) return false;
+// On the device: the window's loss sum leaves a non-finite loss out, and the
+// window's flag remembers it. On the host: what a NaN report will name.
+void Trainer::record_loss(const torch::Tensor& loss, const TrainBatch& batch) {
+  torch::Tensor value = loss.detach().to(torch::kFloat64);
+  torch::Tensor finite = value.isfinite();
+  torch::Tensor kept = torch::where(finite, value, torch::zeros_like(value));
+  window_loss_ = window_loss_.defined() ? window_loss_ + kept : kept;
+  torch::Tensor bad = finite.logical_not();
+  window_bad_ = window_bad_.defined() ? window_bad_.logical_or(bad) : bad;
+  pending_.push_back({value, state_.global_step + 1, state_.epoch, state_.batch_in_epoch, batch.example_ids});
+}
+
+// A micro-batch whose loss was not finite, found when the trainer settles.
+void Trainer::report_bad_loss(const PendingLoss& m, double loss) {
   if (config_.nan_policy == NanPolicy::Skip) {
-    emit({{"event", "nan_skip"}, {"step", state_.global_step + 1}, {"examples", batch.example_ids}});
-    return true;
+    emit({{"event", "nan_skip"}, {"step", m.step}, {"examples", m.examples}});
+    return;
   }
   std::string what = fmt::format("the loss is {} at optimizer step {} (epoch {}, micro-batch {}); "
                                  "examples: {}",
-                                 loss.item<double>(), state_.global_step + 1, state_.epoch,
-                                 state_.batch_in_epoch, fmt::join(batch.example_ids, ", "));
+                                 loss, m.step, m.epoch, m.micro_batch, fmt::join(m.examples, ", "));
   if (!parallel_) throw nan_abort_error(what);
   if (nan_abort_.empty()) nan_abort_ = what;  // raised in optimizer_step, on every rank
-  return true;
 }
 
 InputError Trainer::nan_abort_error(const std::string& what) const {
@@ -212,32 +221,32 @@ void Trainer::throw_nan_abort() {
                                     state_.global_step + 1, state_.epoch));
 }
 
+// Nothing here reads the device without data parallelism: the skip flag, the
+// learning rate, the norm and the loss sums are tensors the next kernels consume.
 void Trainer::optimizer_step() {
   // Under data parallelism these are the parameters whose averaged gradients this rank holds.
   const auto& params = optimizer_->parameters();
-  bool bad_grad = scaler_.unscale(params), bad_loss = window_bad_;
+  torch::Tensor bad_grad = scaler_.unscale(params);  // undefined without loss scaling
+  torch::Tensor skip = bad_grad.defined() ? window_bad_.logical_or(bad_grad) : window_bad_;
+  bool rank_skipped = false, rank_bad_loss = false;  // agreed by the ranks on the host
   if (parallel_) {
-    std::vector<bool> agreed = parallel_->any_rank({bad_grad, bad_loss});
-    if (agreed[1] && config_.nan_policy == NanPolicy::Abort) throw_nan_abort();
-    if (agreed[1] && !bad_loss)
-      emit({{"event", "nan_skip"}, {"step", state_.global_step + 1}, {"on_another_rank", true}});
-    bad_grad = agreed[0], bad_loss = agreed[1];
+    std::tie(rank_skipped, rank_bad_loss) = agree_on_skip(bad_grad);
+    skip = torch::full({}, rank_skipped, torch::TensorOptions().dtype(torch::kBool).device(device_));
   }
-  const bool found_inf = bad_grad || bad_loss;
-  // A rank's NaN-loss backward left NaN in the exchanged gradients: nothing to measure.
   // The norm is a pass over every gradient: taken when clipping needs it or when
-  // this step's log line reports it, not on every step.
+  // this step's log line reports it, not on every step. A skipped step's NaN
+  // gradients under data parallelism have nothing to measure.
   const bool want_norm = config_.max_grad_norm > 0 || logs_at(state_.global_step + 1);
   torch::Tensor norm;
   if (want_norm && !parallel_) norm = clip_grad_norm(params, config_.max_grad_norm);
-  else if (want_norm && !found_inf) norm = parallel_->clip_grad_norm(config_.max_grad_norm);
-  double lr = optimizer_->base_lr() * schedule_(state_.scheduler_step);
-  if (!found_inf) {
-    optimizer_->step(lr);
+  else if (want_norm && !rank_skipped) norm = parallel_->clip_grad_norm(config_.max_grad_norm);
+  interval_->lr = schedule_.lr();
+  if (!rank_skipped) {
+    optimizer_->step({interval_->lr, skip});
     if (parallel_) parallel_->after_optimizer_step();
-    ++state_.scheduler_step;  // a skipped step does not advance the schedule
   }
-  scaler_.update(found_inf && scaler_.enabled());
+  schedule_.advance(skip);  // a skipped step does not advance the schedule
+  scaler_.update(skip);
   // Data parallelism keeps its gradients: the gradient exchange writes into them in place.
   if (parallel_) {
     optimizer_->zero_grad();
@@ -246,18 +255,38 @@ void Trainer::optimizer_step() {
     release_gradients(optimizer_->parameters());
   }
   ++state_.global_step;
-  if (window_loss_.defined() && !(parallel_ && bad_loss)) {  // every rank has a loss, or none logs
-    torch::Tensor mean_loss = window_loss_ / static_cast<double>(window_micro_);
-    torch::Tensor step_loss = parallel_ ? parallel_->mean(mean_loss) : mean_loss;
-    // The sum stays on the loss's device: no host read until the interval is logged.
-    interval_->loss_sum = interval_->loss_sum.to(step_loss.device()) + step_loss;
-    ++interval_->steps;
-  }
+  ++unsettled_steps_;
   if (norm.defined()) interval_->grad_norm = norm;
-  interval_->lr = lr;
+  add_to_interval(rank_bad_loss);
   window_loss_ = torch::Tensor();
+  window_bad_ = torch::Tensor();
   window_micro_ = 0;
-  window_bad_ = false;
+}
+
+// The ranks agree on the host whether the window is skipped (reads on each):
+// every rank then skips together, and nan_policy "abort" stops them all.
+// Returns {skip the step, some rank's loss was not finite}.
+std::pair<bool, bool> Trainer::agree_on_skip(const torch::Tensor& bad_grad) {
+  settle();  // reads this window's losses: names a NaN's examples
+  const bool bad_loss = read_bool(window_bad_);
+  std::vector<bool> agreed = parallel_->any_rank({bad_grad.defined() && read_bool(bad_grad), bad_loss});
+  if (agreed[1] && config_.nan_policy == NanPolicy::Abort) throw_nan_abort();
+  if (agreed[1] && !bad_loss)
+    emit({{"event", "nan_skip"}, {"step", state_.global_step + 1}, {"on_another_rank", true}});
+  return {agreed[0] || agreed[1], agreed[1]};
+}
+
+// The step's mean loss counts in the interval when every micro-batch's was finite
+// (decided on the device); under data parallelism, when every rank's was.
+void Trainer::add_to_interval(bool any_rank_bad_loss) {
+  Interval& iv = *interval_;
+  ++iv.steps;
+  if (!window_loss_.defined() || any_rank_bad_loss) return;
+  torch::Tensor mean_loss = window_loss_ / static_cast<double>(window_micro_);
+  torch::Tensor step_loss = parallel_ ? parallel_->mean(mean_loss) : mean_loss;
+  torch::Tensor counted = window_bad_.logical_not();
+  iv.loss_sum = iv.loss_sum + torch::where(counted, step_loss, torch::zeros_like(step_loss));
+  iv.loss_steps = iv.loss_steps + counted.to(torch::kFloat64);
 }
 
 bool Trainer::logs_at(long long step) const {
@@ -265,11 +294,12 @@ bool Trainer::logs_at(long long step) const {
 }
 
 // Logging, evaluation and the epoch transition come before the checkpoint, so
-// that a resumed run never repeats them.
+// that a resumed run never repeats them; all of them follow a settle.
 void Trainer::after_step(bool epoch_end) {
   long long step = state_.global_step;
   if (parallel_) interrupt_ = parallel_->agree_interrupt(pending_interrupt());
   emit({{"event", "progress"}, {"step", step}, {"total_steps", total_steps_}});
+  if (settles_at(step, epoch_end)) settle();
   if (logs_at(step)) log_interval();
   if (config_.eval_every > 0 && step % config_.eval_every == 0) maybe_evaluate(false);
   if (epoch_end) {
@@ -283,6 +313,44 @@ void Trainer::after_step(bool epoch_end) {
   save_best_ = false;
 }
 
+// Where the host needs what only the device knows: a log line, an evaluation
+// (its checkpoint of a new best), a checkpoint, the end; and often enough that
+// the schedule's table (settle_capacity steps) never runs out.
+bool Trainer::settles_at(long long step, bool epoch_end) const {
+  const bool evaluates = eval_ && ((config_.eval_every > 0 && step % config_.eval_every == 0) ||
+                                   (epoch_end && config_.eval_each_epoch));
+  const bool checkpoints = config_.checkpoint_every > 0 && step % config_.checkpoint_every == 0;
+  return logs_at(step) || evaluates || checkpoints || step >= total_steps_ || stop_early_ ||
+         interrupt() != 0 || unsettled_steps_ >= settle_capacity();
+}
+
+// Log steps come every log_every steps; other settles only come sooner.
+long long Trainer::settle_capacity() const { return std::min<long long>(config_.log_every, 1000); }
+
+// One read of everything the device holds since the last settle: the steps the
+// schedule applied, the interval's sums, norm and rate, and each micro-batch's
+// loss, whose non-finite ones are reported as train.nan_policy says.
+void Trainer::settle() {
+  Interval& iv = *interval_;
+  std::vector<torch::Tensor> scalars = {schedule_.applied(), iv.loss_sum, iv.loss_steps};
+  if (iv.grad_norm.defined()) scalars.push_back(iv.grad_norm);
+  if (iv.lr.defined()) scalars.push_back(iv.lr);
+  const size_t first_loss = scalars.size();
+  for (const auto& m : pending_) scalars.push_back(m.loss);
+  const std::vector<double> v = read_doubles(scalars);
+  state_.scheduler_step += static_cast<long long>(v[0]);
+  schedule_.refill(state_.scheduler_step, settle_capacity(), device_);
+  unsettled_steps_ = 0;
+  size_t i = 1;
+  iv.settled.loss_sum = v[i++];
+  iv.settled.loss_steps = v[i++];
+  if (iv.grad_norm.defined()) iv.settled.grad_norm = v[i++];
+  if (iv.lr.defined()) iv.settled.lr = v[i++];
+  std::vector<PendingLoss> pending = std::exchange(pending_, {});
+  for (size_t k = 0; k < pending.size(); ++k)
+    if (!std::isfinite(v[first_loss + k])) report_bad_loss(pending[k], v[first_loss + k]);
+}
+
 void Trainer::log_interval() {
   Interval& iv = *interval_;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - iv.since).count();
@@ -292,18 +360,19 @@ void Trainer::log_interval() {
                       {"step", state_.global_step},
                       {"total_steps", total_steps_},
                       {"epoch", state_.epoch},
-                      {"lr", iv.lr},
+                      {"lr", iv.settled.lr},
                       {"samples_per_s", seconds > 0 ? world * iv.samples / seconds : 0.0},
                       {"tokens_per_s", seconds > 0 ? iv.tokens / seconds : 0.0},
                       {"effective_batch", iv.steps > 0 ? world * iv.samples / iv.steps : 0}};
-  if (iv.steps > 0) e["loss"] = iv.loss_sum.item<double>() / static_cast<double>(iv.steps);
-  if (iv.grad_norm.defined()) e["grad_norm"] = iv.grad_norm.item<double>();
+  if (iv.settled.loss_steps > 0) e["loss"] = iv.settled.loss_sum / iv.settled.loss_steps;
+  if (iv.settled.grad_norm) e["grad_norm"] = *iv.settled.grad_norm;
   if (scaler_.enabled()) {
-    e["loss_scale"] = scaler_.state().scale;
-    e["skipped_steps"] = scaler_.state().skipped_steps;
+    LossScalerState scaler = scaler_.state();
+    e["loss_scale"] = scaler.scale;
+    e["skipped_steps"] = scaler.skipped_steps;
   }
   emit(e);
-  interval_ = std::make_shared<Interval>();
+  interval_ = std::make_shared<Interval>(device_);
 }
 
 void Trainer::emit(const nlohmann::json& event) {

@@ -2,6 +2,14 @@
 // train(), then the caller saves the final model and cleans up. One optimizer
 // step = one window of grad_accum micro-batches (the last window of an epoch may
 // be shorter); the loss is divided by the window's actual size.
+//
+// A step never reads a value back from the device (on a GPU, each read waits
+// for the card): losses, non-finite flags, the gradient norm, the loss scale
+// and the schedule's position stay there, a non-finite window is skipped there,
+// and the trainer *settles* -- reads them all at once -- only where it must:
+// log, evaluation and checkpoint steps, the last step, and at least every
+// 1000 steps. Under data parallelism the ranks agree on every window on the
+// host, as before.
 #pragma once
 
 #include "optim/loss_scaler.h"
@@ -10,6 +18,7 @@
 #include "train/logger.h"
 #include "train/batch_source.h"
 #include "train/batch_topology.h"
+#include "train/device_schedule.h"
 #include "train/parallel.h"
 #include "train/train_options.h"
 #include "train/training_state.h"
@@ -61,6 +70,12 @@ class Trainer {
 
  private:
   struct Interval;  // running sums between two log events
+  // A micro-batch whose loss has not been read back: what a NaN report names.
+  struct PendingLoss {
+    torch::Tensor loss;  // 0-d, on the device
+    long long step = 0, epoch = 0, micro_batch = 0;
+    std::vector<std::string> examples;
+  };
   std::pair<BatchTopology, BatchTopology> topologies(const TrainingState& s) const;
   void check_topology(const TrainingState& s, const BatchTopology& then, const BatchTopology& now) const;
   bool finished() const;
@@ -71,10 +86,16 @@ class Trainer {
   long long steps_for_epochs() const;
   ModelOutput forward(const ModelBatch& batch);  // under autocast in the training precision
   void micro_step(const TrainBatch& batch, long long window);
+  void record_loss(const torch::Tensor& loss, const TrainBatch& batch);
   void optimizer_step();
+  std::pair<bool, bool> agree_on_skip(const torch::Tensor& bad_grad);  // data parallelism's skip
+  void add_to_interval(bool any_rank_bad_loss);
   void after_step(bool epoch_end);
+  bool settles_at(long long step, bool epoch_end) const;
+  long long settle_capacity() const;
+  void settle();
+  void report_bad_loss(const PendingLoss& micro_batch, double loss);
   std::string best_metric_name() const;
-  bool loss_is_bad(const torch::Tensor& loss, const TrainBatch& batch);
   InputError nan_abort_error(const std::string& what) const;
   [[noreturn]] void throw_nan_abort();
   void log_interval();
@@ -86,7 +107,7 @@ class Trainer {
   TrainerConfig config_;
   std::shared_ptr<SequenceClassifier> model_;
   std::unique_ptr<Optimizer> optimizer_;
-  LrMultiplier schedule_;
+  DeviceSchedule schedule_;
   BatchSource& data_;
   const EvalSet* eval_;
   std::vector<Logger*> loggers_;
@@ -94,10 +115,12 @@ class Trainer {
   TrainingState state_;  // the scalar progress; tensors are captured on demand
   long long total_steps_ = 0;
   std::shared_ptr<Interval> interval_;
-  c10::DeviceType device_type_;  // where the model lives: autocast's device, read once
-  torch::Tensor window_loss_;     // sum of this window's micro-batch losses (unscaled, undivided)
+  torch::Device device_;        // where the model lives (autocast's device type), read once
+  torch::Tensor window_loss_;   // sum of this window's finite micro-batch losses (unscaled, undivided)
   long long window_micro_ = 0;
-  bool window_bad_ = false;
+  torch::Tensor window_bad_;    // 0-d bool: a micro-batch of this window had a non-finite loss
+  std::vector<PendingLoss> pending_;  // micro-batch losses not read back yet
+  long long unsettled_steps_ = 0;
   // nan_policy "abort" under data parallelism: this rank's NaN report, raised
   // once every rank has agreed on the window (so no rank waits on a dead one).
   std::string nan_abort_;

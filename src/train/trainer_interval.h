@@ -1,17 +1,28 @@
-// Private to the trainer: running sums between two log events. Tensors stay on
-// the device so that no step waits for the host; they are read only when a log
-// line is written or a checkpoint taken.
+// Private to the trainer: running sums between two log events. The sums stay
+// on the device so that no step waits for the host; the trainer reads them when
+// it settles (a log line, an evaluation, a checkpoint) into the `settled` values.
 #pragma once
 
 #include "train/trainer.h"
 
+#include <optional>
+
 namespace runner {
 
 struct Trainer::Interval {
-  torch::Tensor loss_sum = torch::zeros({}, torch::kFloat64);
-  torch::Tensor grad_norm;  // pre-clip norm of the last step
-  long long steps = 0, samples = 0, tokens = 0;
-  double lr = 0.0;
+  explicit Interval(const torch::Device& device)
+      : loss_sum(torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat64).device(device))),
+        loss_steps(torch::zeros_like(loss_sum)) {}
+
+  torch::Tensor loss_sum;    // float64: the mean window losses of the counted steps
+  torch::Tensor loss_steps;  // float64: steps whose every micro-batch loss was finite
+  torch::Tensor grad_norm;   // pre-clip norm of the last step that measured it
+  torch::Tensor lr;          // the last step's learning rate
+  struct Settled {
+    double loss_sum = 0.0, loss_steps = 0.0, lr = 0.0;
+    std::optional<double> grad_norm;
+  } settled;
+  long long steps = 0, samples = 0, tokens = 0;  // host counts
   std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
 };
 

@@ -1,5 +1,6 @@
 // The trainer's saved state and evaluation: capture / resume, checkpoints, the
 // best metric and early stopping.
+#include "model/host_read.h"
 #include "registry/registry.h"
 #include "train/interrupt.h"
 #include "train/metric.h"
@@ -47,10 +48,11 @@ TrainingState Trainer::capture_state() const {
     std::vector<torch::Tensor> all = parallel_->gather_from_all(s.cpu_rng);
     s.rank_cpu_rng.assign(all.begin() + 1, all.end());
   }
+  // As of the last settle: a checkpoint follows one (Trainer::save_checkpoint).
   const Interval& iv = *interval_;
-  s.pending_log = {{"loss_sum", iv.loss_sum.item<double>()}, {"steps", iv.steps},
-                   {"samples", iv.samples}, {"tokens", iv.tokens}, {"lr", iv.lr}};
-  if (iv.grad_norm.defined()) s.pending_log["grad_norm"] = iv.grad_norm.item<double>();
+  s.pending_log = {{"loss_sum", iv.settled.loss_sum}, {"steps", iv.settled.loss_steps},
+                   {"samples", iv.samples}, {"tokens", iv.tokens}, {"lr", iv.settled.lr}};
+  if (iv.settled.grad_norm) s.pending_log["grad_norm"] = *iv.settled.grad_norm;
   return s;
 }
 
@@ -101,17 +103,27 @@ void Trainer::resume(const TrainingState& s) {
   state_.steps_per_epoch = steps_per_epoch();
   const auto& p = s.pending_log;
   Interval& iv = *interval_;
-  iv.loss_sum = torch::full({}, record_number(p, "loss_sum", 0.0), torch::kFloat64);
+  auto on_device = torch::TensorOptions().dtype(torch::kFloat64).device(device_);
+  iv.settled.loss_sum = record_number(p, "loss_sum", 0.0);
+  iv.settled.loss_steps = static_cast<double>(record_integer(p, "steps", 0));
+  iv.loss_sum = torch::full({}, iv.settled.loss_sum, on_device);
+  iv.loss_steps = torch::full({}, iv.settled.loss_steps, on_device);
   iv.steps = record_integer(p, "steps", 0);
   // Per-worker counts: the interval's share of each worker changes with their number.
   iv.samples = record_integer(p, "samples", 0) * then.world / now.world;
   iv.tokens = record_integer(p, "tokens", 0) * then.world / now.world;
-  iv.lr = record_number(p, "lr", 0.0);
-  if (p.contains("grad_norm") && p["grad_norm"].is_number()) iv.grad_norm = torch::full({}, p["grad_norm"].get<double>());
+  iv.settled.lr = record_number(p, "lr", 0.0);
+  iv.lr = torch::full({}, iv.settled.lr, on_device);
+  if (p.contains("grad_norm") && p["grad_norm"].is_number()) {
+    iv.settled.grad_norm = p["grad_norm"].get<double>();
+    iv.grad_norm = torch::full({}, *iv.settled.grad_norm, on_device);
+  }
+  schedule_.refill(state_.scheduler_step, settle_capacity(), device_);
 }
 
 std::string Trainer::save_checkpoint() {
   if (config_.checkpoints_dir.empty()) return {};
+  if (unsettled_steps_ > 0 || !pending_.empty()) settle();
   std::string name = checkpoint_name(state_.global_step);
   // Every rank enters (the state capture may gather a sharded optimizer); rank 0 writes.
   TrainingState captured = capture_state();
@@ -142,10 +154,10 @@ nlohmann::json Trainer::evaluate() {
     if (parallel_ && !parallel_->evaluates_batch(i)) continue;
     const TrainBatch& b = eval_->batches[i];
     ModelOutput out = forward(b.tensors);  // in the training precision, as Accelerate evaluates
-    loss_sum += out.loss.item<double>() * static_cast<double>(b.examples);
+    loss_sum += read_double(out.loss) * static_cast<double>(b.examples);
     examples += b.examples;
-    torch::Tensor pred = out.logits.argmax(-1).to(torch::kCPU, torch::kInt64).contiguous();
-    torch::Tensor gold = b.tensors.labels.to(torch::kCPU, torch::kInt64).contiguous();
+    torch::Tensor pred = read_to_host(out.logits.argmax(-1).to(torch::kInt64));
+    torch::Tensor gold = read_to_host(b.tensors.labels.to(torch::kInt64));
     in.predictions.insert(in.predictions.end(), pred.data_ptr<int64_t>(),
                           pred.data_ptr<int64_t>() + pred.numel());
     in.labels.insert(in.labels.end(), gold.data_ptr<int64_t>(), gold.data_ptr<int64_t>() + gold.numel());

@@ -181,3 +181,72 @@ TEST_CASE("clip_grad_norm returns the pre-clip global norm and scales to max_nor
   clip_grad_norm(ps, 1.0);  // below max_norm: unchanged
   CHECK(ps[0].tensor.grad()[1].item<float>() == 0.4f);
 }
+
+namespace {
+
+std::unique_ptr<Optimizer> adamw_with(AdamKernel kernel, std::vector<NamedParameter> params) {
+  return make_adam_optimizer(adam_options(1e-3, 0.01), std::move(params), true, kernel);
+}
+
+// How many units in the last place two float32 tensors are apart, at most.
+int64_t max_ulps(const torch::Tensor& a, const torch::Tensor& b) {
+  return (a.view(torch::kInt32).to(torch::kInt64) - b.view(torch::kInt32).to(torch::kInt64))
+      .abs().max().item<int64_t>();
+}
+
+std::vector<AdamKernel> kernels_here() {
+  std::vector<AdamKernel> k = {AdamKernel::Auto, AdamKernel::Ops};
+  if (torch_has_fused_adam()) k.push_back(AdamKernel::TorchFused);
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("a skipped step leaves no trace in any Adam kernel", "[train][optim]") {
+  // The trainer skips a window with a non-finite loss or gradient on the device
+  // (StepInputs::skip): parameters, moments and the step count must stay as the
+  // last applied step left them, whatever the gradient holds.
+  for (AdamKernel kernel : kernels_here()) {
+    torch::manual_seed(3);
+    std::vector<NamedParameter> ps = {{"encoder.weight", torch::randn({1000}).set_requires_grad(true)}};
+    auto opt = adamw_with(kernel, ps);
+    ps[0].tensor.mutable_grad() = torch::randn({1000});
+    opt->step(1e-3);
+    torch::Tensor after_one = ps[0].tensor.detach().clone();
+    TensorMap state_one;
+    for (const auto& [k, v] : opt->state()) state_one[k] = v.clone();
+    ps[0].tensor.mutable_grad() = torch::full({1000}, std::nan(""));
+    opt->step(StepInputs{torch::full({}, 1e-3, torch::kFloat64), torch::full({}, true)});
+    INFO("kernel " << static_cast<int>(kernel));
+    CHECK(torch::equal(ps[0].tensor.detach(), after_one));
+    for (const auto& [k, v] : opt->state()) CHECK(torch::equal(v.cpu(), state_one.at(k).cpu()));
+    CHECK(opt->state().at("encoder.weight/step").item<float>() == 1.0f);
+  }
+}
+
+TEST_CASE("torch's fused AdamW equals the op sequence within 1 ulp", "[train][optim]") {
+  // The kernel the runner takes on CUDA (at::_fused_adamw_, LibTorch 2.4 on),
+  // here on its CPU twin: the same formula in float32, with lr / bias_correction1
+  // and the denominator's division grouped as torch.optim's fused path groups
+  // them, so each update may round differently in the last bit, and no more.
+  if (!torch_has_fused_adam()) {
+    WARN("this LibTorch has no fused Adam (2.4 on): checked by `scripts/test.sh pip-torch`");
+    return;
+  }
+  torch::manual_seed(7);
+  torch::Tensor start = torch::randn({100003});
+  std::vector<NamedParameter> fused = {{"encoder.weight", start.clone().set_requires_grad(true)}};
+  std::vector<NamedParameter> ops = {{"encoder.weight", start.clone().set_requires_grad(true)}};
+  auto a = adamw_with(AdamKernel::TorchFused, fused), b = adamw_with(AdamKernel::Ops, ops);
+  for (int step = 1; step <= 4; ++step) {
+    torch::Tensor g = torch::randn({100003}) * (step == 2 ? 1e-6 : 3.0);
+    fused[0].tensor.mutable_grad() = g.clone();
+    ops[0].tensor.mutable_grad() = g.clone();
+    a->step(1e-3);
+    b->step(1e-3);
+  }
+  torch::NoGradGuard no_grad;
+  CHECK(max_ulps(fused[0].tensor, ops[0].tensor) <= 1);
+  CHECK(max_ulps(a->state().at("encoder.weight/exp_avg"), b->state().at("encoder.weight/exp_avg")) <= 1);
+  CHECK(max_ulps(a->state().at("encoder.weight/exp_avg_sq"), b->state().at("encoder.weight/exp_avg_sq")) <= 1);
+}
