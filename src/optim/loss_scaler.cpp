@@ -65,11 +65,12 @@ void LossScaler::update(const torch::Tensor& found_inf) {
   place_on(found.device());
   const torch::Tensor grown = growth_tracker_ + 1;
   const torch::Tensor grow = grown.ge(static_cast<double>(growth_interval_));
-  // Backoff on a skip; growth (and a restarted count) after growth_interval clean steps.
-  scale_ = torch::where(found, scale_ * backoff_factor_,
-                        torch::where(grow, scale_ * growth_factor_, scale_));
-  growth_tracker_ = torch::where(found.logical_or(grow), torch::zeros_like(grown), grown);
-  skipped_steps_ = skipped_steps_ + found.to(torch::kFloat64);
+  // Backoff on a skip; growth (and a restarted count) after growth_interval clean
+  // steps. In place: a captured step (train/step_graphs.h) keeps these addresses.
+  scale_.copy_(torch::where(found, scale_ * backoff_factor_,
+                            torch::where(grow, scale_ * growth_factor_, scale_)));
+  growth_tracker_.copy_(torch::where(found.logical_or(grow), torch::zeros_like(grown), grown));
+  skipped_steps_.add_(found.to(torch::kFloat64));
 }
 
 }  // namespace runner

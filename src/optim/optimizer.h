@@ -43,6 +43,10 @@ class Optimizer {
   // Throws InputError naming the entry when the state does not fit the parameters.
   virtual void load_state(const TensorMap& state) = 0;
 
+  // Whether a step on `device` can be captured in a CUDA graph: it reads
+  // nothing on the host and keeps its state's addresses (train/step_graphs.h).
+  virtual bool capturable(const torch::Device& device) const { (void)device; return false; }
+
   // Zeroes the gradients in place (torch 1.13's zero_grad(set_to_none=False)).
   void zero_grad();
   double base_lr() const { return base_lr_; }

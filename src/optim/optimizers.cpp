@@ -98,6 +98,11 @@ class Adam : public Optimizer {
       : Optimizer(std::move(params), lr, wd, no_decay), o_(o), kernel_(kernel),
         slots_(params_.size()) {}
 
+  // torch's fused kernel takes every input on the device; the op sequence reads them on the host.
+  bool capturable(const torch::Device& device) const override {
+    return device.is_cuda() && kernel_ != AdamKernel::Ops && torch_has_fused_adam();
+  }
+
   TensorMap state() const override {
     TensorMap m;
     for (size_t i = 0; i < params_.size(); ++i) {

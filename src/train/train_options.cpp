@@ -59,6 +59,10 @@ OptionBinding<TrainerConfig> declare_train_options() {
                       "fp16: clean steps before the loss scale doubles")
              .at_least(1),
          &C::loss_scale_growth_interval);
+  b.bind_choice(opt::choice("cuda_graphs", {}, "auto",
+                            "Replay each training step's kernels as one CUDA graph per batch shape "
+                            "(auto: on a GPU, when the optimizer can be captured)"),
+                &C::cuda_graphs, {{"auto", CudaGraphs::Auto}, {"on", CudaGraphs::On}, {"off", CudaGraphs::Off}});
   return b;
 }
 

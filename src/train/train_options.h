@@ -12,6 +12,7 @@ namespace runner {
 
 enum class Precision { Fp32, Bf16, Fp16 };
 enum class NanPolicy { Abort, Skip };
+enum class CudaGraphs { Auto, On, Off };
 
 std::string precision_name(Precision p);  // "fp32", "bf16", "fp16"
 
@@ -32,6 +33,7 @@ struct TrainerConfig {
   NanPolicy nan_policy{};
   double loss_scale_init{};
   long long loss_scale_growth_interval{};
+  CudaGraphs cuda_graphs{};
   // Not an option: the run directory's checkpoints/ folder; empty = no checkpoints.
   std::string checkpoints_dir;
 };

@@ -107,6 +107,7 @@ TrainOutcome Trainer::train() {
     throw InputError(make_error({}, "data", "the training split yields no batches",
                                 "check data.train_split and data.max_train_examples"));
   schedule_.refill(state_.scheduler_step, settle_capacity(), device_);
+  start_graphs();
   while (!finished()) run_epoch();
   TrainOutcome out;
   out.status = stop_early_ ? TrainStatus::EarlyStopped : TrainStatus::Completed;
@@ -125,6 +126,22 @@ TrainOutcome Trainer::train() {
   return out;
 }
 
+// train.cuda_graphs: "auto" captures on a GPU when the optimizer can be captured
+// and the ranks need not agree on every step (no data parallelism); "on" also
+// runs the static-buffer step on the CPU, uncaptured (how the tests check it).
+// Graphs need fixed shapes: the model runs padded, each batch shape its graph.
+void Trainer::start_graphs() {
+  const bool capturable = device_.is_cuda() && optimizer_->capturable(device_);
+  const bool on = config_.cuda_graphs == CudaGraphs::On ||
+                  (config_.cuda_graphs == CudaGraphs::Auto && capturable);
+  if (!on || parallel_) return;
+  model_->set_execution(Execution::Padded);
+  graphs_ = std::make_unique<StepGraphs>(capturable);
+  emit({{"event", "cuda_graphs"}, {"captured", capturable},
+        {"why", capturable ? "one graph per batch shape (data.pad_to_multiple_of bounds their number)"
+                           : "not captured: the device or the optimizer cannot be (the static-buffer step runs eagerly)"}});
+}
+
 // The heart of the loop: micro-batches accumulate into windows; a full window
 // (or the epoch's last, shorter one) makes one optimizer step.
 void Trainer::run_epoch() {
@@ -132,11 +149,15 @@ void Trainer::run_epoch() {
   const long long epoch = state_.epoch, n = data_.batches_per_epoch();
   while (state_.epoch == epoch && !finished()) {
     long long b = state_.batch_in_epoch;
-    micro_step(data_.batch(b), window_size(b));
+    const long long window = window_size(b);
+    TrainBatch batch = data_.batch(b);
+    // A window of one micro-batch is a whole step: one graph replay when it can be.
+    const bool graphed = window == 1 && graphs_ && graphed_step(batch);
+    if (!graphed) micro_step(batch, window);
     state_.batch_in_epoch = b + 1;
     bool epoch_end = b + 1 == n;
     if (!epoch_end && (b + 1) % config_.grad_accum != 0) continue;
-    optimizer_step();
+    if (!graphed) optimizer_step();
     after_step(epoch_end);
   }
 }
@@ -157,21 +178,33 @@ ModelOutput Trainer::forward(const ModelBatch& batch) {
 // (optimizer_step). Under data parallelism that also keeps this rank in step
 // with the others' gradient exchange.
 void Trainer::micro_step(const TrainBatch& batch, long long window) {
-  ModelOutput out = forward(batch.tensors);
-  record_loss(out.loss, batch);
+  record_loss(forward_backward(batch.tensors, window), batch);
+  count_micro_batch(batch);
+}
+
+// The device work of a micro-batch: forward, loss, backward. Returns the loss
+// (float64) and whether it is not finite, both 0-d on the device.
+Trainer::MicroLoss Trainer::forward_backward(const ModelBatch& batch, long long window) {
+  ModelOutput out = forward(batch);
+  torch::Tensor value = out.loss.detach().to(torch::kFloat64);
+  MicroLoss loss{value, value.isfinite().logical_not()};
   torch::Tensor scaled = scaler_.scale_loss(out.loss / static_cast<double>(window));
   if (!parallel_) {
     scaled.backward();
-  } else {
-    const bool sync = window_micro_ + 1 == window;  // a window's last micro-batch
-    parallel_->before_backward(scaled, sync);
-    try {
-      scaled.backward();
-    } catch (const std::exception& e) {  // the Reducer's collective failed inside backward
-      parallel_->fail("the gradient all-reduce", first_line(e.what()));
-    }
-    parallel_->after_backward(sync);
+    return loss;
   }
+  const bool sync = window_micro_ + 1 == window;  // a window's last micro-batch
+  parallel_->before_backward(scaled, sync);
+  try {
+    scaled.backward();
+  } catch (const std::exception& e) {  // the Reducer's collective failed inside backward
+    parallel_->fail("the gradient all-reduce", first_line(e.what()));
+  }
+  parallel_->after_backward(sync);
+  return loss;
+}
+
+void Trainer::count_micro_batch(const TrainBatch& batch) {
   ++window_micro_;
   interval_->samples += batch.examples;
   interval_->tokens += batch.tokens;
@@ -182,14 +215,29 @@ void Trainer::micro_step(const TrainBatch& batch, long long window) {
 
 // On the device: the window's loss sum leaves a non-finite loss out, and the
 // window's flag remembers it. On the host: what a NaN report will name.
-void Trainer::record_loss(const torch::Tensor& loss, const TrainBatch& batch) {
-  torch::Tensor value = loss.detach().to(torch::kFloat64);
-  torch::Tensor finite = value.isfinite();
-  torch::Tensor kept = torch::where(finite, value, torch::zeros_like(value));
+void Trainer::record_loss(const MicroLoss& loss, const TrainBatch& batch) {
+  torch::Tensor kept = torch::where(loss.bad, torch::zeros_like(loss.value), loss.value);
   window_loss_ = window_loss_.defined() ? window_loss_ + kept : kept;
-  torch::Tensor bad = finite.logical_not();
-  window_bad_ = window_bad_.defined() ? window_bad_.logical_or(bad) : bad;
-  pending_.push_back({value, state_.global_step + 1, state_.epoch, state_.batch_in_epoch, batch.example_ids});
+  window_bad_ = window_bad_.defined() ? window_bad_.logical_or(loss.bad) : loss.bad;
+  pending_.push_back({loss.value, state_.global_step + 1, state_.epoch, state_.batch_in_epoch, batch.example_ids});
+}
+
+// One window of one micro-batch, its forward, backward and update in one CUDA
+// graph replay (train/step_graphs.h); the host's bookkeeping follows as in the
+// eager step. False when the batch's shape has no graph: the caller runs it eagerly.
+bool Trainer::graphed_step(const TrainBatch& batch) {
+  auto outputs = graphs_->run(batch.tensors, [this](const ModelBatch& inputs) {
+    MicroLoss loss = forward_backward(inputs, 1);
+    UpdateResult r = apply_update(skip_flag(loss.bad, scaler_.unscale(optimizer_->parameters())), false);
+    return std::vector<torch::Tensor>{loss.value, loss.bad, r.skip, r.norm, r.lr};
+  });
+  if (!outputs) return false;
+  const std::vector<torch::Tensor>& o = *outputs;
+  // The outputs are overwritten by the next replay: the pending loss is a copy.
+  record_loss({o[0].clone(), o[1]}, batch);
+  count_micro_batch(batch);
+  finish_step({o[2], o[3], o[4]}, false);
+  return true;
 }
 
 // A micro-batch whose loss was not finite, found when the trainer settles.
@@ -225,28 +273,42 @@ void Trainer::throw_nan_abort() {
 // learning rate, the norm and the loss sums are tensors the next kernels consume.
 void Trainer::optimizer_step() {
   // Under data parallelism these are the parameters whose averaged gradients this rank holds.
-  const auto& params = optimizer_->parameters();
-  torch::Tensor bad_grad = scaler_.unscale(params);  // undefined without loss scaling
-  torch::Tensor skip = bad_grad.defined() ? window_bad_.logical_or(bad_grad) : window_bad_;
+  torch::Tensor bad_grad = scaler_.unscale(optimizer_->parameters());  // undefined without loss scaling
+  torch::Tensor skip = skip_flag(window_bad_, bad_grad);
   bool rank_skipped = false, rank_bad_loss = false;  // agreed by the ranks on the host
   if (parallel_) {
     std::tie(rank_skipped, rank_bad_loss) = agree_on_skip(bad_grad);
     skip = torch::full({}, rank_skipped, torch::TensorOptions().dtype(torch::kBool).device(device_));
   }
-  // The norm is a pass over every gradient: taken when clipping needs it or when
-  // this step's log line reports it, not on every step. A skipped step's NaN
-  // gradients under data parallelism have nothing to measure.
-  const bool want_norm = config_.max_grad_norm > 0 || logs_at(state_.global_step + 1);
-  torch::Tensor norm;
-  if (want_norm && !parallel_) norm = clip_grad_norm(params, config_.max_grad_norm);
-  else if (want_norm && !rank_skipped) norm = parallel_->clip_grad_norm(config_.max_grad_norm);
-  interval_->lr = schedule_.lr();
+  finish_step(apply_update(skip, rank_skipped), rank_bad_loss);
+}
+
+torch::Tensor Trainer::skip_flag(const torch::Tensor& window_bad, const torch::Tensor& bad_grad) {
+  return bad_grad.defined() ? window_bad.logical_or(bad_grad) : window_bad;
+}
+
+// The device work of an optimizer step once its skip flag is known: clipping,
+// the learning rate, the update, the schedule's and the loss scale's progress.
+Trainer::UpdateResult Trainer::apply_update(const torch::Tensor& skip, bool rank_skipped) {
+  const auto& params = optimizer_->parameters();
+  // The norm is a pass over every gradient: taken when clipping needs it, when
+  // this step's log line reports it, or always in a graph (the same kernels every
+  // replay). A skipped step's NaN gradients under data parallelism have nothing to measure.
+  const bool want_norm = config_.max_grad_norm > 0 || logs_at(state_.global_step + 1) || graphs_;
+  UpdateResult r{skip, torch::Tensor(), schedule_.lr()};
+  if (want_norm && !parallel_) r.norm = clip_grad_norm(params, config_.max_grad_norm);
+  else if (want_norm && !rank_skipped) r.norm = parallel_->clip_grad_norm(config_.max_grad_norm);
   if (!rank_skipped) {
-    optimizer_->step({interval_->lr, skip});
+    optimizer_->step({r.lr, skip});
     if (parallel_) parallel_->after_optimizer_step();
   }
   schedule_.advance(skip);  // a skipped step does not advance the schedule
   scaler_.update(skip);
+  return r;
+}
+
+// The host's side of a step, after its device work.
+void Trainer::finish_step(const UpdateResult& r, bool any_rank_bad_loss) {
   // Data parallelism keeps its gradients: the gradient exchange writes into them in place.
   if (parallel_) {
     optimizer_->zero_grad();
@@ -256,8 +318,9 @@ void Trainer::optimizer_step() {
   }
   ++state_.global_step;
   ++unsettled_steps_;
-  if (norm.defined()) interval_->grad_norm = norm;
-  add_to_interval(rank_bad_loss);
+  interval_->lr = r.lr;
+  if (r.norm.defined()) interval_->grad_norm = r.norm;
+  add_to_interval(any_rank_bad_loss);
   window_loss_ = torch::Tensor();
   window_bad_ = torch::Tensor();
   window_micro_ = 0;

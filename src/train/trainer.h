@@ -19,6 +19,7 @@
 #include "train/batch_source.h"
 #include "train/batch_topology.h"
 #include "train/device_schedule.h"
+#include "train/step_graphs.h"
 #include "train/parallel.h"
 #include "train/train_options.h"
 #include "train/training_state.h"
@@ -85,9 +86,22 @@ class Trainer {
   long long window_size(long long batch_index) const;
   long long steps_for_epochs() const;
   ModelOutput forward(const ModelBatch& batch);  // under autocast in the training precision
+  struct MicroLoss {
+    torch::Tensor value, bad;  // 0-d on the device: the loss (float64) and "not finite"
+  };
+  struct UpdateResult {
+    torch::Tensor skip, norm, lr;  // 0-d on the device; norm undefined when not measured
+  };
   void micro_step(const TrainBatch& batch, long long window);
-  void record_loss(const torch::Tensor& loss, const TrainBatch& batch);
+  MicroLoss forward_backward(const ModelBatch& batch, long long window);
+  void count_micro_batch(const TrainBatch& batch);
+  void record_loss(const MicroLoss& loss, const TrainBatch& batch);
+  bool graphed_step(const TrainBatch& batch);
+  void start_graphs();
   void optimizer_step();
+  static torch::Tensor skip_flag(const torch::Tensor& window_bad, const torch::Tensor& bad_grad);
+  UpdateResult apply_update(const torch::Tensor& skip, bool rank_skipped);
+  void finish_step(const UpdateResult& r, bool any_rank_bad_loss);
   std::pair<bool, bool> agree_on_skip(const torch::Tensor& bad_grad);  // data parallelism's skip
   void add_to_interval(bool any_rank_bad_loss);
   void after_step(bool epoch_end);
@@ -120,6 +134,7 @@ class Trainer {
   long long window_micro_ = 0;
   torch::Tensor window_bad_;    // 0-d bool: a micro-batch of this window had a non-finite loss
   std::vector<PendingLoss> pending_;  // micro-batch losses not read back yet
+  std::unique_ptr<StepGraphs> graphs_;  // train.cuda_graphs; null: every step eager
   long long unsettled_steps_ = 0;
   // nan_policy "abort" under data parallelism: this rank's NaN report, raised
   // once every rank has agreed on the window (so no rank waits on a dead one).

@@ -92,7 +92,7 @@ struct Run {
 
 // tiny_bert, AdamW, linear warm-up, clipping at 1.0: every lever of the step.
 void train(Run& run, std::vector<TrainBatch> batches, Precision precision, Execution execution,
-           long long log_every) {
+           long long log_every, CudaGraphs graphs = CudaGraphs::Off) {
   at::set_num_threads(1);
   run.model = load_golden_tiny_bert();
   run.model->set_execution(execution);
@@ -101,6 +101,7 @@ void train(Run& run, std::vector<TrainBatch> batches, Precision precision, Execu
   TrainerConfig cfg = golden_trainer_config(loop);
   cfg.log_every = log_every;
   cfg.eval_every = 0;
+  cfg.cuda_graphs = graphs;
   FixedBatches data(std::move(batches));
   Trainer trainer(cfg, run.model, golden_adamw(*run.model), golden_schedule(), data, nullptr, {&run.reads});
   ReadObserver observer;
@@ -110,10 +111,13 @@ void train(Run& run, std::vector<TrainBatch> batches, Precision precision, Execu
 }  // namespace
 
 TEST_CASE("a training step reads nothing back from the device between log steps", "[train][host_reads]") {
-  for (Precision precision : {Precision::Fp32, Precision::Bf16}) {
-    DYNAMIC_SECTION(precision_name(precision)) {
+  // The third: the static-buffer step that CUDA graphs capture (train/step_graphs.h).
+  for (int variant = 0; variant < 3; ++variant) {
+    const Precision precision = variant == 1 ? Precision::Bf16 : Precision::Fp32;
+    const CudaGraphs graphs = variant == 2 ? CudaGraphs::On : CudaGraphs::Off;
+    DYNAMIC_SECTION(precision_name(precision) << (variant == 2 ? ", static-buffer step" : "")) {
       Run run;
-      train(run, runner_batches(12, 8, 0), precision, Execution::Unpadded, 4);
+      train(run, runner_batches(12, 8, 0), precision, Execution::Unpadded, 4, graphs);
       const auto& m = run.reads.marks;
       REQUIRE(m.size() == 13);  // the start, then steps 1..12
       for (size_t i = 1; i < m.size(); ++i) {
