@@ -88,7 +88,7 @@ def cmd_train(a):
     collate = DataCollatorWithPadding(tokenizer)
     batches = step_batches(a, encoded(a, tokenizer))
     model.train()
-    losses, samples, tokens, sum_sq, started = [], 0, 0, 0, None
+    losses, samples, tokens, sum_sq, padded, padded_sq, started = [], 0, 0, 0, 0, 0, None
     torch.cuda.reset_peak_memory_stats()
     for step in range(total):
         if step == a.warmup:
@@ -97,6 +97,7 @@ def cmd_train(a):
         batch = collate(next(batches))
         lengths = batch["attention_mask"].sum(dim=1)
         real_tokens, squares = int(lengths.sum()), int((lengths * lengths).sum())
+        rows, width = batch["attention_mask"].shape
         batch = {k: v.to(accelerator.device, non_blocking=True) for k, v in batch.items()}
         loss = model(**batch).loss
         accelerator.backward(loss)
@@ -110,11 +111,14 @@ def cmd_train(a):
             samples += batch["labels"].shape[0]
             tokens += real_tokens
             sum_sq += squares
+            padded += rows * width
+            padded_sq += rows * width * width
     torch.cuda.synchronize()
     seconds = time.perf_counter() - started
     print(json.dumps({"samples_per_s": samples / seconds, "tokens_per_s": tokens / seconds,
                       "batch": a.batch, "step_seconds": seconds / a.steps,
                       "real_tokens_per_step": tokens / a.steps, "sum_sq_len_per_step": sum_sq / a.steps,
+                      "padded_tokens_per_step": padded / a.steps, "sum_sq_padded_per_step": padded_sq / a.steps,
                       "peak_allocated_mib": torch.cuda.max_memory_allocated() / 2**20,
                       "losses": losses, "torch": torch.__version__}))
     return 0

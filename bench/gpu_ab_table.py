@@ -41,8 +41,12 @@ def peak_mib(path):
     return float(path.read_text()) if path.exists() else float("nan")
 
 
-def step_flops(peer):
+def step_flops(peer, padded=False):
+    """Training FLOPs of one step (3x the forward's matmuls), on the real tokens or on
+    every position of the peer's padded batches (what the card computes unpadded)."""
     per_token = 6 * LAYERS * (4 * HIDDEN * HIDDEN + 2 * HIDDEN * FFN)
+    if padded and "padded_tokens_per_step" in peer:
+        return per_token * peer["padded_tokens_per_step"] + 12 * LAYERS * HIDDEN * peer["sum_sq_padded_per_step"]
     return per_token * peer["real_tokens_per_step"] + 12 * LAYERS * HIDDEN * peer["sum_sq_len_per_step"]
 
 
@@ -52,9 +56,14 @@ def median(rounds, key):
 
 def case_row(name, runners, peers, peak, runner_mib, peer_mib):
     r_sps, p_sps = median(runners, "samples_per_s"), median(peers, "samples_per_s")
-    flops = step_flops(peers[0])
+    real, padded = step_flops(peers[0]), step_flops(peers[0], padded=True)
     batch = peers[0]["batch"]
-    mfu = lambda sps: f"{100 * flops * sps / batch / peak:5.1f}%" if peak else "  n/a"
+
+    def mfu(sps):  # on real tokens / on padded positions
+        if not peak:
+            return "n/a"
+        return f"{100 * real * sps / batch / peak:4.1f}% real {100 * padded * sps / batch / peak:4.1f}% padded"
+
     return (f"{name:<12} | runner {r_sps:7.1f} samples/s {median(runners, 'tokens_per_s'):8.0f} tok/s "
             f"{runner_mib:7.0f} MiB MFU {mfu(r_sps)} | peer {p_sps:7.1f} samples/s "
             f"{median(peers, 'tokens_per_s'):8.0f} tok/s {peer_mib:7.0f} MiB MFU {mfu(p_sps)} | "
