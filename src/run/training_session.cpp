@@ -113,6 +113,17 @@ struct TrainingSession::Parts {
                {"reason", attempt.reason}, {"step", resume.step}, {"checkpoint", resume.checkpoint}});
   }
 
+  // CUDA graphs replay one graph per batch shape (train/step_graphs.h): on a GPU,
+  // dynamic padding that the recipe left unrounded is rounded up to 32, so that
+  // max_length 128 makes at most 4 lengths. cuda_graphs = "off" keeps it exact.
+  void bucket_lengths_for_graphs() {
+    if (!device.is_cuda() || settings.train.cuda_graphs == CudaGraphs::Off) return;
+    if (data.padding.to_max_length || data.padding.pad_to_multiple_of != 0) return;
+    data.padding.pad_to_multiple_of = 32;
+    log->emit({{"event", "note"}, {"message", "data.pad_to_multiple_of = 32 for CUDA graphs' shapes "
+                                              "(train.cuda_graphs = \"off\" keeps exact dynamic padding)"}});
+  }
+
   void apply_process_settings() {
     threads = apply_thread_setting(settings.run);
     split_threads(settings.run, start.dist.get());
@@ -123,6 +134,7 @@ struct TrainingSession::Parts {
 
   void prepare_data() {
     data = open_data(settings.data, settings.data_section, settings.tokenizer);
+    bucket_lengths_for_graphs();
     if (primary()) {
       SessionRecord record{start.resuming, start.origin, start.command_line,
                            data_content_files(data, settings.tokenizer), settings.run.seed,

@@ -30,7 +30,7 @@ class StepGraphs {
  public:
   using Body = std::function<std::vector<torch::Tensor>(const ModelBatch& static_inputs)>;
   // capture: false runs every step eagerly through the static buffers.
-  StepGraphs(bool capture, int max_graphs = 4, int warmup_steps = 3);
+  StepGraphs(bool capture, int max_graphs = 8, int warmup_steps = 3);
   ~StepGraphs();
 
   // Runs `body` on `batch` copied into its shape's static buffers, through the

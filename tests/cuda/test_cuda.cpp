@@ -181,7 +181,7 @@ TEST_CASE("cuda: the fp16 in-training evaluation equals a fresh evaluation of th
 }
 
 TEST_CASE("cuda: CUDA graphs train as the eager step does", "[cuda]") {
-  // fp32, 32 steps of 5 examples padded to their longest (up to 4 shapes graphed,
+  // fp32, 32 steps of 5 examples padded to their longest (up to 8 shapes graphed,
   // the rest eager): the replayed kernels are the eager step's, but cuBLAS may
   // choose other algorithms on the capture stream, so sums may round
   // differently: 1e-6 relative is ~8 float32 ulps on each loss.

@@ -17,7 +17,7 @@ struct GraphRun {
 };
 
 // The golden loop (tiny_bert, AdamW, warm-up, clipping) over 20 batches padded to
-// their longest: 18 shapes, more than StepGraphs' 4, so both paths take turns.
+// their longest: 18 shapes, more than StepGraphs' 8, so both paths take turns.
 void train(GraphRun& run, CudaGraphs graphs, long long grad_accum) {
   at::set_num_threads(1);
   run.model = load_golden_tiny_bert();  // padded execution, as graphs require
