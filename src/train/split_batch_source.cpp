@@ -11,7 +11,10 @@ namespace {
 torch::Tensor int64_tensor(const std::vector<int64_t>& v, std::vector<int64_t> shape,
                            const torch::Device& device) {
   auto cpu = torch::from_blob(const_cast<int64_t*>(v.data()), shape, torch::kInt64).clone();
-  return device.is_cpu() ? cpu : cpu.to(device);
+  if (device.is_cpu()) return cpu;
+  // Pinned and non-blocking: a copy from pageable memory waits for every kernel
+  // queued before it (the previous step), so the host could not run ahead.
+  return cpu.pin_memory().to(device, /*non_blocking=*/true);
 }
 
 // The packing the unpadded path needs (ModelBatch::packed), from the host's mask:
