@@ -74,6 +74,19 @@ void torch_adamw_ops(torch::Tensor& p, const torch::Tensor& g, torch::Tensor& m,
   p.addcdiv_(m, denom, -(lr / bias_correction1));
 }
 
+// Two AdamW parameter updates that group the last operation p + (-step_size) m / denom
+// differently may round the update and the sum differently: within an ulp of each
+// operand per step, 2^-23 (|p| + |update|), and Adam's update is at most about
+// lr / (1 - b1) (Kingma & Ba, section 2.1): 10 lr bounds it. Measured against the
+// result instead, where p and its update cancel, that is a few of the result's ulps
+// (4 seen with LibTorch 2.11's CPU kernels, 1 with 1.13's).
+bool within_adam_rounding(const torch::Tensor& got, const torch::Tensor& want, int steps, double lr) {
+  torch::Tensor bound = steps * std::ldexp(1.0, -23) * (want.abs() + 10 * lr);
+  torch::Tensor excess = (got - want).abs() - bound;
+  UNSCOPED_INFO("largest difference over the bound: " << excess.max().item<double>());
+  return excess.max().item<double>() <= 0;
+}
+
 TEST_CASE("fused adamw equals torch's op-by-op update over many elements and steps", "[train][optim]") {
   // 100003 elements: several threads' chunks and a tail that is no multiple of the vector width.
   torch::manual_seed(7);
@@ -90,7 +103,7 @@ TEST_CASE("fused adamw equals torch's op-by-op update over many elements and ste
   torch::NoGradGuard no_grad;
   auto ulps = (ps[0].tensor.view(torch::kInt32).to(torch::kInt64) - p.view(torch::kInt32).to(torch::kInt64)).abs();
   INFO("elements that differ: " << ulps.gt(0).sum().item<int64_t>());
-  CHECK(ulps.max().item<int64_t>() <= 1);
+  CHECK(within_adam_rounding(ps[0].tensor, p, 4, 1e-3));
   CHECK(ulps.gt(0).to(torch::kFloat).mean().item<double>() < 1e-3);
   auto state = opt->state();
   CHECK(torch::allclose(state.at("encoder.weight/exp_avg"), m, 0, 0));
@@ -235,10 +248,7 @@ TEST_CASE("torch's fused AdamW follows torch's own AdamW op sequence", "[train][
   // The kernel the runner takes on a GPU (at::_fused_adamw_, LibTorch 2.4 on), here
   // on its CPU twin, against torch's op-by-op AdamW in the same form. The moments
   // are the same float operations: equal. The parameter's last operation groups
-  // p - step_size * m / denom otherwise than addcdiv_ does, so each step may round
-  // the update and the sum differently: within an ulp of each operand, i.e.
-  // 2^-23 (|p| + |update|) per step, and Adam's update is at most ~lr / (1 - b1)
-  // (Kingma & Ba, section 2.1): 10 lr bounds it.
+  // p - step_size * m / denom otherwise than addcdiv_ does (within_adam_rounding).
   if (!torch_has_fused_adam()) {
     WARN("this LibTorch has no fused Adam (2.4 on): checked by `scripts/test.sh pip-torch`");
     return;
@@ -259,9 +269,6 @@ TEST_CASE("torch's fused AdamW follows torch's own AdamW op sequence", "[train][
   torch::NoGradGuard no_grad;
   CHECK(torch::equal(opt->state().at("encoder.weight/exp_avg"), m));
   CHECK(torch::equal(opt->state().at("encoder.weight/exp_avg_sq"), v));
-  torch::Tensor bound = steps * std::ldexp(1.0, -23) * (p.abs() + 10 * lr);
-  torch::Tensor excess = (fused[0].tensor - p).abs() - bound;
-  INFO("largest difference over the bound: " << excess.max().item<double>());
-  CHECK(excess.max().item<double>() <= 0);
+  CHECK(within_adam_rounding(fused[0].tensor, p, steps, lr));
   CHECK(opt->state().at("encoder.weight/step").item<float>() == 4.0f);
 }
