@@ -1,6 +1,7 @@
 #include "report/run_charts.h"
 
 #include <algorithm>
+#include <set>
 
 namespace runner {
 namespace {
@@ -52,7 +53,7 @@ std::vector<ChartMarker> best_markers(const std::vector<RunHistory>& runs) {
 ChartSpec chart_of(const std::vector<RunHistory>& runs, const std::vector<std::string>& labels,
                    const std::string& id, const std::string& key, bool evals) {
   ChartSpec spec;
-  spec.id = "chart-" + id;
+  spec.id = id;
   spec.x_label = "optimizer step";
   spec.x_from_zero = true;
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -95,8 +96,9 @@ std::vector<std::string> eval_metric_names(const std::vector<RunHistory>& runs) 
 std::vector<ChartSpec> run_charts(const std::vector<RunHistory>& runs,
                                   const std::vector<std::string>& labels) {
   std::vector<ChartSpec> charts;
+  std::set<std::string> taken;
   for (const auto& q : kTrainQuantities) {
-    ChartSpec spec = chart_of(runs, labels, q.id, q.field, false);
+    ChartSpec spec = chart_of(runs, labels, element_id("chart-", q.id, taken), q.field, false);
     spec.title = q.title;
     spec.y_label = q.y_label;
     spec.y_log = q.y_log;
@@ -104,7 +106,8 @@ std::vector<ChartSpec> run_charts(const std::vector<RunHistory>& runs,
     if (any_points(spec) || std::string(q.field) != "loss_scale") charts.push_back(std::move(spec));
   }
   for (const auto& metric : eval_metric_names(runs)) {
-    ChartSpec spec = chart_of(runs, labels, "eval-" + metric, metric, true);
+    // A metric name comes from a record: it is made a safe id, never pasted into one.
+    ChartSpec spec = chart_of(runs, labels, element_id("chart-eval-", metric, taken), metric, true);
     spec.title = "Evaluation " + metric;
     spec.y_label = eval_y_label(metric);
     charts.push_back(std::move(spec));
