@@ -9,6 +9,7 @@
 #include "sweep/summary.h"
 #include "util/numbers.h"
 #include "util/suggest.h"
+#include "util/utf8.h"
 
 #include <fmt/format.h>
 
@@ -298,7 +299,7 @@ int run_sweep(const SweepFile& sweep, const std::vector<SweepPoint>& points,
   int sig = SweepScheduler(sweep, points, options, ledger, out).run(queue);
   SweepTable table = collect_results(sweep, points, ledger);
   write_summaries(table, dir);
-  out << render_markdown(table);
+  out << terminal_safe(render_markdown(table), true);  // the ledger's errors and names are records
   if (sig) return 128 + sig;
   for (const auto& p : points)
     if (ledger.points[p.id].state != PointState::Completed) return 1;
