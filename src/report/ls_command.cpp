@@ -34,7 +34,8 @@ LsRow row_of(const RunHistory& r) {
                 {"step", r.step()},          {"total_steps", r.total_steps()},
                 {"best_metric", r.best_metric}, {"best_value", optional_json(r.best_value)},
                 {"best_step", r.best_step ? nlohmann::json(*r.best_step) : nlohmann::json()},
-                {"samples_per_s", optional_json(sps)}, {"wall_seconds", optional_json(r.wall_seconds())}};
+                {"samples_per_s", optional_json(sps)}, {"wall_seconds", optional_json(r.wall_seconds())},
+                {"damaged_lines", r.damaged_lines}};
   row.cells = {r.name(), r.started_utc().empty() ? "-" : r.started_utc(), r.status(),
                fmt::format("{}/{}", r.step(), r.total_steps()), best,
                sps ? fmt::format("{:.1f}", *sps) : "-", wall.empty() ? "-" : wall, r.dir};

@@ -5,7 +5,10 @@
 #include "util/input_file.h"
 #include "util/json_input.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <climits>
 #include <filesystem>
 #include <fstream>
 
@@ -20,17 +23,23 @@ namespace {
                               "(runs/<name>/<time>-<id>/) or a sweep directory"));
 }
 
+// Reads the events of metrics.jsonl; a line that is not an event is counted,
+// never fatal, so a run with damaged records still shows what it has.
 void read_events(const std::string& path, RunHistory& h) {
   if (!fs::exists(path)) return;
   check_input_file({path, "", kMaxDataFileBytes, ""});
   std::ifstream in(path);
   std::string line, why;
   for (long long n = 1; read_bounded_line(in, line, path, n); ++n) {
-    // A run killed mid-write can leave a partial last line: skip what does not parse.
+    if (line.empty()) continue;
     std::optional<nlohmann::json> parsed = try_parse_json(line, why);
-    if (!parsed) continue;
+    bool event = parsed && parsed->is_object() && parsed->contains("event") && (*parsed)["event"].is_string();
+    if (!event) {
+      if (h.damaged_lines++ == 0) h.first_damaged_line = n;
+      h.only_last_line_cut = h.damaged_lines == 1 && in.eof();  // no newline after it: cut off
+      continue;
+    }
     nlohmann::json& e = *parsed;
-    if (!e.is_object() || !e.contains("event") || !e["event"].is_string()) continue;
     const std::string kind = e["event"].get<std::string>();
     if (kind == "train") h.train.push_back(std::move(e));
     else if (kind == "eval") h.evals.push_back(std::move(e));
@@ -86,6 +95,23 @@ RunHistory load_run_history(const std::string& dir) {
   read_events(p.metrics(), h);
   find_best(h);
   return h;
+}
+
+std::optional<Diagnostic> RunHistory::damaged_lines_warning() const {
+  if (damaged_lines == 0) return std::nullopt;
+  int line = static_cast<int>(std::min<long long>(first_damaged_line, INT32_MAX));
+  Diagnostic d = make_error(SourceLocation{RunPaths{dir}.metrics(), line, 0, {}}, "", "", "");
+  d.severity = Severity::Warning;
+  if (only_last_line_cut) {
+    d.message = "the last line was cut off and is skipped";
+    d.hint = "expected when the run was killed while writing it; nothing else was lost";
+  } else {
+    d.message = fmt::format("skipped {} line{} that {} not JSON events, the first at line {}", damaged_lines,
+                            damaged_lines == 1 ? "" : "s", damaged_lines == 1 ? "is" : "are", line);
+    d.hint = "the charts show the other lines; a line with bare NaN or Infinity, binary bytes or no \"event\" "
+             "was not written by `runner run`";
+  }
+  return d;
 }
 
 std::string RunHistory::name() const {

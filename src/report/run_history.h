@@ -3,6 +3,8 @@
 // grouped by kind. Reading never writes into the run directory.
 #pragma once
 
+#include "util/diagnostic.h"
+
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -30,6 +32,15 @@ struct RunHistory {
   std::string best_metric;
   std::optional<double> best_value;
   std::optional<long long> best_step;
+  // Lines of metrics.jsonl that could not be read (not JSON, bare NaN, binary
+  // garbage, no "event"): how many, the first one's number, and whether the
+  // only one is a last line without its newline (a run killed mid-write).
+  long long damaged_lines = 0;
+  long long first_damaged_line = 0;
+  bool only_last_line_cut = false;
+  // A warning naming metrics.jsonl, the first damaged line and how many were
+  // skipped; nullopt when every line was read.
+  std::optional<Diagnostic> damaged_lines_warning() const;
 };
 
 // A JSON record of a run or sweep; a file that is not valid JSON throws
@@ -41,8 +52,8 @@ bool looks_like_run_dir(const std::string& dir);
 
 // Reads a run directory. A missing directory, one that is not a run directory,
 // or a record that is not valid JSON throws InputError naming the file and
-// what to pass instead. A partial last line of metrics.jsonl (a killed run) is
-// skipped.
+// what to pass instead. A line of metrics.jsonl that cannot be read is
+// skipped and counted (damaged_lines_note says so).
 RunHistory load_run_history(const std::string& dir);
 
 // Run directories under `root` (itself included), at most `depth` levels down:

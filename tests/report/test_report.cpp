@@ -181,3 +181,35 @@ TEST_CASE("bad report input is exit 2 naming the path, and an earlier report is 
   CHECK(runner::test::read_text(out) == "earlier report");
   CHECK(runner::test::run_command(exe + " report").exit_code == 2);
 }
+
+TEST_CASE("damaged lines of metrics.jsonl are counted and the first is named; a cut-off last line is expected",
+          "[report]") {
+  // Issue 29, item 5: bare NaN, binary garbage and a cut-off line were skipped in silence.
+  std::string dir = runner::test::tmp_dir("report-damaged");
+  std::string exe = runner::test::runner_exe();
+  std::string run = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", FakeRun{});
+  auto cut = runner::test::run_command(exe + " report " + run + " --out " + dir + "/cut.html");
+  INFO(cut.out);
+  REQUIRE(cut.exit_code == 0);
+  CHECK_THAT(cut.out, Catch::Contains(run + "/metrics.jsonl:7: warning: the last line was cut off") &&
+                          Catch::Contains("killed while writing it"));
+  CHECK(runner::test::read_text(dir + "/cut.html").find("the last line was cut off") != std::string::npos);
+
+  runner::test::write_text(run + "/metrics.jsonl",
+                           "{\"event\": \"start\", \"total_steps\": 6}\n"
+                           "{\"event\": \"train\", \"step\": 2, \"loss\": NaN}\n"
+                           "\x89PNG\r\n\x1a\x01" "binary\n"
+                           "{\"event\": \"train\", \"step\": 4, \"loss\": 0.5}\n"
+                           "{\"step\": 6, \"loss\": Infinity}\n");
+  auto bad = runner::test::run_command(exe + " report " + run + " --out " + dir + "/bad.html");
+  INFO(bad.out);
+  REQUIRE(bad.exit_code == 0);
+  CHECK_THAT(bad.out, Catch::Contains(run + "/metrics.jsonl:2: warning: skipped 4 lines that are not JSON "
+                                            "events, the first at line 2"));
+  std::string html = runner::test::read_text(dir + "/bad.html");
+  CHECK(html.find("skipped 4 lines") != std::string::npos);
+  CHECK(html.find("data-series=\"train.loss\" data-label=\"demo\" data-points=\"1\"") != std::string::npos);
+  auto ls = runner::test::run_command(exe + " ls --json " + dir + "/runs");
+  REQUIRE(ls.exit_code == 0);
+  CHECK(nlohmann::json::parse(ls.out)[0]["damaged_lines"] == 4);
+}
