@@ -60,7 +60,11 @@ ChartSpec chart_of(const std::vector<RunHistory>& runs, const std::vector<std::s
     ChartSeries s;
     s.label = labels[i];
     s.key = (evals ? "eval." : "train.") + key;
-    s.points = points_of(evals ? runs[i].evals : runs[i].train, key);
+    if (evals) {
+      s.points = points_of(runs[i].evals, key);
+    } else if (auto it = runs[i].train_series.find(key); it != runs[i].train_series.end()) {
+      s.points = it->second.points();
+    }
     s.colour = static_cast<int>(i);
     s.dots = evals || s.points.size() <= 40;
     spec.series.push_back(std::move(s));

@@ -23,6 +23,15 @@ namespace {
                               "(runs/<name>/<time>-<id>/) or a sweep directory"));
 }
 
+// A train event's numbers go to their series; only the newest event is kept whole.
+void add_train_event(nlohmann::json e, RunHistory& h) {
+  ++h.train_events;
+  std::optional<double> step = number_at(e, "step");
+  for (const auto& [key, value] : e.items())
+    if (step && key != "step" && value.is_number()) h.train_series[key].add(*step, value.get<double>());
+  h.last_train = std::move(e);
+}
+
 // Reads the events of metrics.jsonl; a line that is not an event is counted,
 // never fatal, so a run with damaged records still shows what it has.
 void read_events(const std::string& path, RunHistory& h) {
@@ -41,9 +50,9 @@ void read_events(const std::string& path, RunHistory& h) {
     }
     nlohmann::json& e = *parsed;
     const std::string kind = e["event"].get<std::string>();
-    if (kind == "train") h.train.push_back(std::move(e));
+    if (kind == "train") add_train_event(std::move(e), h);
     else if (kind == "eval") h.evals.push_back(std::move(e));
-    else if (kind == "checkpoint") h.checkpoints.push_back(std::move(e));
+    else if (kind == "checkpoint") h.last_checkpoint = std::move(e);
     else if (kind == "start" && h.start.empty()) h.start = std::move(e);
   }
 }
@@ -128,8 +137,8 @@ std::string RunHistory::started_utc() const { return record_string(env, "started
 long long RunHistory::step() const {
   if (auto s = number_at(summary, "global_step")) return static_cast<long long>(*s);
   long long last = 0;
-  for (const auto* list : {&train, &evals, &checkpoints})
-    if (!list->empty()) last = std::max(last, record_integer(list->back(), "step", 0));
+  if (!evals.empty()) last = record_integer(evals.back(), "step", 0);
+  for (const auto* e : {&last_train, &last_checkpoint}) last = std::max(last, record_integer(*e, "step", 0));
   return last;
 }
 
@@ -142,7 +151,7 @@ std::optional<double> RunHistory::wall_seconds() const { return number_at(summar
 
 std::optional<double> RunHistory::samples_per_s() const {
   if (auto v = number_at(summary, "samples_per_s")) return v;
-  if (!train.empty()) return number_at(train.back(), "samples_per_s");
+  if (train_events > 0) return number_at(last_train, "samples_per_s");
   return std::nullopt;
 }
 

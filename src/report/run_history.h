@@ -3,10 +3,12 @@
 // grouped by kind. Reading never writes into the run directory.
 #pragma once
 
+#include "report/downsample.h"
 #include "util/diagnostic.h"
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,7 +21,13 @@ struct RunHistory {
   nlohmann::json env = nlohmann::json::object();
   nlohmann::json resolved = nlohmann::json::object();  // the resolved recipe
   nlohmann::json start = nlohmann::json::object();     // the first "start" event
-  std::vector<nlohmann::json> train, evals, checkpoints;
+  // The numeric fields of the "train" events ("loss", "lr", ...), each read as
+  // a stream into a bounded series: a run of millions of steps stays small.
+  std::map<std::string, Downsampler> train_series;
+  long long train_events = 0;
+  nlohmann::json last_train = nlohmann::json::object();       // the newest "train" event
+  nlohmann::json last_checkpoint = nlohmann::json::object();  // the newest "checkpoint" event
+  std::vector<nlohmann::json> evals;
 
   std::string name() const;    // run.name, or the run folder's parent's name
   std::string status() const;  // summary's status; "running" without a summary
