@@ -7,6 +7,7 @@
 #include "run/run_records.h"
 #include "sweep/process.h"
 #include "sweep/summary.h"
+#include "util/json_input.h"
 #include "util/numbers.h"
 #include "util/suggest.h"
 #include "util/utf8.h"
@@ -241,7 +242,7 @@ bool run_completed(const std::string& sweep_dir, const std::string& id) {
   std::vector<std::string> runs = list_run_dirs(sweep_dir, id);
   if (runs.empty()) return false;
   try {
-    return read_json_file(RunPaths{runs.back()}.summary()).value("status", "") == "completed";
+    return record_string(read_json_file(RunPaths{runs.back()}.summary()), "status") == "completed";
   } catch (const std::exception&) {
     return false;
   }
