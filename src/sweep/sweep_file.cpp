@@ -1,5 +1,6 @@
 #include "sweep/sweep_file.h"
 
+#include "recipe/interpolate.h"
 #include "recipe/parse.h"
 #include "recipe/schema.h"
 #include "util/paths.h"
@@ -239,11 +240,22 @@ void check_shape(const Value& root, const std::string& path, Diagnostics& diags)
   check_types(root, diags);
 }
 
+// A path of the sweep file with ${VAR} and ${VAR:-default} replaced, as a
+// recipe's extends and every recipe string are; an unset variable is an error there.
+std::string interpolated_option(const Value& root, const std::string& name, Diagnostics& diags) {
+  std::string text = option_or_default(root, name), out, error;
+  const Value* v = root.find(name);
+  if (!v || v->type != Value::Type::String) return text;
+  if (interpolate_string(text, out, error)) return out;
+  diags.push_back(make_error(v->loc, name, error, "export the variable, or give a default: ${VAR:-default}"));
+  return "";
+}
+
 void read_scalars(const Value& root, SweepFile& sweep, Diagnostics& diags) {
   fs::path folder = fs::path(sweep.path).parent_path();
   sweep.name = option_or_default(root, "name");
   if (sweep.name.empty()) sweep.name = fs::path(sweep.path).stem().string();
-  std::string base = option_or_default(root, "base");
+  std::string base = interpolated_option(root, "base", diags);
   sweep.base = resolve_against(folder.string(), base);
   if (!base.empty() && !fs::exists(sweep.base))
     diags.push_back(make_error(root.find("base")->loc, "base",
@@ -253,7 +265,7 @@ void read_scalars(const Value& root, SweepFile& sweep, Diagnostics& diags) {
   sweep.metric = option_or_default(root, "metric");
   if (const Value* m = root.find("metric")) sweep.metric_loc = m->loc;
   sweep.higher_is_better = option_or_default(root, "direction") != "lower";
-  sweep.output_dir = option_or_default(root, "output_dir");
+  sweep.output_dir = interpolated_option(root, "output_dir", diags);
 }
 
 }  // namespace
