@@ -108,6 +108,21 @@ hub::NameRequest name_request(const OptionSpec& s, const Value& v, const std::st
 }
 
 // Both attempts: the local path, then the name.
+// The files a model or tokenizer folder is read through (mapped, hashed): a
+// pipe or a device among them would block the run after its directory exists.
+std::string special_file_in_folder(const std::string& folder) {
+  static const char* const kFolderFiles[] = {"config.json", "model.safetensors", "model.safetensors.index.json",
+                                             "pytorch_model.bin", "vocab.txt", "tokenizer.json",
+                                             "tokenizer_config.json"};
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) return "";
+  for (const char* name : kFolderFiles) {
+    std::string file = (fs::path(folder) / name).string(), kind = special_file_kind(file);
+    if (!kind.empty()) return file + " is " + kind;
+  }
+  return "";
+}
+
 std::string fetch_failure(const std::string& name, const std::string& resolved, const Diagnostic& d) {
   return fmt::format("path \"{}\" does not exist (resolved to {}), and fetching it by name failed: {}{}", name,
                      resolved, d.message, d.where.known() ? " [" + d.where.str() + "]" : "");
@@ -163,6 +178,9 @@ struct SectionResolver {
     if (!special.empty())
       diags.push_back(make_error(v.loc, path, fmt::format("expected a file or a folder, found {} ({})", special, resolved),
                                  "name a regular file or a folder; reading a pipe or a device would wait forever"));
+    if (std::string inside = special_file_in_folder(resolved); !inside.empty() && s.type == OptionType::ModelPath)
+      diags.push_back(make_error(v.loc, path, "expected regular files in the folder, but " + inside,
+                                 "replace it with the file itself; reading a pipe or a device would wait forever"));
     if (s.must_exist && !fs::exists(resolved)) {
       bool explicit_relative = v.s.rfind("./", 0) == 0 || v.s.rfind("../", 0) == 0;
       std::string root_hint =

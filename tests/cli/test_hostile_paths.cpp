@@ -69,6 +69,15 @@ TEST_CASE("a data split, a tokenizer or a recipe that is a FIFO is refused at va
   check_refused(tokenizer);
   CHECK_THAT(tokenizer.out, Catch::Contains("tokenizer.path") && Catch::Contains("found a FIFO (named pipe)"));
 
+  // A model folder whose weights are a pipe: refused at validate, naming the file.
+  std::string model = dir + "/model";
+  fs::create_directories(model);
+  fs::copy_file(runner::test::shared_dir() + "/golden/tiny_bert/config.json", model + "/config.json");
+  REQUIRE(::mkfifo((model + "/model.safetensors").c_str(), 0600) == 0);
+  auto weights = run_bounded(deadline_runner() + " validate " + smoke_recipe() + " --set model.pretrained=" + model);
+  check_refused(weights);
+  CHECK_THAT(weights.out, Catch::Contains("model.pretrained") && Catch::Contains(model + "/model.safetensors is a FIFO"));
+
   std::string recipe = dir + "/recipe.toml";
   REQUIRE(::mkfifo(recipe.c_str(), 0600) == 0);
   auto pipe_recipe = run_bounded(deadline_runner() + " validate " + recipe);
