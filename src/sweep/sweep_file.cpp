@@ -2,7 +2,9 @@
 
 #include "recipe/interpolate.h"
 #include "recipe/parse.h"
+#include "recipe/recipe.h"
 #include "recipe/schema.h"
+#include "registry/registry.h"
 #include "util/paths.h"
 #include "util/suggest.h"
 
@@ -26,8 +28,9 @@ const std::vector<OptionSpec>& sweep_options() {
                                             "(an evaluation metric of the runs)")),
       opt::choice("direction", {"higher", "lower"}, "higher", "Whether a higher or a lower "
                                                               "metric is better"),
-      opt::text("output_dir", "runs", "Directory under which the sweep directory is created "
-                                      "(relative to the working directory)"),
+      opt::text("output_dir", "runs", "Directory under which the sweep directory is created (relative to "
+                                      "the working directory); unset, the run.output_dir that set or the "
+                                      "base recipe gives, else runs"),
   };
   return specs;
 }
@@ -268,6 +271,21 @@ void read_scalars(const Value& root, SweepFile& sweep, Diagnostics& diags) {
   sweep.output_dir = interpolated_option(root, "output_dir", diags);
 }
 
+// Where the runs go when the sweep file names no output_dir: as for any run,
+// the run.output_dir its `set` table or its base recipe gives, else runs/.
+// (Before, the ledger went to ./runs/<name> whatever the recipe said.)
+std::string runs_folder_of(const SweepFile& sweep) {
+  for (const auto& a : sweep.set)
+    if (a.key == "run.output_dir" && a.value.type == Value::Type::String) return a.value.s;
+  RecipeRequest request;
+  request.path = sweep.base;
+  request.check_paths = false;
+  RecipeLoad base = load_recipe(request, registry());
+  const Value* run = base.recipe ? base.recipe->tree.find("run") : nullptr;
+  const Value* dir = run && run->is_table() ? run->find("output_dir") : nullptr;
+  return dir && dir->type == Value::Type::String ? dir->s : option_or_default(Value{}, "output_dir");
+}
+
 }  // namespace
 
 SweepLoad load_sweep_file(const std::string& path) {
@@ -289,6 +307,7 @@ SweepLoad load_sweep_file(const std::string& path) {
   check_zip_lengths(sweep.zip, out.diags);
   read_points(root.find("points"), sweep, out.diags);
   if (!has_errors(out.diags)) check_schema(root, out.diags);
+  if (!has_errors(out.diags) && !root.find("output_dir")) sweep.output_dir = runs_folder_of(sweep);
   if (!has_errors(out.diags)) out.sweep = std::move(sweep);
   return out;
 }

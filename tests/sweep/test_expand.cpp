@@ -191,3 +191,22 @@ TEST_CASE("a sweep file's base and output_dir are interpolated like a recipe's p
   CHECK(unset[0].where.line == 1);
   CHECK_THAT(unset[0].message, Catch::Contains("RUNNER_TEST_SWEEP_RECIPES"));
 }
+
+TEST_CASE("a sweep without output_dir goes where its set table or base recipe sends runs", "[sweep]") {
+  // Issue 29, item 8: the ledger went to ./runs/<name> whatever run.output_dir the recipe gave.
+  std::string dir = test::tmp_dir("sweep-runs-folder");
+  std::ofstream(dir + "/base.toml") << "extends = \"" << smoke_recipe() << "\"\n[run]\noutput_dir = \"" << dir
+                                    << "/elsewhere\"\n";
+  auto output_dir = [&](const std::string& extra) {
+    std::string path = write_sweep(dir, "s.toml", "base = \"base.toml\"\nmetric = \"eval.f1\"\n" + extra);
+    SweepLoad load = load_sweep_file(path);
+    INFO(format_all(load.diags));
+    REQUIRE(load.sweep);
+    return load.sweep->output_dir;
+  };
+  CHECK(output_dir("") == dir + "/elsewhere");
+  CHECK(output_dir("[set]\n\"run.output_dir\" = \"" + dir + "/set\"\n") == dir + "/set");
+  CHECK(output_dir("output_dir = \"" + dir + "/own\"\n") == dir + "/own");
+  std::ofstream(dir + "/base.toml", std::ios::trunc) << "extends = \"" << smoke_recipe() << "\"\n";
+  CHECK(output_dir("") == "runs");
+}
