@@ -1,6 +1,7 @@
 #include "report/run_charts.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace runner {
@@ -24,21 +25,11 @@ const TrainQuantity kTrainQuantities[] = {
     {"tokens_per_s", "tokens-per-s", "Token throughput", "tokens / s (padding excluded)", false},
 };
 
-// Fields of an eval event that are bookkeeping, not metrics.
-bool is_eval_bookkeeping(const std::string& key) {
-  return key == "event" || key == "step" || key == "epoch" || key == "examples" || key == "is_best";
-}
-
-std::vector<std::pair<double, double>> points_of(const std::vector<nlohmann::json>& events,
+// The kept points of one series of a run, none when it has no such series.
+std::vector<std::pair<double, double>> points_of(const std::map<std::string, Downsampler>& series,
                                                  const std::string& field) {
-  std::vector<std::pair<double, double>> out;
-  for (const auto& e : events) {
-    auto step = e.find("step");
-    auto value = e.find(field);
-    if (step == e.end() || value == e.end() || !step->is_number() || !value->is_number()) continue;
-    out.push_back({step->get<double>(), value->get<double>()});
-  }
-  return out;
+  auto it = series.find(field);
+  return it == series.end() ? std::vector<std::pair<double, double>>{} : it->second.points();
 }
 
 std::vector<ChartMarker> best_markers(const std::vector<RunHistory>& runs) {
@@ -60,11 +51,7 @@ ChartSpec chart_of(const std::vector<RunHistory>& runs, const std::vector<std::s
     ChartSeries s;
     s.label = labels[i];
     s.key = (evals ? "eval." : "train.") + key;
-    if (evals) {
-      s.points = points_of(runs[i].evals, key);
-    } else if (auto it = runs[i].train_series.find(key); it != runs[i].train_series.end()) {
-      s.points = it->second.points();
-    }
+    s.points = points_of(evals ? runs[i].eval_series : runs[i].train_series, key);
     s.colour = static_cast<int>(i);
     s.dots = evals || s.points.size() <= 40;
     spec.series.push_back(std::move(s));
@@ -89,11 +76,8 @@ std::string eval_y_label(const std::string& metric) {
 std::vector<std::string> eval_metric_names(const std::vector<RunHistory>& runs) {
   std::vector<std::string> names;
   for (const auto& r : runs)
-    for (const auto& e : r.evals)
-      for (const auto& [key, value] : e.items())
-        if (value.is_number() && !is_eval_bookkeeping(key) &&
-            std::find(names.begin(), names.end(), key) == names.end())
-          names.push_back(key);
+    for (const auto& key : r.eval_metrics)
+      if (std::find(names.begin(), names.end(), key) == names.end()) names.push_back(key);
   return names;
 }
 

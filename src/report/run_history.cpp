@@ -23,13 +23,41 @@ namespace {
                               "(runs/<name>/<time>-<id>/) or a sweep directory"));
 }
 
+// Distinct numeric fields kept per kind of event (each is a chart): a record
+// with a million made-up names must not make a million series.
+constexpr size_t kMaxSeries = 64;
+
+// Adds (x, y) to the series `key`; false when the series is new and there is no room.
+bool add_point(std::map<std::string, Downsampler>& series, const std::string& key, double x, double y) {
+  auto it = series.find(key);
+  if (it == series.end()) {
+    if (series.size() >= kMaxSeries) return false;
+    it = series.emplace(key, Downsampler()).first;
+  }
+  it->second.add(x, y);
+  return true;
+}
+
 // A train event's numbers go to their series; only the newest event is kept whole.
 void add_train_event(nlohmann::json e, RunHistory& h) {
   ++h.train_events;
   std::optional<double> step = number_at(e, "step");
   for (const auto& [key, value] : e.items())
-    if (step && key != "step" && value.is_number()) h.train_series[key].add(*step, value.get<double>());
+    if (step && key != "step" && value.is_number()) add_point(h.train_series, key, *step, value.get<double>());
   h.last_train = std::move(e);
+}
+
+// An eval event's metrics go to their series; the newest event and the newest
+// best one are kept whole (the best checkpoint of a run still going).
+void add_eval_event(nlohmann::json e, RunHistory& h) {
+  std::optional<double> step = number_at(e, "step");
+  for (const auto& [key, value] : e.items()) {
+    if (!step || !value.is_number() || is_eval_bookkeeping(key)) continue;
+    bool is_new = !h.eval_series.count(key);
+    if (add_point(h.eval_series, key, *step, value.get<double>()) && is_new) h.eval_metrics.push_back(key);
+  }
+  if (record_bool(e, "is_best", false)) h.best_eval = e;
+  h.last_eval = std::move(e);
 }
 
 // Reads the events of metrics.jsonl; a line that is not an event is counted,
@@ -51,7 +79,7 @@ void read_events(const std::string& path, RunHistory& h) {
     nlohmann::json& e = *parsed;
     const std::string kind = e["event"].get<std::string>();
     if (kind == "train") add_train_event(std::move(e), h);
-    else if (kind == "eval") h.evals.push_back(std::move(e));
+    else if (kind == "eval") add_eval_event(std::move(e), h);
     else if (kind == "checkpoint") h.last_checkpoint = std::move(e);
     else if (kind == "start" && h.start.empty()) h.start = std::move(e);
   }
@@ -69,15 +97,17 @@ void find_best(RunHistory& h) {
     if (auto s = number_at(best, "step")) h.best_step = static_cast<long long>(*s);
     return;
   }
-  for (const auto& e : h.evals)
-    if (record_bool(e, "is_best", false)) {
-      h.best_step = record_integer(e, "step", 0);
-      std::string key = h.best_metric.rfind("eval.", 0) == 0 ? h.best_metric.substr(5) : h.best_metric;
-      h.best_value = number_at(e, key);
-    }
+  if (h.best_eval.empty()) return;
+  h.best_step = record_integer(h.best_eval, "step", 0);
+  std::string key = h.best_metric.rfind("eval.", 0) == 0 ? h.best_metric.substr(5) : h.best_metric;
+  h.best_value = number_at(h.best_eval, key);
 }
 
 }  // namespace
+
+bool is_eval_bookkeeping(const std::string& key) {
+  return key == "event" || key == "step" || key == "epoch" || key == "examples" || key == "is_best";
+}
 
 nlohmann::json read_run_record(const std::string& path) {
   return read_json_document(path, "",
@@ -137,8 +167,7 @@ std::string RunHistory::started_utc() const { return record_string(env, "started
 long long RunHistory::step() const {
   if (auto s = number_at(summary, "global_step")) return static_cast<long long>(*s);
   long long last = 0;
-  if (!evals.empty()) last = record_integer(evals.back(), "step", 0);
-  for (const auto* e : {&last_train, &last_checkpoint}) last = std::max(last, record_integer(*e, "step", 0));
+  for (const auto* e : {&last_train, &last_eval, &last_checkpoint}) last = std::max(last, record_integer(*e, "step", 0));
   return last;
 }
 

@@ -27,7 +27,12 @@ struct RunHistory {
   long long train_events = 0;
   nlohmann::json last_train = nlohmann::json::object();       // the newest "train" event
   nlohmann::json last_checkpoint = nlohmann::json::object();  // the newest "checkpoint" event
-  std::vector<nlohmann::json> evals;
+  // The metrics of the "eval" events, bounded the same way, with their names in
+  // the order they first appear; the newest eval and the newest marked is_best.
+  std::map<std::string, Downsampler> eval_series;
+  std::vector<std::string> eval_metrics;
+  nlohmann::json last_eval = nlohmann::json::object();
+  nlohmann::json best_eval = nlohmann::json::object();
 
   std::string name() const;    // run.name, or the run folder's parent's name
   std::string status() const;  // summary's status; "running" without a summary
@@ -50,6 +55,9 @@ struct RunHistory {
   // skipped; nullopt when every line was read.
   std::optional<Diagnostic> damaged_lines_warning() const;
 };
+
+// Fields of an eval event that are bookkeeping, not metrics.
+bool is_eval_bookkeeping(const std::string& key);
 
 // A JSON record of a run or sweep; a file that is not valid JSON throws
 // InputError naming it and the byte where it breaks.

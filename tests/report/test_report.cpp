@@ -269,3 +269,28 @@ TEST_CASE("a downsampled series keeps its ends, its lowest and highest points, i
   CHECK(std::find(pts.begin(), pts.end(), std::make_pair(777777.0, 42.0)) != pts.end());
   CHECK(std::is_sorted(pts.begin(), pts.end()));
 }
+
+TEST_CASE("evaluations are read into bounded series too, and made-up metric names are capped", "[report]") {
+  // Issue 29, item 4: every record reader is bounded; an eval line with a new name made a new chart.
+  std::string dir = runner::test::tmp_dir("report-evals");
+  std::string run = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", FakeRun{});
+  {
+    std::ofstream out(run + "/metrics.jsonl", std::ios::binary);
+    for (int step = 1; step <= 100000; ++step)
+      out << "{\"event\": \"eval\", \"step\": " << step << ", \"accuracy\": " << (step % 89) / 100.0
+          << ", \"m" << step << "\": 1, \"is_best\": " << (step == 4242 ? "true" : "false") << "}\n";
+  }
+  std::string exe = runner::test::runner_exe();
+  auto report = runner::test::run_bounded(exe + " report " + run + " --out " + dir + "/r.html");
+  INFO(report.out);
+  REQUIRE(report.exit_code == 0);
+  CHECK(report.peak_mib < 300);
+  std::string html = runner::test::read_text(dir + "/r.html");
+  CHECK(html.size() < (4u << 20));
+  CHECK(count(html, "<svg id=\"chart-eval-") == 64);  // accuracy and the first 63 made-up names
+  std::string accuracy = chart(html, "chart-eval-accuracy");
+  std::smatch kept;
+  REQUIRE(std::regex_search(accuracy, kept, std::regex("data-points=\"(\\d+)\"")));
+  CHECK(std::stoi(kept[1]) <= 4096);
+  CHECK(accuracy.find("data-step=\"3\"") != std::string::npos);  // summary.json's best step still marks it
+}
