@@ -42,6 +42,15 @@ size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
+// `runner report RUN --out OUT` as a user runs it, which must stay under 300 MB; the page.
+std::string bounded_report(const std::string& run, const std::string& out) {
+  auto report = runner::test::run_bounded(runner::test::runner_exe() + " report " + run + " --out " + out);
+  INFO(report.out);
+  REQUIRE(report.exit_code == 0);
+  CHECK(report.peak_mib < 300);
+  return runner::test::read_text(out);
+}
+
 }  // namespace
 
 TEST_CASE("nice ticks are 1, 2 or 5 times a power of ten and cover the data", "[report]") {
@@ -232,12 +241,7 @@ TEST_CASE("a run of 300,000 logged steps is reported and listed in bounded memor
           << ", \"lr\": 0.0001, \"grad_norm\": 1.5, \"samples_per_s\": 40.0, \"tokens_per_s\": 900.0}\n";
     }
   }
-  std::string exe = runner::test::runner_exe();
-  auto report = runner::test::run_bounded(exe + " report " + run + " --out " + dir + "/r.html");
-  INFO(report.out);
-  REQUIRE(report.exit_code == 0);
-  CHECK(report.peak_mib < 300);
-  std::string html = runner::test::read_text(dir + "/r.html");
+  std::string html = bounded_report(run, dir + "/r.html");
   CHECK(html.size() < (2u << 20));
   std::string loss = chart(html, "chart-train-loss");
   std::smatch kept;
@@ -246,7 +250,7 @@ TEST_CASE("a run of 300,000 logged steps is reported and listed in bounded memor
   CHECK(std::stoi(kept[1]) >= 1024);
   // The spike and the lowest loss are drawn: the y axis reaches 9.5 and goes below 0.01.
   CHECK(loss.find(">10</text>") != std::string::npos);
-  auto ls = runner::test::run_bounded(exe + " ls " + dir + "/runs");
+  auto ls = runner::test::run_bounded(runner::test::runner_exe() + " ls " + dir + "/runs");
   INFO(ls.out);
   CHECK(ls.exit_code == 0);
   CHECK(ls.peak_mib < 300);
@@ -280,12 +284,7 @@ TEST_CASE("evaluations are read into bounded series too, and made-up metric name
       out << "{\"event\": \"eval\", \"step\": " << step << ", \"accuracy\": " << (step % 89) / 100.0
           << ", \"m" << step << "\": 1, \"is_best\": " << (step == 4242 ? "true" : "false") << "}\n";
   }
-  std::string exe = runner::test::runner_exe();
-  auto report = runner::test::run_bounded(exe + " report " + run + " --out " + dir + "/r.html");
-  INFO(report.out);
-  REQUIRE(report.exit_code == 0);
-  CHECK(report.peak_mib < 300);
-  std::string html = runner::test::read_text(dir + "/r.html");
+  std::string html = bounded_report(run, dir + "/r.html");
   CHECK(html.size() < (4u << 20));
   CHECK(count(html, "<svg id=\"chart-eval-") == 64);  // accuracy and the first 63 made-up names
   std::string accuracy = chart(html, "chart-eval-accuracy");
