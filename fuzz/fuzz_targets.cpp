@@ -17,6 +17,9 @@ const std::vector<Target>& targets() {
       {"checkpoint_manifest", checkpoint_manifest,
        "a checkpoint directory name and manifest.json through newest_valid_checkpoint"},
       {"config_json", config_json, "a model folder's config.json through the family config readers"},
+      {"run_dirs", run_dirs, "a run directory's records and a sweep summary through runner ls and runner report"},
+      {"hf_cache_layout", hf_cache_layout,
+       "refs, blobs, snapshot links and .no_exist of a Hugging Face cache, resolved offline"},
   };
   return list;
 }

@@ -245,7 +245,38 @@ def configs():
                                os.path.join(SHARED, "models", "*", "config.json")])
 
 
+def run_dirs():
+    """NUL-separated summary.json, env.json, recipe.resolved.json, metrics.jsonl, sweep_summary.json."""
+    summary = {"status": "completed", "global_step": 6, "total_steps": 6, "total_wall_seconds": 12.5,
+               "best": {"metric": "eval.accuracy", "value": 0.75, "step": 3}, "final": {"accuracy": 0.7}}
+    env = {"started_utc": "2026-01-02T03:04:05Z", "host": "h", "content_sha256": {"/d/train.tsv": "a" * 64},
+           "recipe": {"path": "/r.toml", "overrides": ["optimizer.lr=0.001"]}}
+    resolved = {"run": {"name": "demo"}, "train": {"metric_for_best": "eval.accuracy"}}
+    events = [{"event": "start", "total_steps": 6}, {"event": "train", "step": 2, "loss": 0.7, "lr": 1e-3},
+              {"event": "eval", "step": 3, "accuracy": 0.75, "is_best": True},
+              {"event": "checkpoint", "step": 4}]
+    metrics = "".join(json.dumps(e) + "\n" for e in events) + '{"event": "tra'
+    sweep = {"sweep": "s", "metric": "eval.accuracy", "direction": "higher",
+             "points": [{"point": "p0", "overrides": {"optimizer.lr": 1e-3}, "best": 0.7, "run_dir": ""}]}
+    parts = [json.dumps(summary), json.dumps(env), json.dumps(resolved), metrics, json.dumps(sweep)]
+    put("run_dirs", "whole.bin", "\0".join(parts))
+    put("run_dirs", "damaged.bin", "\0".join(["{", "[]", '{"run": 5}', "NaN\n\x01\n", "{}"]))
+
+
+def hf_cache_layout():
+    commit = "1" * 40
+    whole = [f"ref main {commit}", "blob c1 {}", "blob w1 weights", "blob t1 {}", "blob v1 [PAD]",
+             f"link snapshots/{commit}/config.json ../../blobs/c1",
+             f"link snapshots/{commit}/model.safetensors ../../blobs/w1",
+             f"link snapshots/{commit}/tokenizer_config.json ../../blobs/t1",
+             f"link snapshots/{commit}/vocab.txt ../../blobs/v1"]
+    put("hf_cache_layout", "whole.txt", "\n".join(whole))
+    put("hf_cache_layout", "broken.txt", "\n".join(whole[:1] + [
+        f"link snapshots/{commit}/config.json /etc/passwd", f"link snapshots/{commit}/model.safetensors ../../blobs/gone",
+        "blob gone.incomplete x", f"missing {commit}/tokenizer_config.json", "dir refs/v1"]))
+
+
 UTILS, STORAGES = fake_torch()
 for make in (recipes, set_values, sweeps, jsonl, tables, tokenizers, safetensors, pytorch_bin,
-             checkpoints, configs):
+             checkpoints, configs, run_dirs, hf_cache_layout):
     make()

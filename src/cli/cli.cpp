@@ -2,11 +2,13 @@
 
 #include "cli/commands.h"
 #include "util/diagnostic.h"
+#include "util/paths.h"
 #include "util/suggest.h"
 #include "util/utf8.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 
 namespace runner {
@@ -48,6 +50,32 @@ bool arguments_are_utf8(const std::vector<std::string>& args) {
   return true;
 }
 
+bool is_path_metavar(const std::string& metavar) {
+  return metavar == "FILE" || metavar == "DIR" || metavar == "PATH" || metavar == "RUN_DIR";
+}
+
+// A path past the system's limits would meet the file system's raw "File name
+// too long" wherever it is first used: every path argument (and a Hub name,
+// which becomes a cache path) is checked here, before anything runs.
+bool path_arguments_fit(const CommandSpec& cmd, const ParsedArgs& parsed) {
+  std::vector<std::pair<std::string, std::string>> paths;  // (where it was given, the path)
+  const auto& given = parsed.positionals();
+  for (size_t i = 0; i < given.size() && !cmd.positionals.empty(); ++i)
+    paths.push_back({cmd.positionals[std::min(i, cmd.positionals.size() - 1)].name, given[i]});
+  for (const auto& flag : flag_table())
+    if (is_path_metavar(flag.metavar) && parsed.has(flag.name))
+      for (const auto& v : parsed.all(flag.name)) paths.push_back({flag.name, v});
+  for (const auto& [where, path] : paths) {
+    std::string problem = path_length_problem(path);
+    if (problem.empty()) continue;
+    std::cerr << fmt::format("error: {} \"{}...\": {}\n  hint: name a shorter path (a symbolic link to a "
+                             "deep folder is one way)\n",
+                             where, terminal_safe(path.substr(0, 40)), problem);
+    return false;
+  }
+  return true;
+}
+
 int dispatch(const std::vector<std::string>& args) {
   if (!arguments_are_utf8(args)) return kExitBadInput;
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
@@ -80,6 +108,7 @@ int dispatch(const std::vector<std::string>& args) {
     std::cerr << "error: " << error << "\n  hint: see `runner " << cmd->name << " --help`\n";
     return kExitBadInput;
   }
+  if (!path_arguments_fit(*cmd, parsed)) return kExitBadInput;
   return cmd->handler(parsed);
 }
 

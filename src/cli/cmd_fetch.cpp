@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 
 #include "hub/named_sources.h"
+#include "hub/repo_files.h"
 #include "registry/registry.h"
 #include "util/paths.h"
 
@@ -31,19 +32,24 @@ bool fetch_recipe(const std::string& path, const ParsedArgs& args) {
   return load.recipe.has_value();
 }
 
-// A Hub id: its model files and its tokenizer files, whichever it has.
+// A Hub id: its model files and its tokenizer files, whichever it has. A kind
+// the repository lacks is skipped; any other failure (a cache the run would
+// reject offline, the network) fails the fetch, so "exit 0" means the run will find it.
 bool fetch_repo(const std::string& id) {
-  std::string errors;
+  std::string lacks;
   int fetched = 0;
   for (hub::Fetchable what : {hub::Fetchable::Model, hub::Fetchable::Tokenizer}) {
     try {
       hub::locate({what, id, resolve_against(model_root(), id), "models_root"});
       ++fetched;
+    } catch (const hub::RepoLacksFiles& e) {
+      lacks += e.diagnostic().format() + "\n";
     } catch (const InputError& e) {
-      errors += e.diagnostic().format() + "\n";
+      std::cerr << e.diagnostic().format() << "\n";
+      return false;
     }
   }
-  if (fetched == 0) std::cerr << errors;
+  if (fetched == 0) std::cerr << lacks;
   return fetched > 0;
 }
 

@@ -2,6 +2,10 @@
 #include "data/dataset.h"
 #include "registry/builtins.h"
 #include "registry/registry.h"
+#include "util/input_file.h"
+#include "util/json_input.h"
+
+#include <filesystem>
 
 namespace runner {
 
@@ -10,13 +14,38 @@ std::shared_ptr<const Dataset> make_file_dataset(const std::string& format, cons
 
 namespace {
 
+// A split file that is a FIFO or a device would block the run's first read,
+// after its run directory exists: validate refuses it, naming the file.
+std::function<Diagnostics(const nlohmann::json&)> split_files_check(const std::string& format) {
+  return [format](const nlohmann::json& recipe) {
+    Diagnostics out;
+    nlohmann::json data = record_object(recipe, "data"), files = record_object(data, "files");
+    std::string dir = record_string(data, "dir");
+    if (dir.empty()) return out;
+    for (const char* key : {"train_split", "eval_split"}) {
+      std::string split = record_string(data, key);
+      std::string name = record_string(files, split.c_str(), split + "." + format);
+      std::string file = (std::filesystem::path(dir) / name).string();
+      std::string kind = split.empty() ? "" : special_file_kind(file);
+      if (!kind.empty())
+        out.push_back(make_error({file, 0, 0, {}}, std::string("data.") + key,
+                                 "the " + split + " split's file is " + kind + ", not a regular file",
+                                 "put the split in a regular file: a pipe or a device would block the run's "
+                                 "first read"));
+    }
+    return out;
+  };
+}
+
 ComponentSpec glue_spec(const std::string& name, const std::string& dir, const std::string& doc) {
-  return {Kind::Dataset, name, doc,
-          {opt::data_path("dir", dir, "Folder with train.tsv, dev.tsv and test.tsv")}};
+  ComponentSpec spec{Kind::Dataset, name, doc,
+                     {opt::data_path("dir", dir, "Folder with train.tsv, dev.tsv and test.tsv")}};
+  spec.recipe_check = split_files_check("tsv");
+  return spec;
 }
 
 ComponentSpec file_spec(const std::string& format) {
-  return {Kind::Dataset,
+  ComponentSpec spec{Kind::Dataset,
           format,
           "Labelled text from ." + format + " files, one per split, with a column mapping",
           {
@@ -33,6 +62,8 @@ ComponentSpec file_spec(const std::string& format) {
               opt::strings("metrics", {"accuracy"}, "Metric components to evaluate"),
               opt::text("main_metric", "accuracy", "The metric that picks the best checkpoint"),
           }};
+  spec.recipe_check = split_files_check(format);
+  return spec;
 }
 
 }  // namespace

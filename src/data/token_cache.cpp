@@ -1,5 +1,6 @@
 #include "data/token_cache.h"
 
+#include "util/input_file.h"
 #include "util/sha256.h"
 #include "util/paths.h"
 
@@ -89,6 +90,8 @@ void write_token_cache(const std::string& path, const std::string& key, const Pr
 
 bool read_token_cache(const std::string& path, const std::string& key, PreparedSplit& out,
                       std::string& why) {
+  // A FIFO in the cache folder would block the open: it is not a cache file.
+  if (!special_file_kind(path).empty()) return why = "the cache path is not a regular file", false;
   std::ifstream in(path, std::ios::binary);
   if (!in) return why = "no cache file", false;
   std::stringstream ss;

@@ -2,6 +2,8 @@
 
 #include "util/diagnostic.h"
 
+#include <fmt/format.h>
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -37,6 +39,18 @@ void write_atomically(const fs::path& path, const std::string& text) {
   if (ec) cache_error(path, "the file could not be renamed into place");
 }
 
+// Whether `p`, its links followed, is inside `folder` (also followed): a
+// snapshot link that leads out of the cache (to /etc/passwd) is no file of the repo.
+bool resolves_inside(const fs::path& p, const std::string& folder) {
+  std::error_code ec;
+  fs::path real = fs::canonical(p, ec);
+  if (ec) return false;
+  fs::path root = fs::canonical(folder, ec);
+  if (ec) return false;
+  fs::path rel = real.lexically_relative(root);
+  return !rel.empty() && *rel.begin() != "..";
+}
+
 }  // namespace
 
 std::string HfCache::repo_dir(const RepoId& repo) const {
@@ -46,7 +60,10 @@ std::string HfCache::repo_dir(const RepoId& repo) const {
 std::optional<std::string> HfCache::commit_of(const RepoId& repo) const {
   if (is_commit_hash(repo.revision) && fs::is_directory(fs::path(repo_dir(repo)) / "snapshots" / repo.revision))
     return repo.revision;
-  std::ifstream in(fs::path(repo_dir(repo)) / "refs" / repo.revision);
+  fs::path ref = fs::path(repo_dir(repo)) / "refs" / repo.revision;
+  std::error_code ec;
+  if (!fs::is_regular_file(ref, ec)) return std::nullopt;  // a FIFO would block the read
+  std::ifstream in(ref);
   std::string commit;
   if (!in || !std::getline(in, commit) || !is_commit_hash(commit)) return std::nullopt;
   return commit;
@@ -57,7 +74,42 @@ std::optional<std::string> HfCache::snapshot_file(const RepoId& repo, const std:
   fs::path p = fs::path(repo_dir(repo)) / "snapshots" / commit / file;
   std::error_code ec;
   if (!fs::is_regular_file(p, ec)) return std::nullopt;  // follows the symlink
+  if (!resolves_inside(p, repo_dir(repo))) return std::nullopt;  // a link out of the cache is not the repo's
   return p.string();
+}
+
+std::string HfCache::snapshot_problem(const RepoId& repo, const std::string& commit, const std::string& file) const {
+  fs::path p = fs::path(repo_dir(repo)) / "snapshots" / commit / file;
+  std::error_code ec;
+  if (!fs::is_symlink(p, ec) && !fs::exists(p, ec)) return "";
+  if (fs::is_symlink(p, ec) && !fs::exists(p, ec)) {
+    fs::path target = (p.parent_path() / fs::read_symlink(p, ec)).lexically_normal();
+    fs::path partial = target.string() + ".incomplete";
+    return fmt::format("{} is a link to {}, which is missing{}", p.string(), target.string(),
+                       fs::exists(partial, ec) ? "; " + partial.string() + " is a download that did not finish" : "");
+  }
+  if (!fs::is_regular_file(p, ec)) return p.string() + " is not a regular file";
+  if (!resolves_inside(p, repo_dir(repo)))
+    return fmt::format("{} resolves to {}, outside the cache folder {}", p.string(),
+                       fs::canonical(p, ec).string(), repo_dir(repo));
+  return "";
+}
+
+std::string HfCache::ref_problem(const RepoId& repo) const {
+  fs::path ref = fs::path(repo_dir(repo)) / "refs" / repo.revision;
+  std::error_code ec;
+  if (!fs::exists(ref, ec)) return "";
+  if (!fs::is_regular_file(ref, ec)) return ref.string() + " is not a file holding a commit (a folder or a pipe)";
+  std::ifstream in(ref);
+  std::string commit;
+  std::getline(in, commit);
+  if (commit.empty()) return ref.string() + " is empty";
+  if (!is_commit_hash(commit))
+    return fmt::format("{} holds \"{}\", not a commit hash", ref.string(), commit.substr(0, 60));
+  fs::path snapshot = fs::path(repo_dir(repo)) / "snapshots" / commit;
+  if (!fs::is_directory(snapshot, ec))
+    return fmt::format("{} names commit {}, but {} is missing", ref.string(), commit, snapshot.string());
+  return "";
 }
 
 bool HfCache::known_missing(const RepoId& repo, const std::string& commit, const std::string& file) const {

@@ -24,9 +24,17 @@ class HfCache {
   // The commit a revision points at: the revision itself when it is a commit
   // with a snapshot folder, else the content of refs/<revision>.
   std::optional<std::string> commit_of(const RepoId& repo) const;
-  // snapshots/<commit>/<file> when it exists (a dangling link does not count).
+  // snapshots/<commit>/<file> when it is a regular file inside the repository's
+  // cache folder (a dangling link, a link out of the cache, or a FIFO do not count).
   std::optional<std::string> snapshot_file(const RepoId& repo, const std::string& commit,
                                            const std::string& file) const;
+  // Why snapshots/<commit>/<file> is there but unusable ("points at blobs/x,
+  // which is missing; blobs/x.incomplete is a download that did not finish",
+  // "resolves to /etc/passwd, outside the cache"), or "" when it is usable or absent.
+  std::string snapshot_problem(const RepoId& repo, const std::string& commit, const std::string& file) const;
+  // Why refs/<revision> gives no usable commit (a folder, empty, not a commit
+  // hash, a commit without a snapshot folder), or "" when it does or is absent.
+  std::string ref_problem(const RepoId& repo) const;
   bool known_missing(const RepoId& repo, const std::string& commit, const std::string& file) const;
 
   std::string blob_path(const RepoId& repo, const std::string& etag) const;

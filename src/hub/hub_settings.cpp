@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 namespace runner::hub {
@@ -25,7 +26,10 @@ std::string hf_home() {
 
 // The token `huggingface-cli login` stores, when HF_TOKEN is not set.
 std::string stored_token() {
-  std::ifstream in(hf_home() + "/token");
+  std::string path = hf_home() + "/token";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return "";  // a FIFO there would block the open
+  std::ifstream in(path);
   std::string token;
   std::getline(in, token);
   while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();

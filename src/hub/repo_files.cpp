@@ -13,7 +13,7 @@ namespace runner::hub {
 namespace {
 
 [[noreturn]] void missing(const std::string& repo, const std::string& what, const std::string& hint) {
-  throw InputError(make_error(SourceLocation{{}, 0, 0, repo}, "", "repository " + repo + " has " + what, hint));
+  throw RepoLacksFiles(make_error(SourceLocation{{}, 0, 0, repo}, "", "repository " + repo + " has " + what, hint));
 }
 
 // The shard file names of a sharded safetensors checkpoint, each once, sorted.

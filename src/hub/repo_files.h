@@ -4,6 +4,8 @@
 // tokenizer_config.json (when the repo has one) and vocab.txt, else tokenizer.json.
 #pragma once
 
+#include "util/diagnostic.h"
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -25,8 +27,16 @@ struct FileSelection {
   std::string unknown;  // the first file the source could not tell about; empty when complete
 };
 
+// The repository itself lacks a file a model (or a tokenizer) needs: it is not
+// one. Other errors (an incomplete cache offline, the network) say nothing of
+// what the repository is; `runner fetch` of a Hub id tells the two apart.
+class RepoLacksFiles : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 // Asks `probe` about files in order and stops at the first Unknown. A required
-// file that is Missing is an InputError naming `repo` and the file.
+// file that is Missing is a RepoLacksFiles naming `repo` and the file.
 FileSelection select_files(FileSet set, const std::string& repo, const Prober& probe);
 
 const char* file_set_name(FileSet set);  // "model", "tokenizer"

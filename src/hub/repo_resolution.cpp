@@ -20,14 +20,29 @@ FileProbe probe_cache(const HfCache& cache, const RepoId& id, const std::string&
   return {};
 }
 
-[[noreturn]] void offline_miss(const RepoId& id, const std::string& file, const HubSettings& s) {
+// What is wrong in the cache when it is there but unusable: a broken ref, a
+// snapshot link to a missing blob or out of the cache. "" when it is just absent.
+std::string cache_problem(const HfCache& cache, const RepoId& id, const std::string& commit, const std::string& file) {
+  if (std::string ref = cache.ref_problem(id); !ref.empty()) return ref;
+  return commit.empty() ? "" : cache.snapshot_problem(id, commit, file);
+}
+
+[[noreturn]] void offline_miss(const RepoId& id, const std::string& file, const HubSettings& s,
+                               const std::string& problem) {
+  std::string refetch = fmt::format("run `runner fetch {}` (or the recipe) where there is a network, with the same "
+                                    "HF_HUB_CACHE",
+                                    id.str());
+  if (!problem.empty())
+    throw InputError(make_error(
+        SourceLocation{{}, 0, 0, id.str()}, "",
+        fmt::format("offline mode (HF_HUB_OFFLINE / RUNNER_OFFLINE): the Hugging Face cache's copy of {} is broken: {}",
+                    id.str(), problem),
+        "delete " + HfCache(s.cache_dir).repo_dir(id) + ", then " + refetch));
   throw InputError(make_error(
       SourceLocation{{}, 0, 0, id.str()}, "",
       fmt::format("offline mode (HF_HUB_OFFLINE / RUNNER_OFFLINE): {} has no {} in the Hugging Face cache {}",
                   id.str(), file, s.cache_dir),
-      fmt::format("run `runner fetch {}` (or the recipe) where there is a network, with the same HF_HUB_CACHE, "
-                  "or unset HF_HUB_OFFLINE and RUNNER_OFFLINE",
-                  id.str())));
+      refetch + ", or unset HF_HUB_OFFLINE and RUNNER_OFFLINE"));
 }
 
 Resolution make_resolution(const RepoId& id, FileSet set, const std::string& source, const std::string& folder,
@@ -94,8 +109,10 @@ Resolution resolve_repo(const RepoId& id, FileSet set, const HubSettings& settin
     if (auto packaged = resolve_python_package(id, set, python_package_dirs())) return *packaged;
     bool downloaded = false;
     try {
-      if (settings.offline) offline_miss(id, sel.unknown, settings);
+      if (settings.offline) offline_miss(id, sel.unknown, settings, cache_problem(cache, id, commit, sel.unknown));
       sel = download_missing(downloader, id, set, commit, sha_of, downloaded);
+    } catch (const RepoLacksFiles& e) {  // kept apart: `runner fetch` skips a kind the repository lacks
+      throw RepoLacksFiles(with_package_hint(e, id).diagnostic());
     } catch (const InputError& e) {
       throw with_package_hint(e, id);
     }

@@ -124,7 +124,9 @@ struct OverrideApplier {
                                  "pass the value as UTF-8 (check the shell's locale)"));
       return;
     }
-    SourceLocation loc{{}, 0, 0, "--set " + set};
+    // A value of kilobytes (a path past the system's limit) is named, not printed whole.
+    std::string shown = set.size() > 200 ? fmt::format("{}... ({} bytes)", set.substr(0, 120), set.size()) : set;
+    SourceLocation loc{{}, 0, 0, "--set " + shown};
     size_t eq = set.find('=');
     if (eq == std::string::npos || eq == 0) {
       diags.push_back(make_error(loc, "", "expected KEY=VALUE, e.g. --set optimizer.lr=3e-5"));

@@ -2,6 +2,7 @@
 
 #include "hub/named_sources.h"
 #include "util/diagnostic.h"
+#include "util/input_file.h"
 #include "util/json_input.h"
 #include "util/paths.h"
 #include "util/suggest.h"
@@ -107,6 +108,21 @@ hub::NameRequest name_request(const OptionSpec& s, const Value& v, const std::st
 }
 
 // Both attempts: the local path, then the name.
+// The files a model or tokenizer folder is read through (mapped, hashed): a
+// pipe or a device among them would block the run after its directory exists.
+std::string special_file_in_folder(const std::string& folder) {
+  static const char* const kFolderFiles[] = {"config.json", "model.safetensors", "model.safetensors.index.json",
+                                             "pytorch_model.bin", "vocab.txt", "tokenizer.json",
+                                             "tokenizer_config.json"};
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) return "";
+  for (const char* name : kFolderFiles) {
+    std::string file = (fs::path(folder) / name).string(), kind = special_file_kind(file);
+    if (!kind.empty()) return file + " is " + kind;
+  }
+  return "";
+}
+
 std::string fetch_failure(const std::string& name, const std::string& resolved, const Diagnostic& d) {
   return fmt::format("path \"{}\" does not exist (resolved to {}), and fetching it by name failed: {}{}", name,
                      resolved, d.message, d.where.known() ? " [" + d.where.str() + "]" : "");
@@ -145,6 +161,12 @@ struct SectionResolver {
 
   nlohmann::ordered_json check_path(const OptionSpec& s, const Value& v, const std::string& path) {
     std::string resolved = resolve_path(s, v);
+    // Before anything asks the file system: past the system's limits its own message is raw.
+    std::string too_long = path_length_problem(resolved);
+    if (!too_long.empty()) {
+      diags.push_back(make_error(v.loc, path, too_long, "name a shorter path (a symbolic link to the folder is one way)"));
+      return resolved;
+    }
     if (!options.check_paths) return resolved;
     try {
       resolved = hub::locate(name_request(s, v, path, resolved));
@@ -152,6 +174,13 @@ struct SectionResolver {
       diags.push_back(make_error(v.loc, path, fetch_failure(v.s, resolved, e.diagnostic()), e.diagnostic().hint));
       return resolved;
     }
+    std::string special = special_file_kind(resolved);
+    if (!special.empty())
+      diags.push_back(make_error(v.loc, path, fmt::format("expected a file or a folder, found {} ({})", special, resolved),
+                                 "name a regular file or a folder; reading a pipe or a device would wait forever"));
+    if (std::string inside = special_file_in_folder(resolved); !inside.empty() && s.type == OptionType::ModelPath)
+      diags.push_back(make_error(v.loc, path, "expected regular files in the folder, but " + inside,
+                                 "replace it with the file itself; reading a pipe or a device would wait forever"));
     if (s.must_exist && !fs::exists(resolved)) {
       bool explicit_relative = v.s.rfind("./", 0) == 0 || v.s.rfind("../", 0) == 0;
       std::string root_hint =
@@ -220,6 +249,7 @@ struct SectionResolver {
     if (!folder || folder->type != Value::Type::String || folder->s.empty()) return nullptr;
     const OptionSpec folder_spec = opt::model_path(spec.folder_option, "", "");
     std::string folder_path = resolve_path(folder_spec, *folder);
+    if (!path_length_problem(folder_path).empty()) return nullptr;  // check_path reports it
     if (options.check_paths) {
       try {
         folder_path = hub::locate(name_request(folder_spec, *folder, spec.name + "." + spec.folder_option, folder_path));

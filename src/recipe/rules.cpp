@@ -3,9 +3,12 @@
 #include "recipe/sections.h"
 
 #include "util/cpu_info.h"
+#include "util/paths.h"
 #include "util/suggest.h"
 
 #include <fmt/format.h>
+
+#include <filesystem>
 
 namespace runner {
 namespace {
@@ -142,6 +145,25 @@ void run_name_is_a_folder_name(RuleContext& c) {
             "choose where runs go");
 }
 
+// The deepest path a run writes below <output_dir>/<name>: "/<time>-<id>/
+// checkpoints/step-<8 digits>/model.safetensors.tmp" and room to spare.
+constexpr size_t kRunDirDepthBytes = 100;
+
+// Validate must not say "valid" for an output folder the run cannot create:
+// past the system's limits the run would die on the file system's raw message.
+void output_dir_fits_path_limits(RuleContext& c) {
+  std::string dir = c.str("run", "output_dir");
+  std::string problem = path_length_problem(dir);
+  std::error_code ec;
+  std::string absolute = std::filesystem::absolute(dir, ec).string();
+  size_t deepest = absolute.size() + 1 + c.str("run", "name").size() + kRunDirDepthBytes;
+  if (problem.empty() && deepest > kMaxPathBytes)
+    problem = fmt::format("the paths a run writes under it would be up to {} bytes long (with the run name and "
+                          "its checkpoints); this system allows at most {} (PATH_MAX)",
+                          deepest, kMaxPathBytes);
+  if (!problem.empty()) c.error("run", "output_dir", problem, "set run.output_dir to a shorter path");
+}
+
 void threads_fit_machine(RuleContext& c) {
   long long threads = c.r.at("run").at("threads").get<long long>();
   int cpus = usable_cpus();
@@ -181,6 +203,7 @@ void check_recipe_rules(const nlohmann::ordered_json& resolved, const Value& tre
   topology_fits_build(c);
   components_exist(c);
   run_name_is_a_folder_name(c);
+  output_dir_fits_path_limits(c);
   threads_fit_machine(c);
   // Last: a component's check may build its configuration from every section.
   if (!has_errors(diags)) components_check_recipe(c);

@@ -4,6 +4,7 @@
 #include "report/run_history.h"
 #include "util/diagnostic.h"
 #include "util/json_input.h"
+#include "util/utf8.h"
 
 #include <fmt/format.h>
 
@@ -33,7 +34,8 @@ LsRow row_of(const RunHistory& r) {
                 {"step", r.step()},          {"total_steps", r.total_steps()},
                 {"best_metric", r.best_metric}, {"best_value", optional_json(r.best_value)},
                 {"best_step", r.best_step ? nlohmann::json(*r.best_step) : nlohmann::json()},
-                {"samples_per_s", optional_json(sps)}, {"wall_seconds", optional_json(r.wall_seconds())}};
+                {"samples_per_s", optional_json(sps)}, {"wall_seconds", optional_json(r.wall_seconds())},
+                {"damaged_lines", r.damaged_lines}};
   row.cells = {r.name(), r.started_utc().empty() ? "-" : r.started_utc(), r.status(),
                fmt::format("{}/{}", r.step(), r.total_steps()), best,
                sps ? fmt::format("{:.1f}", *sps) : "-", wall.empty() ? "-" : wall, r.dir};
@@ -49,9 +51,12 @@ LsRow unreadable_row(const std::string& dir, const InputError& e) {
   return row;
 }
 
-std::string table_text(const std::vector<LsRow>& rows) {
+std::string table_text(std::vector<LsRow> rows) {
   std::vector<std::string> head = {"NAME", "STARTED (UTC)", "STATUS", "STEP/TOTAL", "BEST", "SAMPLES/S", "WALL", "DIR"};
   std::vector<size_t> width(head.size());
+  // Every cell comes from a record or a folder name: shown safe for a terminal.
+  for (auto& r : rows)
+    for (auto& cell : r.cells) cell = terminal_safe(cell);
   for (size_t c = 0; c < head.size(); ++c) {
     width[c] = head[c].size();
     for (const auto& r : rows) width[c] = std::max(width[c], r.cells[c].size());
@@ -92,9 +97,10 @@ int run_ls_command(const LsOptions& o, std::ostream& out, std::ostream& err) {
   if (o.json) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& r : rows) all.push_back(r.fields);
-    out << all.dump(2) << "\n";
+    // A folder name need not be UTF-8: such bytes print as U+FFFD, never as an exception.
+    out << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (rows.empty()) {
-    out << fmt::format("no runs under {}\n", o.dir);
+    out << fmt::format("no runs under {}\n", terminal_safe(o.dir));
   } else {
     out << table_text(rows);
   }

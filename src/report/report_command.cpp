@@ -4,6 +4,7 @@
 #include "report/run_history.h"
 #include "util/diagnostic.h"
 #include "util/json_input.h"
+#include "util/utf8.h"
 
 #include <fmt/format.h>
 
@@ -34,6 +35,11 @@ void check_path(const std::string& path) {
                                         inside.size(), path));
 }
 
+// Damaged lines of a run's metrics.jsonl are skipped: say how many and where.
+void warn_damaged_lines(const RunHistory& run, std::ostream& err) {
+  if (auto warning = run.damaged_lines_warning()) err << warning->format() << "\n";
+}
+
 // The runs of the sweep's points, in ranked order; a point whose run cannot be
 // read is left out with a warning, so one damaged run does not hide the others.
 void load_point_runs(const nlohmann::json& ranked, std::vector<RunHistory>& runs,
@@ -43,9 +49,11 @@ void load_point_runs(const nlohmann::json& ranked, std::vector<RunHistory>& runs
     if (dir.empty()) continue;
     try {
       runs.push_back(load_run_history(dir));
-      labels.push_back(p.value("point", runs.back().name()));
+      labels.push_back(record_string(p, "point", runs.back().name()));
+      warn_damaged_lines(runs.back(), err);
     } catch (const InputError& e) {
-      err << "warning: point " << record_string(p, "point", "?") << ": " << e.diagnostic().format() << "\n";
+      err << "warning: point " << terminal_safe(record_string(p, "point", "?")) << ": " << e.diagnostic().format()
+          << "\n";
     }
   }
 }
@@ -102,6 +110,7 @@ int run_report_command(const ReportOptions& o, std::ostream& out, std::ostream& 
     for (const auto& p : o.paths) {
       if (is_sweep_dir(p)) bad_path(p, "a sweep directory is reported alone", "pass the sweep directory by itself");
       runs.push_back(load_run_history(p));
+      warn_damaged_lines(runs.back(), err);
     }
     html = runs_report_html(runs, run_labels(runs));
   }

@@ -90,6 +90,11 @@ HtmlTable identity_table(const std::vector<RunHistory>& runs, const std::vector<
   row("machine", [](const RunHistory& r, size_t) { return machine_cell(r); });
   row("data and tokenizer (sha256)", [](const RunHistory& r, size_t) { return hashes_cell(r); });
   row("best", [](const RunHistory& r, size_t) { return best_cell(r); });
+  row("metrics.jsonl", [](const RunHistory& r, size_t) {
+    auto warning = r.damaged_lines_warning();
+    if (!warning) return std::string("every line read");
+    return xml_escape(fmt::format("line {}: {}; {}", warning->where.line, warning->message, warning->hint));
+  });
   row("final evaluation", [](const RunHistory& r, size_t) {
     return metrics_cell(record_object(r.summary, "final"));
   });

@@ -1,6 +1,8 @@
 #include "report/run_charts.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 namespace runner {
 namespace {
@@ -23,21 +25,11 @@ const TrainQuantity kTrainQuantities[] = {
     {"tokens_per_s", "tokens-per-s", "Token throughput", "tokens / s (padding excluded)", false},
 };
 
-// Fields of an eval event that are bookkeeping, not metrics.
-bool is_eval_bookkeeping(const std::string& key) {
-  return key == "event" || key == "step" || key == "epoch" || key == "examples" || key == "is_best";
-}
-
-std::vector<std::pair<double, double>> points_of(const std::vector<nlohmann::json>& events,
+// The kept points of one series of a run, none when it has no such series.
+std::vector<std::pair<double, double>> points_of(const std::map<std::string, Downsampler>& series,
                                                  const std::string& field) {
-  std::vector<std::pair<double, double>> out;
-  for (const auto& e : events) {
-    auto step = e.find("step");
-    auto value = e.find(field);
-    if (step == e.end() || value == e.end() || !step->is_number() || !value->is_number()) continue;
-    out.push_back({step->get<double>(), value->get<double>()});
-  }
-  return out;
+  auto it = series.find(field);
+  return it == series.end() ? std::vector<std::pair<double, double>>{} : it->second.points();
 }
 
 std::vector<ChartMarker> best_markers(const std::vector<RunHistory>& runs) {
@@ -52,14 +44,14 @@ std::vector<ChartMarker> best_markers(const std::vector<RunHistory>& runs) {
 ChartSpec chart_of(const std::vector<RunHistory>& runs, const std::vector<std::string>& labels,
                    const std::string& id, const std::string& key, bool evals) {
   ChartSpec spec;
-  spec.id = "chart-" + id;
+  spec.id = id;
   spec.x_label = "optimizer step";
   spec.x_from_zero = true;
   for (size_t i = 0; i < runs.size(); ++i) {
     ChartSeries s;
     s.label = labels[i];
     s.key = (evals ? "eval." : "train.") + key;
-    s.points = points_of(evals ? runs[i].evals : runs[i].train, key);
+    s.points = points_of(evals ? runs[i].eval_series : runs[i].train_series, key);
     s.colour = static_cast<int>(i);
     s.dots = evals || s.points.size() <= 40;
     spec.series.push_back(std::move(s));
@@ -84,19 +76,17 @@ std::string eval_y_label(const std::string& metric) {
 std::vector<std::string> eval_metric_names(const std::vector<RunHistory>& runs) {
   std::vector<std::string> names;
   for (const auto& r : runs)
-    for (const auto& e : r.evals)
-      for (const auto& [key, value] : e.items())
-        if (value.is_number() && !is_eval_bookkeeping(key) &&
-            std::find(names.begin(), names.end(), key) == names.end())
-          names.push_back(key);
+    for (const auto& key : r.eval_metrics)
+      if (std::find(names.begin(), names.end(), key) == names.end()) names.push_back(key);
   return names;
 }
 
 std::vector<ChartSpec> run_charts(const std::vector<RunHistory>& runs,
                                   const std::vector<std::string>& labels) {
   std::vector<ChartSpec> charts;
+  std::set<std::string> taken;
   for (const auto& q : kTrainQuantities) {
-    ChartSpec spec = chart_of(runs, labels, q.id, q.field, false);
+    ChartSpec spec = chart_of(runs, labels, element_id("chart-", q.id, taken), q.field, false);
     spec.title = q.title;
     spec.y_label = q.y_label;
     spec.y_log = q.y_log;
@@ -104,7 +94,8 @@ std::vector<ChartSpec> run_charts(const std::vector<RunHistory>& runs,
     if (any_points(spec) || std::string(q.field) != "loss_scale") charts.push_back(std::move(spec));
   }
   for (const auto& metric : eval_metric_names(runs)) {
-    ChartSpec spec = chart_of(runs, labels, "eval-" + metric, metric, true);
+    // A metric name comes from a record: it is made a safe id, never pasted into one.
+    ChartSpec spec = chart_of(runs, labels, element_id("chart-eval-", metric, taken), metric, true);
     spec.title = "Evaluation " + metric;
     spec.y_label = eval_y_label(metric);
     charts.push_back(std::move(spec));

@@ -5,7 +5,10 @@
 #include "util/input_file.h"
 #include "util/json_input.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <climits>
 #include <filesystem>
 #include <fstream>
 
@@ -20,21 +23,64 @@ namespace {
                               "(runs/<name>/<time>-<id>/) or a sweep directory"));
 }
 
+// Distinct numeric fields kept per kind of event (each is a chart): a record
+// with a million made-up names must not make a million series.
+constexpr size_t kMaxSeries = 64;
+
+// Adds (x, y) to the series `key`; false when the series is new and there is no room.
+bool add_point(std::map<std::string, Downsampler>& series, const std::string& key, double x, double y) {
+  auto it = series.find(key);
+  if (it == series.end()) {
+    if (series.size() >= kMaxSeries) return false;
+    it = series.emplace(key, Downsampler()).first;
+  }
+  it->second.add(x, y);
+  return true;
+}
+
+// A train event's numbers go to their series; only the newest event is kept whole.
+void add_train_event(nlohmann::json e, RunHistory& h) {
+  ++h.train_events;
+  std::optional<double> step = number_at(e, "step");
+  for (const auto& [key, value] : e.items())
+    if (step && key != "step" && value.is_number()) add_point(h.train_series, key, *step, value.get<double>());
+  h.last_train = std::move(e);
+}
+
+// An eval event's metrics go to their series; the newest event and the newest
+// best one are kept whole (the best checkpoint of a run still going).
+void add_eval_event(nlohmann::json e, RunHistory& h) {
+  std::optional<double> step = number_at(e, "step");
+  for (const auto& [key, value] : e.items()) {
+    if (!step || !value.is_number() || is_eval_bookkeeping(key)) continue;
+    bool is_new = !h.eval_series.count(key);
+    if (add_point(h.eval_series, key, *step, value.get<double>()) && is_new) h.eval_metrics.push_back(key);
+  }
+  if (record_bool(e, "is_best", false)) h.best_eval = e;
+  h.last_eval = std::move(e);
+}
+
+// Reads the events of metrics.jsonl; a line that is not an event is counted,
+// never fatal, so a run with damaged records still shows what it has.
 void read_events(const std::string& path, RunHistory& h) {
   if (!fs::exists(path)) return;
   check_input_file({path, "", kMaxDataFileBytes, ""});
   std::ifstream in(path);
   std::string line, why;
   for (long long n = 1; read_bounded_line(in, line, path, n); ++n) {
-    // A run killed mid-write can leave a partial last line: skip what does not parse.
+    if (line.empty()) continue;
     std::optional<nlohmann::json> parsed = try_parse_json(line, why);
-    if (!parsed) continue;
+    bool event = parsed && parsed->is_object() && parsed->contains("event") && (*parsed)["event"].is_string();
+    if (!event) {
+      if (h.damaged_lines++ == 0) h.first_damaged_line = n;
+      h.only_last_line_cut = h.damaged_lines == 1 && in.eof();  // no newline after it: cut off
+      continue;
+    }
     nlohmann::json& e = *parsed;
-    if (!e.is_object() || !e.contains("event") || !e["event"].is_string()) continue;
     const std::string kind = e["event"].get<std::string>();
-    if (kind == "train") h.train.push_back(std::move(e));
-    else if (kind == "eval") h.evals.push_back(std::move(e));
-    else if (kind == "checkpoint") h.checkpoints.push_back(std::move(e));
+    if (kind == "train") add_train_event(std::move(e), h);
+    else if (kind == "eval") add_eval_event(std::move(e), h);
+    else if (kind == "checkpoint") h.last_checkpoint = std::move(e);
     else if (kind == "start" && h.start.empty()) h.start = std::move(e);
   }
 }
@@ -51,15 +97,17 @@ void find_best(RunHistory& h) {
     if (auto s = number_at(best, "step")) h.best_step = static_cast<long long>(*s);
     return;
   }
-  for (const auto& e : h.evals)
-    if (record_bool(e, "is_best", false)) {
-      h.best_step = record_integer(e, "step", 0);
-      std::string key = h.best_metric.rfind("eval.", 0) == 0 ? h.best_metric.substr(5) : h.best_metric;
-      h.best_value = number_at(e, key);
-    }
+  if (h.best_eval.empty()) return;
+  h.best_step = record_integer(h.best_eval, "step", 0);
+  std::string key = h.best_metric.rfind("eval.", 0) == 0 ? h.best_metric.substr(5) : h.best_metric;
+  h.best_value = number_at(h.best_eval, key);
 }
 
 }  // namespace
+
+bool is_eval_bookkeeping(const std::string& key) {
+  return key == "event" || key == "step" || key == "epoch" || key == "examples" || key == "is_best";
+}
 
 nlohmann::json read_run_record(const std::string& path) {
   return read_json_document(path, "",
@@ -88,6 +136,23 @@ RunHistory load_run_history(const std::string& dir) {
   return h;
 }
 
+std::optional<Diagnostic> RunHistory::damaged_lines_warning() const {
+  if (damaged_lines == 0) return std::nullopt;
+  int line = static_cast<int>(std::min<long long>(first_damaged_line, INT32_MAX));
+  Diagnostic d = make_error(SourceLocation{RunPaths{dir}.metrics(), line, 0, {}}, "", "", "");
+  d.severity = Severity::Warning;
+  if (only_last_line_cut) {
+    d.message = "the last line was cut off and is skipped";
+    d.hint = "expected when the run was killed while writing it; nothing else was lost";
+  } else {
+    d.message = fmt::format("skipped {} line{} that {} not JSON events, the first at line {}", damaged_lines,
+                            damaged_lines == 1 ? "" : "s", damaged_lines == 1 ? "is" : "are", line);
+    d.hint = "the charts show the other lines; a line with bare NaN or Infinity, binary bytes or no \"event\" "
+             "was not written by `runner run`";
+  }
+  return d;
+}
+
 std::string RunHistory::name() const {
   std::string n = record_string(record_object(resolved, "run"), "name");
   return n.empty() ? fs::path(dir).lexically_normal().parent_path().filename().string() : n;
@@ -102,8 +167,7 @@ std::string RunHistory::started_utc() const { return record_string(env, "started
 long long RunHistory::step() const {
   if (auto s = number_at(summary, "global_step")) return static_cast<long long>(*s);
   long long last = 0;
-  for (const auto* list : {&train, &evals, &checkpoints})
-    if (!list->empty()) last = std::max(last, record_integer(list->back(), "step", 0));
+  for (const auto* e : {&last_train, &last_eval, &last_checkpoint}) last = std::max(last, record_integer(*e, "step", 0));
   return last;
 }
 
@@ -116,7 +180,7 @@ std::optional<double> RunHistory::wall_seconds() const { return number_at(summar
 
 std::optional<double> RunHistory::samples_per_s() const {
   if (auto v = number_at(summary, "samples_per_s")) return v;
-  if (!train.empty()) return number_at(train.back(), "samples_per_s");
+  if (train_events > 0) return number_at(last_train, "samples_per_s");
   return std::nullopt;
 }
 

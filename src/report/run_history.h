@@ -3,8 +3,12 @@
 // grouped by kind. Reading never writes into the run directory.
 #pragma once
 
+#include "report/downsample.h"
+#include "util/diagnostic.h"
+
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,7 +21,18 @@ struct RunHistory {
   nlohmann::json env = nlohmann::json::object();
   nlohmann::json resolved = nlohmann::json::object();  // the resolved recipe
   nlohmann::json start = nlohmann::json::object();     // the first "start" event
-  std::vector<nlohmann::json> train, evals, checkpoints;
+  // The numeric fields of the "train" events ("loss", "lr", ...), each read as
+  // a stream into a bounded series: a run of millions of steps stays small.
+  std::map<std::string, Downsampler> train_series;
+  long long train_events = 0;
+  nlohmann::json last_train = nlohmann::json::object();       // the newest "train" event
+  nlohmann::json last_checkpoint = nlohmann::json::object();  // the newest "checkpoint" event
+  // The metrics of the "eval" events, bounded the same way, with their names in
+  // the order they first appear; the newest eval and the newest marked is_best.
+  std::map<std::string, Downsampler> eval_series;
+  std::vector<std::string> eval_metrics;
+  nlohmann::json last_eval = nlohmann::json::object();
+  nlohmann::json best_eval = nlohmann::json::object();
 
   std::string name() const;    // run.name, or the run folder's parent's name
   std::string status() const;  // summary's status; "running" without a summary
@@ -30,7 +45,19 @@ struct RunHistory {
   std::string best_metric;
   std::optional<double> best_value;
   std::optional<long long> best_step;
+  // Lines of metrics.jsonl that could not be read (not JSON, bare NaN, binary
+  // garbage, no "event"): how many, the first one's number, and whether the
+  // only one is a last line without its newline (a run killed mid-write).
+  long long damaged_lines = 0;
+  long long first_damaged_line = 0;
+  bool only_last_line_cut = false;
+  // A warning naming metrics.jsonl, the first damaged line and how many were
+  // skipped; nullopt when every line was read.
+  std::optional<Diagnostic> damaged_lines_warning() const;
 };
+
+// Fields of an eval event that are bookkeeping, not metrics.
+bool is_eval_bookkeeping(const std::string& key);
 
 // A JSON record of a run or sweep; a file that is not valid JSON throws
 // InputError naming it and the byte where it breaks.
@@ -41,8 +68,8 @@ bool looks_like_run_dir(const std::string& dir);
 
 // Reads a run directory. A missing directory, one that is not a run directory,
 // or a record that is not valid JSON throws InputError naming the file and
-// what to pass instead. A partial last line of metrics.jsonl (a killed run) is
-// skipped.
+// what to pass instead. A line of metrics.jsonl that cannot be read is
+// skipped and counted (damaged_lines_note says so).
 RunHistory load_run_history(const std::string& dir);
 
 // Run directories under `root` (itself included), at most `depth` levels down:

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -130,7 +131,7 @@ std::string series_svg(const ChartSeries& s, size_t index, const ChartSpec& spec
   int c = s.colour % kPalette;
   std::string attrs = fmt::format("data-series=\"{}\" data-label=\"{}\" data-points=\"{}\"",
                                   xml_escape(s.key), xml_escape(s.label), pts.size());
-  std::string out = fmt::format("<g id=\"{}-s{}\" class=\"series-group\" {}>", spec.id, index, attrs);
+  std::string out = fmt::format("<g id=\"{}-s{}\" class=\"series-group\" {}>", xml_escape(spec.id), index, attrs);
   if (s.line && pts.size() > 1) {
     std::string d;
     for (const auto& [px, py] : pts) d += fmt::format("{}{:.1f} {:.1f}", d.empty() ? "M" : "L", x.at(px), y.at(py));
@@ -223,10 +224,20 @@ std::string xml_escape(const std::string& text) {
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
       default: out += c;
     }
   }
   return out;
+}
+
+std::string element_id(const std::string& prefix, const std::string& name, std::set<std::string>& taken) {
+  std::string id = prefix;
+  for (char c : name) id += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '-';
+  std::string unique = id;
+  for (int n = 2; taken.count(unique); ++n) unique = id + "-" + std::to_string(n);
+  taken.insert(unique);
+  return unique;
 }
 
 std::string render_chart(const ChartSpec& spec) {

@@ -5,6 +5,7 @@
 // restyle them; every series carries id and data-* attributes that tests read.
 #pragma once
 
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,7 +29,7 @@ struct ChartMarker {
 };
 
 struct ChartSpec {
-  std::string id;  // element id of the <svg>, unique in the page
+  std::string id;  // element id of the <svg>, unique in the page (made by element_id)
   std::string title;
   std::string x_label, y_label;  // with units, e.g. "samples / s"
   bool x_log = false, y_log = false;
@@ -49,7 +50,15 @@ std::string tick_label(double value, double step);
 // The <svg> element; a chart whose series hold no finite point says so in the SVG.
 std::string render_chart(const ChartSpec& spec);
 
-// Text escaped for HTML/SVG content and attribute values.
+// Text escaped for HTML/SVG content and for attribute values in either quote:
+// the one function every string from a record, a recipe, a dataset or a server
+// goes through before it reaches the page.
 std::string xml_escape(const std::string& text);
+
+// An element id that is `prefix` + `name` with every character outside
+// [A-Za-z0-9_-] made '-', so a name from a record can never end the attribute;
+// when two names map to the same id (or one is taken already) a "-2", "-3" ...
+// keeps them apart. The id returned is added to `taken`.
+std::string element_id(const std::string& prefix, const std::string& name, std::set<std::string>& taken);
 
 }  // namespace runner

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
+#include <set>
 
 namespace runner {
 namespace {
@@ -25,12 +25,6 @@ std::vector<std::string> swept_keys(const nlohmann::json& points) {
 }
 
 std::string value_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
-
-std::string chart_id(const std::string& key) {
-  std::string id = "chart-sweep-";
-  for (char c : key) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
-  return id;
-}
 
 // Numbers go on a numeric axis (logarithmic when they span 20x or more, as
 // learning rates do); anything else on a categorical one in order of appearance.
@@ -56,11 +50,11 @@ double x_of(const ChartSpec& spec, const nlohmann::json& v) {
   return static_cast<double>(it - spec.x_categories.begin());
 }
 
-ChartSpec metric_vs_key(const nlohmann::json& summary, const std::string& key) {
+ChartSpec metric_vs_key(const nlohmann::json& summary, const std::string& key, std::set<std::string>& taken) {
   const nlohmann::json& points = summary["points"];
   std::string metric = record_string(summary, "metric", "metric");
   ChartSpec spec;
-  spec.id = chart_id(key);
+  spec.id = element_id("chart-sweep-", key, taken);
   spec.title = metric + " against " + key;
   spec.y_label = metric;
   place_x(spec, points, key);
@@ -126,10 +120,11 @@ std::string sweep_report_html(const nlohmann::json& sweep_summary, const std::ve
   std::string body = fmt::format("<h1>Sweep {}</h1><p class=\"sub\">runner report \u00b7 {} points ranked by "
                                  "the best {} ({} is better)</p>",
                                  xml_escape(name), summary["points"].size(), xml_escape(metric),
-                                 record_string(summary, "direction", "higher"));
+                                 xml_escape(record_string(summary, "direction", "higher")));
   body += "<h2>Points</h2>" + render_table(points_table(summary, keys));
   body += "<h2>" + xml_escape(metric) + " against each swept key</h2><div class=\"charts\">";
-  for (const auto& k : keys) body += render_chart(metric_vs_key(summary, k));
+  std::set<std::string> taken;
+  for (const auto& k : keys) body += render_chart(metric_vs_key(summary, k, taken));
   body += "</div>";
   if (!point_runs.empty()) body += runs_section_html(point_runs, point_labels);
   return html_page("Sweep " + name, body);

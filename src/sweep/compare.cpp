@@ -63,7 +63,7 @@ CompareSide load_side(const std::string& path) {
                                 "(\"format\": \"runner-baseline\"), found neither",
                                 "make a baseline with `runner compare --write-baseline RUN_DIR`"));
   side.is_baseline = true;
-  side.run.dir = b.value("run_dir", path);
+  side.run.dir = record_string(b, "run_dir", path);
   side.run.summary = {{"status", record_string(b, "status", "unknown")}, {"final", record_object(b, "final")},
                       {"best", record_object(b, "best")}};
   side.run.resolved = record_object(b, "resolved_recipe");

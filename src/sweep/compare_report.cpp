@@ -2,6 +2,7 @@
 
 #include "run/run_records.h"
 #include "util/json_input.h"
+#include "util/utf8.h"
 
 #include <fmt/format.h>
 
@@ -26,7 +27,7 @@ void metric_row(std::ostream& out, const std::string& name, std::optional<double
                 std::optional<double> b) {
   std::string abs = a && b ? signed_num(*b - *a) : "";
   std::string rel = a && b ? relative(*a, *b) : "";
-  out << fmt::format("  {:<22} {:>10} {:>10} {:>11} {:>9}\n", name, cell(a), cell(b), abs, rel);
+  out << fmt::format("  {:<22} {:>10} {:>10} {:>11} {:>9}\n", terminal_safe(name), cell(a), cell(b), abs, rel);
 }
 
 // The metric names both final evaluations report, numbers only.
@@ -61,7 +62,7 @@ void print_curves(const CompareSide& a, const CompareSide& b, const std::string&
   std::map<long long, std::pair<std::optional<double>, std::optional<double>>> by_step;
   for (const auto& e : a.run.evals) by_step[record_integer(e, "step", 0)].first = number_at(e, main);
   for (const auto& e : b.run.evals) by_step[record_integer(e, "step", 0)].second = number_at(e, main);
-  out << fmt::format("\nEval curve of {} by step\n  {:>8} {:>10} {:>10} {:>11}\n", main, "step",
+  out << fmt::format("\nEval curve of {} by step\n  {:>8} {:>10} {:>10} {:>11}\n", terminal_safe(main), "step",
                      "A", "B", "B - A");
   for (const auto& [step, v] : by_step)
     out << fmt::format("  {:>8} {:>10} {:>10} {:>11}\n", step, cell(v.first), cell(v.second),
@@ -74,7 +75,8 @@ void print_changes(const char* title, const std::vector<RunChange>& changes, std
   out << fmt::format("\n{} ({})\n", title, changes.size());
   if (changes.empty()) out << "  none\n";
   for (const auto& c : changes)
-    out << fmt::format("  {}: A {} | B {}\n", c.key, shorten(c.before), shorten(c.after));
+    out << fmt::format("  {}: A {} | B {}\n", terminal_safe(c.key), terminal_safe(shorten(c.before)),
+                       terminal_safe(shorten(c.after)));
 }
 
 // The environment minus what differs on every run (times, the command line).
@@ -91,7 +93,8 @@ std::string main_metric(const CompareSide& a, const CompareSide& b,
   }
   for (const auto* s : {&a, &b}) {
     nlohmann::json best = record_object(s->run.summary, "best");
-    if (best.contains("metric")) return best["metric"].get<std::string>();
+    std::string metric = record_string(best, "metric");
+    if (!metric.empty()) return metric;
   }
   return "";
 }
@@ -101,9 +104,9 @@ std::string main_metric(const CompareSide& a, const CompareSide& b,
 void print_comparison(const CompareSide& a, const CompareSide& b,
                       const std::vector<MetricCheck>& checks, std::ostream& out) {
   for (const auto* s : {&a, &b})
-    out << fmt::format("{}: {}{} (status {}, recipe sha256 {})\n", s == &a ? "A" : "B", s->label,
-                       s->is_baseline ? " [baseline]" : "", s->run.status(),
-                       s->recipe_sha256.substr(0, 12));
+    out << fmt::format("{}: {}{} (status {}, recipe sha256 {})\n", s == &a ? "A" : "B", terminal_safe(s->label),
+                       s->is_baseline ? " [baseline]" : "", terminal_safe(s->run.status()),
+                       terminal_safe(s->recipe_sha256.substr(0, 12)));
   std::string main = main_metric(a, b, checks);
   print_final(a, b, out);
   print_best(a, b, main, out);

@@ -30,7 +30,7 @@ std::vector<nlohmann::json> read_evals(const std::string& path) {
   for (long long n = 1; read_bounded_line(in, line, path, n); ++n) {
     // A run killed mid-write can leave a partial last line: skip what does not parse.
     std::optional<nlohmann::json> e = try_parse_json(line, why);
-    if (e && e->is_object() && e->value("event", "") == "eval") out.push_back(std::move(*e));
+    if (e && e->is_object() && record_string(*e, "event") == "eval") out.push_back(std::move(*e));
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include "sweep/ledger.h"
 #include "sweep/summary.h"
 #include "sweep/sweep_run.h"
+#include "util/utf8.h"
 
 #include <fmt/format.h>
 
@@ -77,7 +78,7 @@ int dry_run(const LoadedSweep& s, const SweepCommandOptions& o, std::ostream& ou
 
 int print_status(const LoadedSweep& s, std::ostream& out) {
   Ledger ledger = load_ledger(ledger_path(sweep_dir_of(s.sweep)));
-  out << render_markdown(collect_results(s.sweep, s.points, ledger));
+  out << terminal_safe(render_markdown(collect_results(s.sweep, s.points, ledger)), true);  // from the ledger
   return 0;
 }
 

@@ -1,7 +1,10 @@
 #include "sweep/sweep_file.h"
 
+#include "recipe/interpolate.h"
 #include "recipe/parse.h"
+#include "recipe/recipe.h"
 #include "recipe/schema.h"
+#include "registry/registry.h"
 #include "util/paths.h"
 #include "util/suggest.h"
 
@@ -25,8 +28,9 @@ const std::vector<OptionSpec>& sweep_options() {
                                             "(an evaluation metric of the runs)")),
       opt::choice("direction", {"higher", "lower"}, "higher", "Whether a higher or a lower "
                                                               "metric is better"),
-      opt::text("output_dir", "runs", "Directory under which the sweep directory is created "
-                                      "(relative to the working directory)"),
+      opt::text("output_dir", "runs", "Directory under which the sweep directory is created (relative to "
+                                      "the working directory); unset, the run.output_dir that set or the "
+                                      "base recipe gives, else runs"),
   };
   return specs;
 }
@@ -239,11 +243,22 @@ void check_shape(const Value& root, const std::string& path, Diagnostics& diags)
   check_types(root, diags);
 }
 
+// A path of the sweep file with ${VAR} and ${VAR:-default} replaced, as a
+// recipe's extends and every recipe string are; an unset variable is an error there.
+std::string interpolated_option(const Value& root, const std::string& name, Diagnostics& diags) {
+  std::string text = option_or_default(root, name), out, error;
+  const Value* v = root.find(name);
+  if (!v || v->type != Value::Type::String) return text;
+  if (interpolate_string(text, out, error)) return out;
+  diags.push_back(make_error(v->loc, name, error, "export the variable, or give a default: ${VAR:-default}"));
+  return "";
+}
+
 void read_scalars(const Value& root, SweepFile& sweep, Diagnostics& diags) {
   fs::path folder = fs::path(sweep.path).parent_path();
   sweep.name = option_or_default(root, "name");
   if (sweep.name.empty()) sweep.name = fs::path(sweep.path).stem().string();
-  std::string base = option_or_default(root, "base");
+  std::string base = interpolated_option(root, "base", diags);
   sweep.base = resolve_against(folder.string(), base);
   if (!base.empty() && !fs::exists(sweep.base))
     diags.push_back(make_error(root.find("base")->loc, "base",
@@ -253,7 +268,22 @@ void read_scalars(const Value& root, SweepFile& sweep, Diagnostics& diags) {
   sweep.metric = option_or_default(root, "metric");
   if (const Value* m = root.find("metric")) sweep.metric_loc = m->loc;
   sweep.higher_is_better = option_or_default(root, "direction") != "lower";
-  sweep.output_dir = option_or_default(root, "output_dir");
+  sweep.output_dir = interpolated_option(root, "output_dir", diags);
+}
+
+// Where the runs go when the sweep file names no output_dir: as for any run,
+// the run.output_dir its `set` table or its base recipe gives, else runs/.
+// (Before, the ledger went to ./runs/<name> whatever the recipe said.)
+std::string runs_folder_of(const SweepFile& sweep) {
+  for (const auto& a : sweep.set)
+    if (a.key == "run.output_dir" && a.value.type == Value::Type::String) return a.value.s;
+  RecipeRequest request;
+  request.path = sweep.base;
+  request.check_paths = false;
+  RecipeLoad base = load_recipe(request, registry());
+  const Value* run = base.recipe ? base.recipe->tree.find("run") : nullptr;
+  const Value* dir = run && run->is_table() ? run->find("output_dir") : nullptr;
+  return dir && dir->type == Value::Type::String ? dir->s : option_or_default(Value{}, "output_dir");
 }
 
 }  // namespace
@@ -277,6 +307,7 @@ SweepLoad load_sweep_file(const std::string& path) {
   check_zip_lengths(sweep.zip, out.diags);
   read_points(root.find("points"), sweep, out.diags);
   if (!has_errors(out.diags)) check_schema(root, out.diags);
+  if (!has_errors(out.diags) && !root.find("output_dir")) sweep.output_dir = runs_folder_of(sweep);
   if (!has_errors(out.diags)) out.sweep = std::move(sweep);
   return out;
 }

@@ -7,8 +7,10 @@
 #include "run/run_records.h"
 #include "sweep/process.h"
 #include "sweep/summary.h"
+#include "util/json_input.h"
 #include "util/numbers.h"
 #include "util/suggest.h"
+#include "util/utf8.h"
 
 #include <fmt/format.h>
 
@@ -240,7 +242,7 @@ bool run_completed(const std::string& sweep_dir, const std::string& id) {
   std::vector<std::string> runs = list_run_dirs(sweep_dir, id);
   if (runs.empty()) return false;
   try {
-    return read_json_file(RunPaths{runs.back()}.summary()).value("status", "") == "completed";
+    return record_string(read_json_file(RunPaths{runs.back()}.summary()), "status") == "completed";
   } catch (const std::exception&) {
     return false;
   }
@@ -298,7 +300,7 @@ int run_sweep(const SweepFile& sweep, const std::vector<SweepPoint>& points,
   int sig = SweepScheduler(sweep, points, options, ledger, out).run(queue);
   SweepTable table = collect_results(sweep, points, ledger);
   write_summaries(table, dir);
-  out << render_markdown(table);
+  out << terminal_safe(render_markdown(table), true);  // the ledger's errors and names are records
   if (sig) return 128 + sig;
   for (const auto& p : points)
     if (ledger.points[p.id].state != PointState::Completed) return 1;

@@ -1,5 +1,7 @@
 #include "util/diagnostic.h"
 
+#include "util/utf8.h"
+
 #include <fmt/format.h>
 
 namespace runner {
@@ -13,13 +15,16 @@ std::string SourceLocation::str() const {
   return s;
 }
 
+// A message may quote a path, a key or a value from a record, and it goes to a
+// terminal: each part is made safe for one.
 std::string Diagnostic::format() const {
+  auto safe_lines = [](const std::string& text) { return terminal_safe(text, true); };
   std::string out;
-  if (where.known()) out += where.str() + ": ";
+  if (where.known()) out += safe_lines(where.str()) + ": ";
   out += severity == Severity::Error ? "error: " : "warning: ";
-  if (!key_path.empty()) out += key_path + ": ";
-  out += message;
-  if (!hint.empty()) out += "\n  hint: " + hint;
+  if (!key_path.empty()) out += safe_lines(key_path) + ": ";
+  out += safe_lines(message);
+  if (!hint.empty()) out += "\n  hint: " + safe_lines(hint);
   return out;
 }
 

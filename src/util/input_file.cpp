@@ -35,6 +35,12 @@ std::string human_bytes(uint64_t n) {
   return fmt::format("{:.1f} GiB", static_cast<double>(n) / (1 << 30));
 }
 
+std::string special_file_kind(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return "";
+  return kind_of(st.st_mode);
+}
+
 void check_input_file(const InputFile& f) {
   struct stat st {};
   if (::stat(f.path.c_str(), &st) != 0) {

@@ -31,6 +31,11 @@ struct InputFile {
 // of at most `f.max_bytes`, naming the path, what it is instead, and the fix.
 void check_input_file(const InputFile& f);
 
+// What `path` is when it exists but is neither a regular file nor a folder
+// ("a FIFO (named pipe)", "a character device", ...), else "": for paths that
+// may name a folder, checked before anything opens them.
+std::string special_file_kind(const std::string& path);
+
 // check_input_file, then the whole file; also refuses a file that grows past
 // the limit while it is read (a /proc file, a log being written).
 std::string read_input_file(const InputFile& f);

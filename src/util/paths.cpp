@@ -2,6 +2,8 @@
 
 #include "runner_build_config.h"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -37,6 +39,23 @@ std::string python_packages_root() {
   return env_or("RUNNER_PYTHON_PACKAGES", (std::filesystem::path(source_root()) / "build" / "python-packages")
                                               .lexically_normal()
                                               .string());
+}
+
+std::string path_length_problem(const std::string& path) {
+  if (path.size() > kMaxPathBytes)
+    return fmt::format("the path is {} bytes long; this system allows at most {} (PATH_MAX)", path.size(),
+                       kMaxPathBytes);
+  size_t start = 0;
+  while (start < path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    if (end - start > kMaxNameBytes)
+      return fmt::format("the path's part \"{}...\" is {} bytes long; this system allows at most {} per "
+                         "folder or file name (NAME_MAX)",
+                         path.substr(start, 24), end - start, kMaxNameBytes);
+    start = end + 1;
+  }
+  return "";
 }
 
 std::string resolve_against(const std::string& root, const std::string& path) {

@@ -1,10 +1,12 @@
 #include "util/sha256.h"
 
 #include "util/diagnostic.h"
+#include "util/input_file.h"
 
 #include <openssl/evp.h>
 
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -40,6 +42,9 @@ std::string Sha256::hex_digest() {
 std::string sha256_hex(std::string_view bytes) { return Sha256().update(bytes).hex_digest(); }
 
 std::string sha256_file(const std::string& path) {
+  // Weights and checkpoints are gigabytes, so no size limit; but a FIFO or a
+  // device named as a data or model file would block the open or never end.
+  check_input_file({path, "", std::numeric_limits<uint64_t>::max(), ""});
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(make_error({path, 0, 0, {}}, {}, "cannot open the file to hash it"));
   Sha256 h;

@@ -25,7 +25,46 @@ size_t sequence_length(std::string_view s, size_t i) {
   return n;
 }
 
+// The code point of the valid sequence of `n` bytes at s[i].
+char32_t decode(std::string_view s, size_t i, size_t n) {
+  static const unsigned char kLeadMask[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+  char32_t c = static_cast<unsigned char>(s[i]) & kLeadMask[n];
+  for (size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  return c;
+}
+
+// C1 controls, and the marks that reorder the text around them on screen.
+bool hidden_control(char32_t c) {
+  return (c >= 0x80 && c <= 0x9F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+}
+
 }  // namespace
+
+std::string terminal_safe(std::string_view text, bool keep_line_breaks) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte < 0x80) {
+      if ((byte < 0x20 && !(byte == '\n' && keep_line_breaks)) || byte == 0x7F) out += fmt::format("\\x{:02x}", byte);
+      else out += static_cast<char>(byte);
+      ++i;
+      continue;
+    }
+    const size_t n = sequence_length(text, i);
+    if (n == 0) {
+      out += fmt::format("\\x{:02x}", byte);
+      ++i;
+      continue;
+    }
+    const char32_t c = decode(text, i, n);
+    if (hidden_control(c)) out += fmt::format("\\u{:04x}", static_cast<uint32_t>(c));
+    else out.append(text.substr(i, n));
+    i += n;
+  }
+  return out;
+}
 
 size_t find_invalid_utf8(std::string_view s) {
   size_t i = 0;

@@ -6,6 +6,7 @@
 
 using runner::find_invalid_utf8;
 using runner::first_invalid_utf8;
+using runner::terminal_safe;
 
 namespace {
 constexpr size_t kValid = std::string_view::npos;
@@ -45,4 +46,14 @@ TEST_CASE("first_invalid_utf8 gives the line and column of the bad byte", "[data
   REQUIRE(first);
   CHECK(first->line == 1);
   CHECK(first->column == 1);
+}
+
+TEST_CASE("terminal_safe escapes control characters, bidi overrides and stray bytes, and keeps text", "[data][utf8]") {
+  CHECK(terminal_safe("plain caf\xC3\xA9 \xE2\x82\xAC") == "plain caf\xC3\xA9 \xE2\x82\xAC");
+  CHECK(terminal_safe("\x1b]0;owned\x07\x1b[2J") == "\\x1b]0;owned\\x07\\x1b[2J");
+  CHECK(terminal_safe("a\tb\nc\x7f") == "a\\x09b\\x0ac\\x7f");
+  CHECK(terminal_safe("a\nb", true) == "a\nb");              // a message of several lines
+  CHECK(terminal_safe("\xC2\x9B" "31m") == "\\u009b31m");     // C1 CSI, the one-byte ESC [
+  CHECK(terminal_safe("x\xE2\x80\xAEgpj.exe") == "x\\u202egpj.exe");  // right-to-left override
+  CHECK(terminal_safe("\xE8 \xC3") == "\\xe8 \\xc3");         // not UTF-8
 }

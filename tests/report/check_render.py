@@ -170,7 +170,7 @@ def check_sweep(sweep_dir, charts, tables):
         c.check(tables.get("sweep-points") == len(points) + 1, f"sweep-points has {tables.get('sweep-points')} rows")
         keys = sorted({k for p in points for k in p["overrides"]})
         for key in keys:
-            chart = "chart-sweep-" + "".join(ch if ch.isalnum() else "-" for ch in key)
+            chart = "chart-sweep-" + "".join(ch if (ch.isascii() and ch.isalnum()) or ch in "_-" else "-" for ch in key)
             want = sum(1 for p in points if p.get("best") is not None and key in p["overrides"])
             got = series_points(charts.get(chart, {"series": []}), "sweep.best")
             c.check(got == [want], f"{chart}: sweep.best has {got} points, the summary {want}")

@@ -83,3 +83,34 @@ TEST_CASE("a run whose records hold fields of the wrong type is listed and repor
   CHECK(report.exit_code == 0);
   CHECK(report.out.find("json.exception") == std::string::npos);
 }
+
+TEST_CASE("runner ls and report messages show a record's control characters escaped", "[ls]") {
+  // Issue 29, item 6: a run name holding ESC sequences (set the window title,
+  // clear the screen) reached the terminal byte for byte.
+  std::string dir = runner::test::tmp_dir("ls-escapes");
+  FakeRun run;
+  run.name = "evil\x1b]0;owned\x07\x1b[2J\xC2\x9B" "31m";
+  run.status = "done\x1b[8m";
+  std::string run_dir = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", run);
+  std::string exe = runner::test::runner_exe();
+  auto ls = runner::test::run_command(exe + " ls " + dir + "/runs");
+  INFO(ls.out);
+  REQUIRE(ls.exit_code == 0);
+  CHECK(ls.out.find('\x1b') == std::string::npos);
+  CHECK(ls.out.find('\x07') == std::string::npos);
+  CHECK(ls.out.find("\xC2\x9B") == std::string::npos);
+  CHECK(ls.out.find("evil\\x1b]0;owned\\x07\\x1b[2J\\u009b31m") != std::string::npos);
+  CHECK(ls.out.find("done\\x1b[8m") != std::string::npos);
+  // --json escapes them as JSON does, and reads back to the same bytes.
+  auto json = runner::test::run_command(exe + " ls --json " + dir + "/runs");
+  REQUIRE(json.exit_code == 0);
+  CHECK(json.out.find('\x1b') == std::string::npos);
+  CHECK(nlohmann::json::parse(json.out)[0]["name"] == run.name);
+  // An error about a damaged record names its path, escaped too.
+  runner::test::write_text(run_dir + "/summary.json", "{");
+  auto report = runner::test::run_command(exe + " report '" + run_dir + "' --out " + dir + "/r.html");
+  INFO(report.out);
+  CHECK(report.exit_code == 2);
+  CHECK(report.out.find('\x1b') == std::string::npos);
+  CHECK(report.out.find("evil\\x1b]0;owned") != std::string::npos);
+}

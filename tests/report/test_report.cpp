@@ -4,12 +4,16 @@
 // overwritten).
 #include "catch.h"
 
+#include "bounded_run.h"
+
+#include "report/downsample.h"
 #include "report/report_command.h"
 #include "report/report_page.h"
 #include "report/svg_chart.h"
 #include "report_fixtures.h"
 #include "shared.h"
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -36,6 +40,15 @@ size_t count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
+}
+
+// `runner report RUN --out OUT` as a user runs it, which must stay under 300 MB; the page.
+std::string bounded_report(const std::string& run, const std::string& out) {
+  auto report = runner::test::run_bounded(runner::test::runner_exe() + " report " + run + " --out " + out);
+  INFO(report.out);
+  REQUIRE(report.exit_code == 0);
+  CHECK(report.peak_mib < 300);
+  return runner::test::read_text(out);
 }
 
 }  // namespace
@@ -180,4 +193,103 @@ TEST_CASE("bad report input is exit 2 naming the path, and an earlier report is 
   CHECK(folder.out.find("runner ls") != std::string::npos);  // a folder of runs: the hint says how to list them
   CHECK(runner::test::read_text(out) == "earlier report");
   CHECK(runner::test::run_command(exe + " report").exit_code == 2);
+}
+
+TEST_CASE("damaged lines of metrics.jsonl are counted and the first is named; a cut-off last line is expected",
+          "[report]") {
+  // Issue 29, item 5: bare NaN, binary garbage and a cut-off line were skipped in silence.
+  std::string dir = runner::test::tmp_dir("report-damaged");
+  std::string exe = runner::test::runner_exe();
+  std::string run = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", FakeRun{});
+  auto cut = runner::test::run_command(exe + " report " + run + " --out " + dir + "/cut.html");
+  INFO(cut.out);
+  REQUIRE(cut.exit_code == 0);
+  CHECK_THAT(cut.out, Catch::Contains(run + "/metrics.jsonl:7: warning: the last line was cut off") &&
+                          Catch::Contains("killed while writing it"));
+  CHECK(runner::test::read_text(dir + "/cut.html").find("the last line was cut off") != std::string::npos);
+
+  runner::test::write_text(run + "/metrics.jsonl",
+                           "{\"event\": \"start\", \"total_steps\": 6}\n"
+                           "{\"event\": \"train\", \"step\": 2, \"loss\": NaN}\n"
+                           "\x89PNG\r\n\x1a\x01" "binary\n"
+                           "{\"event\": \"train\", \"step\": 4, \"loss\": 0.5}\n"
+                           "{\"step\": 6, \"loss\": Infinity}\n");
+  auto bad = runner::test::run_command(exe + " report " + run + " --out " + dir + "/bad.html");
+  INFO(bad.out);
+  REQUIRE(bad.exit_code == 0);
+  CHECK_THAT(bad.out, Catch::Contains(run + "/metrics.jsonl:2: warning: skipped 4 lines that are not JSON "
+                                            "events, the first at line 2"));
+  std::string html = runner::test::read_text(dir + "/bad.html");
+  CHECK(html.find("skipped 4 lines") != std::string::npos);
+  CHECK(html.find("data-series=\"train.loss\" data-label=\"demo\" data-points=\"1\"") != std::string::npos);
+  auto ls = runner::test::run_command(exe + " ls --json " + dir + "/runs");
+  REQUIRE(ls.exit_code == 0);
+  CHECK(nlohmann::json::parse(ls.out)[0]["damaged_lines"] == 4);
+}
+
+TEST_CASE("a run of 300,000 logged steps is reported and listed in bounded memory, its charts downsampled",
+          "[report]") {
+  // Issue 29, item 4: a 212 MB metrics.jsonl took 1.3 GB and made a 59 MB page.
+  std::string dir = runner::test::tmp_dir("report-long");
+  std::string run = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", FakeRun{});
+  {
+    std::ofstream out(run + "/metrics.jsonl", std::ios::binary);
+    out << "{\"event\": \"start\", \"total_steps\": 300000}\n";
+    for (int step = 1; step <= 300000; ++step) {
+      double loss = step == 123457 ? 9.5 : step == 271828 ? 0.001 : 1.0 + (step % 97) / 1000.0;  // a spike, the best
+      out << "{\"event\": \"train\", \"step\": " << step << ", \"loss\": " << loss
+          << ", \"lr\": 0.0001, \"grad_norm\": 1.5, \"samples_per_s\": 40.0, \"tokens_per_s\": 900.0}\n";
+    }
+  }
+  std::string html = bounded_report(run, dir + "/r.html");
+  CHECK(html.size() < (2u << 20));
+  std::string loss = chart(html, "chart-train-loss");
+  std::smatch kept;
+  REQUIRE(std::regex_search(loss, kept, std::regex("data-series=\"train.loss\" data-label=\"demo\" data-points=\"(\\d+)\"")));
+  CHECK(std::stoi(kept[1]) <= 4096);
+  CHECK(std::stoi(kept[1]) >= 1024);
+  // The spike and the lowest loss are drawn: the y axis reaches 9.5 and goes below 0.01.
+  CHECK(loss.find(">10</text>") != std::string::npos);
+  auto ls = runner::test::run_bounded(runner::test::runner_exe() + " ls " + dir + "/runs");
+  INFO(ls.out);
+  CHECK(ls.exit_code == 0);
+  CHECK(ls.peak_mib < 300);
+}
+
+TEST_CASE("a downsampled series keeps its ends, its lowest and highest points, in order, in bounded size",
+          "[report]") {
+  Downsampler few(1024);
+  for (int i = 0; i < 1000; ++i) few.add(i, i % 7);
+  CHECK(few.points().size() == 1000);  // up to max_buckets points are kept as they came
+  Downsampler many(1024);
+  for (int i = 1; i <= 1000000; ++i) many.add(i, i == 500001 ? -3.0 : i == 777777 ? 42.0 : (i % 13) / 10.0);
+  auto pts = many.points();
+  CHECK(many.seen() == 1000000);
+  CHECK(pts.size() <= 4 * 1024);
+  CHECK(pts.size() >= 1024);
+  CHECK(pts.front() == std::make_pair(1.0, 0.1));
+  CHECK(pts.back() == std::make_pair(1000000.0, (1000000 % 13) / 10.0));
+  CHECK(std::find(pts.begin(), pts.end(), std::make_pair(500001.0, -3.0)) != pts.end());
+  CHECK(std::find(pts.begin(), pts.end(), std::make_pair(777777.0, 42.0)) != pts.end());
+  CHECK(std::is_sorted(pts.begin(), pts.end()));
+}
+
+TEST_CASE("evaluations are read into bounded series too, and made-up metric names are capped", "[report]") {
+  // Issue 29, item 4: every record reader is bounded; an eval line with a new name made a new chart.
+  std::string dir = runner::test::tmp_dir("report-evals");
+  std::string run = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", FakeRun{});
+  {
+    std::ofstream out(run + "/metrics.jsonl", std::ios::binary);
+    for (int step = 1; step <= 100000; ++step)
+      out << "{\"event\": \"eval\", \"step\": " << step << ", \"accuracy\": " << (step % 89) / 100.0
+          << ", \"m" << step << "\": 1, \"is_best\": " << (step == 4242 ? "true" : "false") << "}\n";
+  }
+  std::string html = bounded_report(run, dir + "/r.html");
+  CHECK(html.size() < (4u << 20));
+  CHECK(count(html, "<svg id=\"chart-eval-") == 64);  // accuracy and the first 63 made-up names
+  std::string accuracy = chart(html, "chart-eval-accuracy");
+  std::smatch kept;
+  REQUIRE(std::regex_search(accuracy, kept, std::regex("data-points=\"(\\d+)\"")));
+  CHECK(std::stoi(kept[1]) <= 4096);
+  CHECK(accuracy.find("data-step=\"3\"") != std::string::npos);  // summary.json's best step still marks it
 }

@@ -119,3 +119,21 @@ TEST_CASE("compare diffs two real runs, and a run against its own baseline", "[s
   CHECK(same.out.find("Resolved recipe differences (0)") != std::string::npos);
   CHECK(run_command(compare("--write-baseline " + dir)).exit_code == 2);  // not a run directory
 }
+
+TEST_CASE("compare reads records whose fields have the wrong type without a library message", "[sweep]") {
+  // Issue 29 (the same class as item 5): typed reads of records threw nlohmann's type_error.
+  std::string dir = runner::test::tmp_dir("compare-types");
+  std::string a = fake_run(dir + "/a", 0.80, 0.50, 1e-3);
+  std::string b = fake_run(dir + "/b", 0.78, 0.60, 3e-4);
+  std::ofstream(b + "/summary.json", std::ios::trunc)
+      << R"({"status": "completed", "final": {"f1": 0.78}, "best": {"metric": 7, "value": 0.78}})";
+  std::ofstream(b + "/metrics.jsonl", std::ios::app) << R"({"event": 5, "step": 9, "f1": 0.1})" "\n";
+  std::ofstream(dir + "/baseline.json") << R"({"format": "runner-baseline", "run_dir": 3, "final": {"f1": 0.8}})";
+  for (const std::string& pair : {a + " " + b, dir + "/baseline.json " + b}) {
+    auto r = run_command(compare(pair));
+    INFO(r.out);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("type_error") == std::string::npos);
+    CHECK(r.out.find("json.exception") == std::string::npos);
+  }
+}

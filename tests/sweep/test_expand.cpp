@@ -6,6 +6,7 @@
 #include "sweep/expand.h"
 #include "sweep/sweep_file.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -169,4 +170,43 @@ TEST_CASE("a dry run validates every point and names the bad one", "[sweep]") {
   CHECK(r.out.find("point 2 (lr--1") != std::string::npos);
   CHECK(r.out.find("optimizer.lr") != std::string::npos);
   CHECK(r.out.find("1 of 2 points invalid") != std::string::npos);
+}
+
+TEST_CASE("a sweep file's base and output_dir are interpolated like a recipe's paths", "[sweep]") {
+  // Issue 29, item 8: base = "${VAR}/x.toml" was taken literally, unlike a recipe's extends.
+  std::string dir = test::tmp_dir("sweep-interpolate");
+  ::setenv("RUNNER_TEST_SWEEP_RECIPES", (test::source_dir() + "/recipes/smoke").c_str(), 1);
+  std::string path = write_sweep(dir, "s.toml",
+                                 "base = \"${RUNNER_TEST_SWEEP_RECIPES}/mrpc_smoke.toml\"\nmetric = \"eval.f1\"\n"
+                                 "output_dir = \"${RUNNER_TEST_SWEEP_UNSET:-" + dir + "/out}\"\n");
+  SweepLoad load = load_sweep_file(path);
+  INFO(format_all(load.diags));
+  REQUIRE(load.sweep);
+  CHECK(load.sweep->base == smoke_recipe());
+  CHECK(load.sweep->output_dir == dir + "/out");
+  ::unsetenv("RUNNER_TEST_SWEEP_RECIPES");
+  Diagnostics unset = load_errors("base = \"${RUNNER_TEST_SWEEP_RECIPES}/mrpc_smoke.toml\"\nmetric = \"eval.f1\"\n");
+  REQUIRE(!unset.empty());
+  CHECK(unset[0].key_path == "base");
+  CHECK(unset[0].where.line == 1);
+  CHECK_THAT(unset[0].message, Catch::Contains("RUNNER_TEST_SWEEP_RECIPES"));
+}
+
+TEST_CASE("a sweep without output_dir goes where its set table or base recipe sends runs", "[sweep]") {
+  // Issue 29, item 8: the ledger went to ./runs/<name> whatever run.output_dir the recipe gave.
+  std::string dir = test::tmp_dir("sweep-runs-folder");
+  std::ofstream(dir + "/base.toml") << "extends = \"" << smoke_recipe() << "\"\n[run]\noutput_dir = \"" << dir
+                                    << "/elsewhere\"\n";
+  auto output_dir = [&](const std::string& extra) {
+    std::string path = write_sweep(dir, "s.toml", "base = \"base.toml\"\nmetric = \"eval.f1\"\n" + extra);
+    SweepLoad load = load_sweep_file(path);
+    INFO(format_all(load.diags));
+    REQUIRE(load.sweep);
+    return load.sweep->output_dir;
+  };
+  CHECK(output_dir("") == dir + "/elsewhere");
+  CHECK(output_dir("[set]\n\"run.output_dir\" = \"" + dir + "/set\"\n") == dir + "/set");
+  CHECK(output_dir("output_dir = \"" + dir + "/own\"\n") == dir + "/own");
+  std::ofstream(dir + "/base.toml", std::ios::trunc) << "extends = \"" << smoke_recipe() << "\"\n";
+  CHECK(output_dir("") == "runs");
 }
