@@ -254,6 +254,7 @@ TrainingSession::~TrainingSession() = default;
 void TrainingSession::setup() {
   Parts& p = *parts_;
   install_interrupt_handlers();
+  exit_on_interrupt(true);  // until the loop can stop cleanly at a step
   p.summary.summary = {{"run_name", p.settings.run.name}, {"started_utc", utc_timestamp()}};
   p.summary.write("running");
   p.open_loggers();
@@ -262,6 +263,7 @@ void TrainingSession::setup() {
   p.build_model();
   p.build_trainer();
   p.resume_trainer();
+  exit_on_interrupt(false);
 }
 
 void TrainingSession::train() { parts_->outcome = parts_->trainer->train(); }

@@ -2,10 +2,16 @@
 
 #include <csignal>
 
+#include <unistd.h>
+
 namespace runner {
 namespace {
 volatile std::sig_atomic_t g_signal = 0;
-extern "C" void record_signal(int sig) { g_signal = sig; }
+volatile std::sig_atomic_t g_exit_now = 0;
+extern "C" void record_signal(int sig) {
+  if (g_exit_now) _exit(128 + sig);  // async-signal-safe; a blocked setup read never returns
+  g_signal = sig;
+}
 }  // namespace
 
 void install_interrupt_handlers() {
@@ -15,6 +21,11 @@ void install_interrupt_handlers() {
   sa.sa_flags = SA_RESTART;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+}
+
+void exit_on_interrupt(bool on) {
+  g_exit_now = on ? 1 : 0;
+  if (on && g_signal) _exit(128 + g_signal);  // one already arrived
 }
 
 int pending_interrupt() { return g_signal; }
