@@ -74,12 +74,15 @@ void torch_adamw_ops(torch::Tensor& p, const torch::Tensor& g, torch::Tensor& m,
   p.addcdiv_(m, denom, -(lr / bias_correction1));
 }
 
-// Two AdamW parameter updates that group the last operation p + (-step_size) m / denom
-// differently may round the update and the sum differently: within an ulp of each
-// operand per step, 2^-23 (|p| + |update|), and Adam's update is at most about
-// lr / (1 - b1) (Kingma & Ba, section 2.1): 10 lr bounds it. Measured against the
-// result instead, where p and its update cancel, that is a few of the result's ulps
-// (4 seen with LibTorch 2.11's CPU kernels, 1 with 1.13's).
+// Two AdamW parameter updates may round the update's own operations differently:
+// the square root (pip wheels take MKL's VML sqrt, within 1 ulp but not correctly
+// rounded, where the fused kernels and Debian's LibTorch use std::sqrt: ~650 of
+// 100003 roots differ per step), the division and the grouping of
+// p + (-step_size) m / denom. Each is within an ulp of its operands, so a step's
+// result is within 2^-23 (|p| + |update|), and Adam's update is at most about
+// lr / (1 - b1) (Kingma & Ba, section 2.1): 10 lr bounds it. Measured in the
+// result's own ulps that is several where p is near 0 (4 on 11 elements with
+// LibTorch 2.11, 1 with 1.13).
 bool within_adam_rounding(const torch::Tensor& got, const torch::Tensor& want, int steps, double lr) {
   torch::Tensor bound = steps * std::ldexp(1.0, -23) * (want.abs() + 10 * lr);
   torch::Tensor excess = (got - want).abs() - bound;
@@ -247,8 +250,8 @@ void torch2_adamw_ops(torch::Tensor& p, const torch::Tensor& g, torch::Tensor& m
 TEST_CASE("torch's fused AdamW follows torch's own AdamW op sequence", "[train][optim]") {
   // The kernel the runner takes on a GPU (at::_fused_adamw_, LibTorch 2.4 on), here
   // on its CPU twin, against torch's op-by-op AdamW in the same form. The moments
-  // are the same float operations: equal. The parameter's last operation groups
-  // p - step_size * m / denom otherwise than addcdiv_ does (within_adam_rounding).
+  // are the same float operations: equal. The parameter's update may round its
+  // square root, division and sum otherwise (within_adam_rounding).
   if (!torch_has_fused_adam()) {
     WARN("this LibTorch has no fused Adam (2.4 on): checked by `scripts/test.sh pip-torch`");
     return;
