@@ -19,7 +19,7 @@
 # cuda-build: the CUDA build (scripts/build_cuda.sh, ./build-cuda: the runner and every
 # test, tests/cuda included) configured and built without a GPU, then checked where no GPU
 # is needed (scripts/cuda_build_test.sh; each check one test case). On demand: a first
-# build takes about an hour on 2 cores (README "CUDA builds"). PIP_TORCH_VENV=DIR reuses
+# build takes about 27 minutes on 2 cores at -j1 (README "CUDA builds"). PIP_TORCH_VENV=DIR reuses
 # a venv's CUDA torch; by default build-cuda/venv gets one from pip (about 3 GB).
 # TEST_BUILD_DIR=DIR runs the tests of another build folder (default: build).
 # RUNNER_BUILD_JOBS=N caps ninja's parallel jobs (a shared machine).
