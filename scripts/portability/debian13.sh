@@ -76,6 +76,13 @@ open_tree() {
     mount -o remount,bind,ro "$tree/src/shared"
   }
   cp /etc/resolv.conf "$tree/etc/resolv.conf"
+  # The host's locally added CAs (a TLS-inspecting proxy's, say): pip in the tree
+  # (the MiniLM package) must trust what the host trusts. Debian's pip reads the
+  # system bundle, which ca-certificates (setup.sh installs it) builds with these.
+  if compgen -G "/usr/local/share/ca-certificates/*" >/dev/null; then
+    mkdir -p "$tree/usr/local/share/ca-certificates"
+    cp -r /usr/local/share/ca-certificates/. "$tree/usr/local/share/ca-certificates/"
+  fi
 }
 
 # A kept tree keeps its build folder, so that a second run rebuilds only what changed.
@@ -103,7 +110,9 @@ open_tree
 copy_checkout
 t1=$(date +%s)
 log "tree ready in $((t1 - t0)) s; installing packages and building (scripts/setup.sh, log in $area/setup.log)"
-in_tree 'cd /src/runner && bash scripts/setup.sh' >"$area/setup.log" 2>&1 || {
+# A kept tree has ca-certificates already: its bundle is rebuilt with the CAs copied now.
+in_tree 'cd /src/runner && { ! command -v update-ca-certificates >/dev/null || update-ca-certificates; } &&
+  bash scripts/setup.sh' >"$area/setup.log" 2>&1 || {
   tail -n 30 "$area/setup.log" >&2; die "scripts/setup.sh failed in the tree; see $area/setup.log"; }
 in_tree 'dpkg-query -W libtorch-dev catch2 g++ libfmt-dev' | sed 's/^/debian13: /'
 t2=$(date +%s)

@@ -1,5 +1,6 @@
 #include "model/batched_matmul.h"
 
+#include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
@@ -12,8 +13,9 @@ namespace runner {
 namespace {
 
 // BLAS's Fortran single-precision GEMM (column-major), found in the process:
-// Debian's LibTorch loaded OpenBLAS for its own products. Null when the
-// LibTorch in use does not export one (an MKL build): then bmm_out is used.
+// Debian's LibTorch loaded OpenBLAS for its own products. Null when no library
+// in the process exports one: then bmm_out is used. (A pip wheel's libtorch_cpu
+// exports MKL's, but batched_matmul does not come here with MKL.)
 using Sgemm = void (*)(const char* trans_a, const char* trans_b, const int* m, const int* n,
                        const int* k, const float* alpha, const float* a, const int* lda,
                        const float* b, const int* ldb, const float* beta, float* c,
@@ -130,10 +132,17 @@ torch::ScalarType product_dtype(const torch::Tensor& a) {
   return a.scalar_type();
 }
 
+// With MKL, bmm is one call of MKL's batched GEMM, which rounds a product with
+// a side of 1 otherwise than MKL's sgemm_ called per entry (torch 2.11: six
+// 31x33 times 33x1 products differ by up to 2e-6, as torch::mm's do), so a
+// per-entry loop cannot give bmm's numbers; MKL spreads the batch over threads.
+bool torch_bmm_is_batched() { return at::hasMKL(); }
+
 }  // namespace
 
 torch::Tensor batched_matmul(const torch::Tensor& a, const torch::Tensor& b) {
-  if (!a.device().is_cpu() || at::get_num_threads() == 1) return torch::matmul(a, b);
+  if (!a.device().is_cpu() || at::get_num_threads() == 1 || torch_bmm_is_batched())
+    return torch::matmul(a, b);
   auto shape = a.sizes().slice(0, a.dim() - 2).vec();
   shape.push_back(a.size(-2));
   shape.push_back(b.size(-1));

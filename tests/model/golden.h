@@ -7,6 +7,7 @@
 #include "shared.h"
 
 #include <ATen/autocast_mode.h>
+#include <torch/version.h>
 #include "catch.h"
 
 #include <nlohmann/json.hpp>
@@ -85,17 +86,27 @@ struct ThreadsGuard {  // the golden files were made single-threaded
 
 // torch.autocast("cpu", dtype=torch.bfloat16) for the guard's lifetime. With
 // aten_gemm, bf16 matmuls run on ATen's own kernels rather than oneDNN's.
+// LibTorch 2.4 deprecated the CPU-only setters (a warning per call) for ones
+// taking the device type, as src/train/autocast.cpp does.
 struct Bf16Autocast {
   bool mkldnn = at::globalContext().userEnabledMkldnn();
   explicit Bf16Autocast(bool aten_gemm) {
     if (aten_gemm) at::globalContext().setUserEnabledMkldnn(false);
-    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
-    at::autocast::set_cpu_enabled(true);
+    set_cpu_autocast(true);
   }
   ~Bf16Autocast() {
-    at::autocast::set_cpu_enabled(false);
+    set_cpu_autocast(false);
     at::autocast::clear_cache();
     at::globalContext().setUserEnabledMkldnn(mkldnn);
+  }
+  static void set_cpu_autocast(bool on) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    if (on) at::autocast::set_autocast_dtype(at::kCPU, at::kBFloat16);
+    at::autocast::set_autocast_enabled(at::kCPU, on);
+#else
+    if (on) at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+    at::autocast::set_cpu_enabled(on);
+#endif
   }
 };
 
