@@ -1,6 +1,8 @@
 // adamw, adam and sgd with the arithmetic of torch 1.13's _single_tensor_*
 // functions (same float operations, scalars computed in double as torch does);
 // Adam on float32 CPU parameters runs fused, one pass per parameter (fused_adam.h).
+// Adam on a GPU takes torch's own fused kernel where LibTorch has one (2.4 on):
+// torch 2.x's arithmetic (lerp_ moments), every input read on the device.
 #include "optim/optimizer.h"
 #include "optim/fused_adam.h"
 #include "model/host_read.h"
