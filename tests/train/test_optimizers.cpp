@@ -64,13 +64,17 @@ TEST_CASE("adamw follows the decoupled update and skips decay for biases", "[tra
 
 // torch 1.13's _single_tensor_adamw for one parameter, op for op (the ops the
 // Python stack runs); the runner's fused single-pass update must agree with it.
+// With exact_sqrt the square root is the correctly rounded one (taken in double and
+// rounded once to float, which is exact for sqrt: Figueroa 1995), as std::sqrt and
+// Debian's LibTorch give it, whatever this LibTorch's own Tensor::sqrt does.
 void torch_adamw_ops(torch::Tensor& p, const torch::Tensor& g, torch::Tensor& m, torch::Tensor& v,
-                     int step, double lr, double wd) {
+                     int step, double lr, double wd, bool exact_sqrt = false) {
   p.mul_(1 - lr * wd);
   m.mul_(0.9).add_(g, 1 - 0.9);
   v.mul_(0.999).addcmul_(g, g, 1 - 0.999);
   double bias_correction1 = 1 - std::pow(0.9, step), bias_correction2 = 1 - std::pow(0.999, step);
-  auto denom = (v.sqrt() / std::sqrt(bias_correction2)).add_(1e-8);
+  torch::Tensor root = exact_sqrt ? v.to(torch::kDouble).sqrt().to(torch::kFloat) : v.sqrt();
+  auto denom = (root / std::sqrt(bias_correction2)).add_(1e-8);
   p.addcdiv_(m, denom, -(lr / bias_correction1));
 }
 
@@ -97,16 +101,25 @@ TEST_CASE("fused adamw equals torch's op-by-op update over many elements and ste
   std::vector<NamedParameter> ps = {{"encoder.weight", start.clone().set_requires_grad(true)}};
   auto opt = make("adamw", adam_options(1e-3, 0.01), ps);
   torch::Tensor p = start.clone(), m = torch::zeros_like(p), v = torch::zeros_like(p);
+  torch::Tensor p_exact = start.clone(), m_exact = m.clone(), v_exact = v.clone();
   for (int step = 1; step <= 4; ++step) {
     torch::Tensor g = torch::randn({100003}) * (step == 2 ? 1e-6 : 3.0);
     ps[0].tensor.mutable_grad() = g.clone();
     opt->step(1e-3);
     torch_adamw_ops(p, g, m, v, step, 1e-3, 0.01);
+    torch_adamw_ops(p_exact, g, m_exact, v_exact, step, 1e-3, 0.01, /*exact_sqrt=*/true);
   }
   torch::NoGradGuard no_grad;
-  auto ulps = (ps[0].tensor.view(torch::kInt32).to(torch::kInt64) - p.view(torch::kInt32).to(torch::kInt64)).abs();
-  INFO("elements that differ: " << ulps.gt(0).sum().item<int64_t>());
   CHECK(within_adam_rounding(ps[0].tensor, p, 4, 1e-3));
+  // With the same correctly rounded root on both sides only the grouping of the last
+  // operations may differ, so all but a few elements must be equal (measured: all
+  // equal, with Debian's 1.13 and pip's 2.11). Against this LibTorch's own sqrt that
+  // count is the library's: with MKL VML's sqrt (pip wheels) 11 of the 100003
+  // parameters ended apart on an Intel Xeon and 210 on a Zen 5 (AVX-512 code), so
+  // there only the bound above holds.
+  auto ulps = (ps[0].tensor.view(torch::kInt32).to(torch::kInt64) -
+               p_exact.view(torch::kInt32).to(torch::kInt64)).abs();
+  INFO("elements that differ from the correctly rounded op sequence: " << ulps.gt(0).sum().item<int64_t>());
   CHECK(ulps.gt(0).to(torch::kFloat).mean().item<double>() < 1e-3);
   auto state = opt->state();
   CHECK(torch::allclose(state.at("encoder.weight/exp_avg"), m, 0, 0));
