@@ -19,6 +19,8 @@ int cmd_sweep(const ParsedArgs& args) {
   o.print_schema = args.has("--schema");
   o.retry_failed = args.has("--retry-failed");
   o.fail_fast = args.has("--fail-fast");
+  o.json = args.has("--json");
+  o.set_overrides = args.all("--set");
   try {
     o.jobs = static_cast<int>(integer_flag(args, "--jobs", 1));
     o.max_points = integer_flag(args, "--max-points", o.max_points);
@@ -39,6 +41,7 @@ int cmd_compare(const ParsedArgs& args) {
   o.rel_tols = args.all("--rel-tol");
   o.directions = args.all("--direction");
   o.write_baseline = args.get("--write-baseline");
+  o.json = args.has("--json");
   return run_compare_command(o, std::cout, std::cerr);
 }
 

@@ -46,7 +46,7 @@ const std::vector<FlagSpec>& flag_table() {
       {"--checkpoint", "NAME", "step-00000042 (or 42), best, or final; default the newest valid checkpoint"},
       {"--to", "DIR", "Folder to create (it must not exist, or be empty)"},
       {"--out", "FILE", "Where to write the HTML report (default report.html; replaced atomically)"},
-      {"--json", "", "Print JSON for scripts instead of a table"},
+      {"--json", "", "Print one JSON document for scripts instead of text"},
       {"--defaults", "", "Write the default recipe without asking (MRPC, BERT-Mini, fp32, batch 32, 3 epochs)"},
   };
   return flags;
@@ -55,7 +55,7 @@ const std::vector<FlagSpec>& flag_table() {
 const std::vector<CommandSpec>& command_table() {
   static const std::vector<CommandSpec> commands = {
       {"validate", "Check a recipe: every error at once, with file:line:col, exit 0 or 2",
-       {{"RECIPE", "a .toml or .yaml recipe"}}, {"--set"}, cmd_validate},
+       {{"RECIPE", "a .toml or .yaml recipe"}}, {"--set", "--json"}, cmd_validate},
       {"print-config", "Print the fully resolved recipe, every default filled in",
        {{"RECIPE", "a .toml or .yaml recipe"}}, {"--set", "--format"}, cmd_print_config},
       {"schema", "Print the recipe JSON Schema (draft-07) generated from the components", {}, {},
@@ -63,7 +63,7 @@ const std::vector<CommandSpec>& command_table() {
       {"describe", "Show a section's or a component's options (name, type, default, range, doc)",
        {{"KIND", "a section (run, data, train, ...) or a component kind (optimizer, ...)"},
         {"NAME", "a component name, e.g. adamw", false}},
-       {}, cmd_describe},
+       {"--json"}, cmd_describe},
       {"plugins", "List every registered component by kind, with plugins of RECIPE loaded",
        {{"RECIPE", "a recipe whose plugins to load first", false}}, {}, cmd_plugins},
  {"tokenize", "Tokenize JSONL lines {\"text_a\", \"text_b\"} and add input_ids and token_type_ids",
@@ -84,12 +84,13 @@ const std::vector<CommandSpec>& command_table() {
        cmd_predict},
       {"sweep", "Run a sweep file's points (grid, zip, points) as separate runs, resumably",
        {{"SWEEP", "a .toml or .yaml sweep file", false}},
-       {"--dry-run", "--status", "--jobs", "--retry-failed", "--fail-fast", "--schema", "--max-points"},
+       {"--set", "--dry-run", "--status", "--json", "--jobs", "--retry-failed", "--fail-fast", "--schema",
+        "--max-points"},
        cmd_sweep},
       {"compare", "Diff two runs (or a run and a baseline); with --metric, check for regressions",
        {{"A", "the reference: a run directory or a baseline JSON", false},
         {"B", "the candidate: a run directory or a baseline JSON", false}},
-       {"--metric", "--abs-tol", "--rel-tol", "--direction", "--write-baseline"}, cmd_compare},
+       {"--metric", "--abs-tol", "--rel-tol", "--direction", "--write-baseline", "--json"}, cmd_compare},
       {"export", "Write a run's checkpoint as a Hugging Face folder (config.json, model.safetensors, tokenizer)",
        {{"RUN_DIR", "a run directory written by runner run"}}, {"--checkpoint", "--to"}, cmd_export},
       {"report", "Write one self-contained HTML report (charts, identity, differences) of a run, "
@@ -105,6 +106,11 @@ const std::vector<CommandSpec>& command_table() {
                 "and print where each file is",
        {{"NAME", "recipes (.toml, .yaml), Hub ids (org/name[@revision]), glue/mrpc, glue/sst2"}},
        {"--set"}, cmd_fetch, true},
+      {"env", "Show what this build and machine offer (versions, LibTorch build, CUDA, NCCL, CPU flags, "
+              "threads, roots and caches), for bug reports",
+       {}, {"--json"}, cmd_env},
+      {"completion", "Print a shell completion script made from this command table",
+       {{"SHELL", "bash or zsh"}}, {}, cmd_completion},
       {"version", "Show the runner version, git commit and LibTorch version", {}, {}, cmd_version},
   };
   return commands;
