@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "runner_build_config.h"
@@ -83,6 +84,11 @@ int cmd_print_config(const ParsedArgs& args) {
   }
   std::optional<Recipe> recipe = load_recipe_or_report(args);
   if (!recipe) return kExitBadInput;
+  // run.output_dir is relative to the folder a run starts in (not the recipe's):
+  // shown absolute from here, as every other path of the output is.
+  nlohmann::ordered_json& output_dir = recipe->resolved["run"]["output_dir"];
+  if (output_dir.is_string())
+    output_dir = std::filesystem::absolute(output_dir.get<std::string>()).lexically_normal().string();
   std::cout << emit_recipe(recipe->resolved, f);
   return kExitOk;
 }

@@ -15,6 +15,7 @@ const std::vector<FlagSpec>& flag_table() {
       {"--input", "FILE", "Read JSONL input from FILE instead of standard input"},
       {"--model", "DIR", "A Hugging Face model folder (config.json + model.safetensors or pytorch_model.bin)"},
       {"--batch-size", "N", "Examples per forward pass", false, IntRange{1, 65536}},
+      {"--probabilities", "", "Also write \"probabilities\": the softmax of each line's logits"},
       {"--resume", "auto", "Continue the newest unfinished run of this recipe instead of starting a new one"},
       {"--allow-changes", "KEY,...", "Resume even though these recipe keys (or key prefixes, or "
                                      "content_sha256.<file>) differ from the run's", true},
@@ -23,7 +24,7 @@ const std::vector<FlagSpec>& flag_table() {
       {"--nnodes", "M", "Machines taking part (default topology.nodes)", false, IntRange{1, 65536}},
       {"--node-rank", "R", "This machine's index among --nnodes, 0-based (default 0)", false, IntRange{0, 65535}},
       {"--master-addr", "A", "Address of node 0, where rank 0 hosts the rendezvous store (default 127.0.0.1)"},
-      {"--master-port", "P", "Free TCP port on node 0 for the rendezvous (default 29500)", false, IntRange{1, 65535}},
+      {"--master-port", "P", "Free TCP port on node 0 for the rendezvous (default: on one machine a free port, else 29500)", false, IntRange{1, 65535}},
       {"--max-restarts", "N", "When a worker dies, stop the others and start them all again from the "
                               "run's newest valid checkpoint, at most N times (default 0: fail)", false,
        IntRange{0, 1000}},
@@ -48,6 +49,7 @@ const std::vector<FlagSpec>& flag_table() {
       {"--out", "FILE", "Where to write the HTML report (default report.html; replaced atomically)"},
       {"--json", "", "Print one JSON document for scripts instead of text"},
       {"--defaults", "", "Write the default recipe without asking (MRPC, BERT-Mini, fp32, batch 32, 3 epochs)"},
+      {"--force", "", "Replace RECIPE when it exists, without asking"},
   };
   return flags;
 }
@@ -80,7 +82,7 @@ const std::vector<CommandSpec>& command_table() {
         "--max-restarts", "--set", "--resume", "--allow-changes"},
        cmd_launch},
       {"predict", "Write logits and the predicted label for each JSONL line {\"text_a\", \"text_b\"}",
-       {}, {"--model", "--tokenizer", "--input", "--max-length", "--truncation", "--batch-size"},
+       {}, {"--model", "--tokenizer", "--input", "--max-length", "--truncation", "--batch-size", "--probabilities"},
        cmd_predict},
       {"sweep", "Run a sweep file's points (grid, zip, points) as separate runs, resumably",
        {{"SWEEP", "a .toml or .yaml sweep file", false}},
@@ -101,7 +103,7 @@ const std::vector<CommandSpec>& command_table() {
        {{"DIR", "a folder of runs, e.g. runs/ or runs/<name>", false}}, {"--json"}, cmd_ls},
       {"init", "Write a commented recipe from a few questions (task, model, precision this machine "
                "offers, batch size, epochs, processes); it is validated before it is written",
-       {{"RECIPE", "the recipe file to write (default recipe.toml)", false}}, {"--defaults"}, cmd_init},
+       {{"RECIPE", "the recipe file to write (default recipe.toml)", false}}, {"--defaults", "--force"}, cmd_init},
       {"fetch", "Download what recipes or names need into the caches (for machines without a network) "
                 "and print where each file is",
        {{"NAME", "recipes (.toml, .yaml), Hub ids (org/name[@revision]), glue/mrpc, glue/sst2"}},

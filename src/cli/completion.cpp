@@ -101,15 +101,21 @@ complete -o filenames -F _runner runner
                      commands, bash_value_cases(), flag_cases, word_cases);
 }
 
-// zsh's _arguments specs put the help in [...] and separate fields with ':'.
+// Text inside a single-quoted zsh word.
+std::string zsh_quoted(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out;
+}
+
+// _arguments specs also put the help in [...] and separate fields with ':'.
 std::string zsh_text(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else if (c == '[' || c == ']' || c == ':' || c == '\\') out += std::string("\\") + c;
-    else out += c;
+    if (c == '[' || c == ']' || c == ':' || c == '\\') out += '\\';
+    out += c;
   }
-  return out;
+  return zsh_quoted(out);
 }
 
 std::string zsh_action(const std::string& metavar) {
@@ -140,7 +146,7 @@ std::string zsh_specs(const CommandSpec& cmd) {
 std::string zsh_script() {
   std::string commands, cases;
   for (const auto& c : command_table()) {
-    commands += fmt::format("    '{}:{}'\n", c.name, zsh_text(c.summary));
+    commands += fmt::format("    '{}:{}'\n", c.name, zsh_quoted(c.summary));
     cases += fmt::format("    {})\n      _arguments{} ;;\n", c.name, zsh_specs(c));
   }
   return fmt::format(R"(#compdef runner
