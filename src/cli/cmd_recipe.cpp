@@ -89,6 +89,7 @@ int cmd_print_config(const ParsedArgs& args) {
   nlohmann::ordered_json& output_dir = recipe->resolved["run"]["output_dir"];
   if (output_dir.is_string())
     output_dir = std::filesystem::absolute(output_dir.get<std::string>()).lexically_normal().string();
+  show_model_sizes(recipe->resolved["model"]);
   std::cout << emit_recipe(recipe->resolved, f);
   return kExitOk;
 }

@@ -43,4 +43,8 @@ constexpr int kExitBadInput = 2;
 // What this build and machine offer, from LibTorch (cli/build_info.cpp).
 Capabilities detect_capabilities();
 
+// A resolved [model] section with each size override left at its "keep" default
+// replaced by the size of the model it describes (cli/model_sizes.cpp).
+void show_model_sizes(nlohmann::ordered_json& model_section);
+
 }  // namespace runner

@@ -96,11 +96,17 @@ TEST_CASE("predict names the file and line of a line that is not JSON, with the 
   CHECK(r.out.find("syntax error") == std::string::npos);  // nlohmann's words stay out
 }
 
-TEST_CASE("print-config shows run.output_dir absolute, as a run resolves it", "[cli]") {
+TEST_CASE("print-config shows the preset's real sizes and run.output_dir absolute", "[cli]") {
   std::string dir = test::tmp_dir("print-config-output-dir");
   auto r = stdout_of("cd " + dir + " && " + runner_exe() + " print-config --format json " + test::source_dir() +
                      "/recipes/smoke/mrpc_smoke.toml --set run.output_dir=elsewhere/../runs");
   REQUIRE(r.exit_code == 0);
   nlohmann::json j = nlohmann::json::parse(r.out);
   CHECK(j["run"]["output_dir"] == fs::path(dir + "/runs").lexically_normal().string());
+  // The smoke recipe's preset is bert-tiny: 2 layers, 128 hidden, 2 heads (not 0 = keep).
+  CHECK(j["model"]["num_hidden_layers"] == 2);
+  CHECK(j["model"]["hidden_size"] == 128);
+  CHECK(j["model"]["num_attention_heads"] == 2);
+  CHECK(j["model"]["intermediate_size"] == 512);
+  CHECK(j["model"]["hidden_act"] == "gelu");
 }
