@@ -31,7 +31,7 @@ std::string newest_run_in(const fs::path& folder) {
 
 std::string run_dir_argument(const std::string& arg, std::ostream& err) {
   fs::path given = fs::path(arg).lexically_normal();
-  if (given.has_filename() == false) given = given.parent_path();  // "runs/NAME/"
+  if (!given.has_filename()) given = given.parent_path();  // "runs/NAME/"
   std::error_code ec;
   if (is_run_dir(given) || fs::is_regular_file(given, ec)) return arg;
   std::string newest = newest_run_in(given);
