@@ -1,6 +1,7 @@
 // Commands that read JSONL examples: tokenize, predict.
 #include "cli/commands.h"
 
+#include "cli/run_names.h"
 #include "model/predict.h"
 #include "tokenizer/tokenize_command.h"
 #include "util/input_file.h"
@@ -8,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -52,11 +54,23 @@ int cmd_tokenize(const ParsedArgs& args) {
   });
 }
 
+// --model may name a run (its directory, runs/NAME or NAME): its final/ model.
+static std::string model_folder_of(const std::string& model) {
+  std::string run = run_dir_argument(model, std::cerr);
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(run + "/env.json", ec) &&
+      std::filesystem::is_regular_file(run + "/final/config.json", ec))
+    return run + "/final";
+  return model;
+}
+
 int cmd_predict(const ParsedArgs& args) {
   PredictCommandOptions options;
   options.model = args.get("--model");
   options.tokenizer = args.get("--tokenizer");
   options.truncation = args.get("--truncation", options.truncation);
+  options.probabilities = args.has("--probabilities");
+  options.input_name = args.get("--input", options.input_name);
   if (!int_flag(args, "--max-length", options.max_length) ||
       !int_flag(args, "--batch-size", options.batch_size))
     return kExitBadInput;
@@ -64,6 +78,7 @@ int cmd_predict(const ParsedArgs& args) {
     std::cerr << "error: runner predict needs --model DIR (a Hugging Face folder)\n";
     return kExitBadInput;
   }
+  options.model = model_folder_of(options.model);
   return with_input(args, [&](std::istream& in) {
     return run_predict_command(options, in, std::cout, std::cerr);
   });

@@ -7,6 +7,7 @@
 #include "model/export_weights.h"
 #include "registry/plugin.h"
 #include "registry/registry.h"
+#include "cli/run_names.h"
 #include "run/run_dir.h"
 #include "run/run_records.h"
 #include "train/checkpoint_io.h"
@@ -130,7 +131,7 @@ int cmd_export(const ParsedArgs& args) {
     std::cerr << "error: runner export needs --to DIR (the Hugging Face folder to create)\n";
     return kExitBadInput;
   }
-  RunPaths run = open_run_dir(args.positional(0));
+  RunPaths run = open_run_dir(run_dir_argument(args.positional(0), std::cerr));
   nlohmann::json recipe = read_json_file(run.recipe_resolved());
   load_run_plugins(run, recipe);
   WeightsExport request;

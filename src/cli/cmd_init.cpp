@@ -13,6 +13,7 @@ int cmd_init(const ParsedArgs& args) {
   InitOptions o;
   o.path = args.positional(0, o.path);
   o.defaults = args.has("--defaults");
+  o.force = args.has("--force");
   o.on_terminal = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
   o.caps = detect_capabilities();
   o.cpus = std::max(1u, std::thread::hardware_concurrency());

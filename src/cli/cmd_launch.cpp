@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 
 #include "dist/launcher.h"
+#include "dist/rendezvous_port.h"
 
 #include <fmt/format.h>
 
@@ -31,6 +32,31 @@ std::vector<std::string> worker_args(const ParsedArgs& args) {
   return out;
 }
 
+constexpr int kDefaultMasterPort = 29500;  // torchrun's
+
+// Where rank 0's store listens. On one machine without --master-port, a port the
+// kernel says is free, so that two launches never meet; across machines every
+// launcher must name the same one (29500 unless given). Node 0 hosts the store:
+// a port already listened on there is refused before any worker starts, since
+// LibTorch would say so in glog's words, and the workers of this launch could
+// join another run's store.
+std::optional<int> rendezvous_port(const ParsedArgs& args, LaunchOptions& o) {
+  bool given = args.has("--master-port");
+  int port = static_cast<int>(integer_flag(args, "--master-port", kDefaultMasterPort));
+  if (!given && o.nnodes == 1) return free_port(o.master_addr).value_or(kDefaultMasterPort);
+  if (o.node_rank != 0) return port;
+  PortState state = port_state(o.master_addr, port);
+  if (state != PortState::InUse && state != PortState::Forbidden) return port;
+  std::cerr << fmt::format("error: {}: port {} of {} {}\n  hint: {}\n",
+                           given ? "--master-port " + std::to_string(port) : std::string("the rendezvous port"), port,
+                           o.master_addr,
+                           state == PortState::InUse ? "is in use (another launch, or another program, listens there)"
+                                                     : "needs privileges to listen on (ports below 1024)",
+                           o.nnodes == 1 ? "pass another --master-port, or leave it out and a free port is picked"
+                                         : "pass another --master-port P to the launcher of every node");
+  return std::nullopt;
+}
+
 }  // namespace
 
 int cmd_launch(const ParsedArgs& args) {
@@ -42,13 +68,21 @@ int cmd_launch(const ParsedArgs& args) {
     o.nproc_per_node = integer_flag(args, "--nproc-per-node", topology.at("processes_per_node"));
     o.nnodes = integer_flag(args, "--nnodes", topology.at("nodes"));
     o.node_rank = integer_flag(args, "--node-rank", 0, 0, o.nnodes - 1);
-    o.master_port = integer_flag(args, "--master-port", 29500);
     o.max_restarts = integer_flag(args, "--max-restarts", 0);
   } catch (const std::invalid_argument& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;
   }
   o.master_addr = args.get("--master-addr", "127.0.0.1");
+  std::optional<int> port;
+  try {
+    port = rendezvous_port(args, o);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  if (!port) return kExitBadInput;
+  o.master_port = *port;
   const int threads = recipe->section("run").at("threads").get<int>(), cpus = available_cpus();
   o.passive_openmp_wait = oversubscribed(o.nproc_per_node, threads, cpus);
   if (o.passive_openmp_wait && !std::getenv("OMP_WAIT_POLICY"))

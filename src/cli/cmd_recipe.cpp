@@ -1,4 +1,5 @@
-// Commands about recipes and components: validate, print-config, schema, describe, plugins.
+// Commands about recipes and components: validate, print-config, schema, plugins
+// (describe is cli/cmd_describe.cpp).
 #include "cli/commands.h"
 
 #include "recipe/emit.h"
@@ -11,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "runner_build_config.h"
@@ -34,7 +36,36 @@ std::optional<Recipe> load_recipe_or_report(const ParsedArgs& args, bool check_p
   return std::move(load.recipe);
 }
 
+nlohmann::ordered_json diagnostic_json(const Diagnostic& d) {
+  nlohmann::ordered_json j = {{"severity", d.severity == Severity::Error ? "error" : "warning"}};
+  if (!d.where.file.empty()) j["file"] = d.where.file;
+  if (d.where.line > 0) j["line"] = d.where.line;
+  if (d.where.column > 0) j["column"] = d.where.column;
+  if (!d.where.origin.empty()) j["origin"] = d.where.origin;
+  j["key"] = d.key_path;
+  j["message"] = d.message;
+  j["hint"] = d.hint;
+  return j;
+}
+
+// `validate --json`: one document on stdout, {"recipe", "valid", "errors", "warnings"},
+// each diagnostic with its file, line, column (or --set origin), key, message and hint.
+static int validate_json(const ParsedArgs& args) {
+  RecipeRequest request;
+  request.path = args.positional(0);
+  request.overrides = args.all("--set");
+  request.caps = detect_capabilities();
+  RecipeLoad load = load_recipe(request, registry());
+  nlohmann::ordered_json errors = nlohmann::ordered_json::array(), warnings = errors;
+  for (const auto& d : load.diags) (d.severity == Severity::Error ? errors : warnings).push_back(diagnostic_json(d));
+  nlohmann::ordered_json out = {{"recipe", request.path}, {"valid", load.recipe.has_value()},
+                                {"errors", errors}, {"warnings", warnings}};
+  std::cout << out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+  return load.recipe ? kExitOk : kExitBadInput;
+}
+
 int cmd_validate(const ParsedArgs& args) {
+  if (args.has("--json")) return validate_json(args);
   std::optional<Recipe> recipe = load_recipe_or_report(args);
   if (!recipe) return kExitBadInput;
   std::cout << fmt::format("{}: valid\n", recipe->path);
@@ -53,6 +84,12 @@ int cmd_print_config(const ParsedArgs& args) {
   }
   std::optional<Recipe> recipe = load_recipe_or_report(args);
   if (!recipe) return kExitBadInput;
+  // run.output_dir is relative to the folder a run starts in (not the recipe's):
+  // shown absolute from here, as every other path of the output is.
+  nlohmann::ordered_json& output_dir = recipe->resolved["run"]["output_dir"];
+  if (output_dir.is_string())
+    output_dir = std::filesystem::absolute(output_dir.get<std::string>()).lexically_normal().string();
+  show_model_sizes(recipe->resolved["model"]);
   std::cout << emit_recipe(recipe->resolved, f);
   return kExitOk;
 }
@@ -60,62 +97,6 @@ int cmd_print_config(const ParsedArgs& args) {
 int cmd_schema(const ParsedArgs&) {
   std::cout << recipe_schema(registry()).dump(2) << "\n";
   return kExitOk;
-}
-
-static std::string default_text(const OptionSpec& o) {
-  if (o.required) return "(required)";
-  return o.default_value.dump();
-}
-
-static std::string options_table(const std::vector<OptionSpec>& options) {
-  std::string s;
-  for (const auto& o : options) {
-    std::string allowed = o.type == OptionType::Choice ? join(o.choices, "|") : o.expectation();
-    s += fmt::format("  {:<26} {:<40} default {}\n      {}\n", o.name, allowed, default_text(o), o.doc);
-  }
-  return s.empty() ? "  (no options)\n" : s;
-}
-
-static int describe_kind(Kind kind, const std::string& name) {
-  if (name.empty()) {
-    std::cout << fmt::format("{} components:\n", kind_name(kind));
-    for (const Component* c : registry().list(kind))
-      std::cout << fmt::format("  {:<24} {}\n", c->spec.name, c->spec.doc);
-    return kExitOk;
-  }
-  const Component* c = registry().find(kind, name);
-  if (!c) {
-    std::vector<std::string> known = registry().names(kind);
-    std::string hint = did_you_mean(name, known);
-    std::cerr << fmt::format("error: unknown {} \"{}\" (known: {}){}\n", kind_name(kind), name,
-                             join(known), hint.empty() ? "" : "\n  hint: " + hint);
-    return kExitBadInput;
-  }
-  std::cout << fmt::format("{} \"{}\" ({}): {}\n\noptions:\n{}", kind_name(kind), name, c->origin,
-                           c->spec.doc, options_table(c->spec.options));
-  return kExitOk;
-}
-
-int cmd_describe(const ParsedArgs& args) {
-  std::string what = args.positional(0), name = args.positional(1);
-  if (const SectionSpec* s = find_section(what)) {
-    if (!name.empty() && s->component_kind) return describe_kind(*s->component_kind, name);
-    std::cout << fmt::format("[{}]: {}\n\noptions:\n{}", s->name, s->doc, options_table(s->options));
-    if (!s->component_kind) return kExitOk;
-    std::cout << fmt::format("\n{} selects the {} (default \"{}\"); `runner describe {} NAME` "
-                             "shows a component's own options.\n\n",
-                             s->selector_key, kind_name(*s->component_kind), s->default_component,
-                             s->name);
-    return describe_kind(*s->component_kind, "");
-  }
-  if (auto kind = kind_from_name(what)) return describe_kind(*kind, name);
-  std::vector<std::string> known;
-  for (const auto& s : recipe_sections()) known.push_back(s.name);
-  for (Kind k : all_kinds()) known.push_back(kind_name(k));
-  std::string hint = did_you_mean(what, known);
-  std::cerr << fmt::format("error: describe: unknown section or kind \"{}\" (known: {}){}\n", what,
-                           join(known), hint.empty() ? "" : "\n  hint: " + hint);
-  return kExitBadInput;
 }
 
 int cmd_plugins(const ParsedArgs& args) {

@@ -2,6 +2,7 @@
 // themselves are report/report_command.h.
 #include "cli/commands.h"
 
+#include "cli/run_names.h"
 #include "report/report_command.h"
 
 #include <iostream>
@@ -10,7 +11,7 @@ namespace runner {
 
 int cmd_report(const ParsedArgs& args) {
   ReportOptions o;
-  o.paths = args.positionals();
+  for (const auto& path : args.positionals()) o.paths.push_back(run_dir_argument(path, std::cerr));
   o.out = args.get("--out", o.out);
   return run_report_command(o, std::cout, std::cerr);
 }

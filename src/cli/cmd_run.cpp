@@ -2,6 +2,7 @@
 // run itself is run/run_training.h.
 #include "cli/commands.h"
 
+#include "cli/run_names.h"
 #include "run/run_training.h"
 
 #include <fmt/format.h>
@@ -51,7 +52,7 @@ int cmd_run(const ParsedArgs& args) {
 
 int cmd_resume(const ParsedArgs& args) {
   ResumeOptions options;
-  options.run_dir = args.positional(0);
+  options.run_dir = run_dir_argument(args.positional(0), std::cerr);
   options.overrides = args.all("--set");
   options.allow_changes = allowed_changes(args);
   options.command_line = command_line(args);

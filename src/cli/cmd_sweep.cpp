@@ -2,6 +2,7 @@
 // themselves are sweep/sweep_command.h and sweep/compare.h.
 #include "cli/commands.h"
 
+#include "cli/run_names.h"
 #include "sweep/compare.h"
 #include "sweep/sweep_command.h"
 
@@ -19,6 +20,8 @@ int cmd_sweep(const ParsedArgs& args) {
   o.print_schema = args.has("--schema");
   o.retry_failed = args.has("--retry-failed");
   o.fail_fast = args.has("--fail-fast");
+  o.json = args.has("--json");
+  o.set_overrides = args.all("--set");
   try {
     o.jobs = static_cast<int>(integer_flag(args, "--jobs", 1));
     o.max_points = integer_flag(args, "--max-points", o.max_points);
@@ -32,13 +35,14 @@ int cmd_sweep(const ParsedArgs& args) {
 
 int cmd_compare(const ParsedArgs& args) {
   CompareOptions o;
-  o.a = args.positional(0);
-  o.b = args.positional(1);
+  o.a = args.positional(0).empty() ? "" : run_dir_argument(args.positional(0), std::cerr);
+  o.b = args.positional(1).empty() ? "" : run_dir_argument(args.positional(1), std::cerr);
   o.metrics = args.all("--metric");
   o.abs_tols = args.all("--abs-tol");
   o.rel_tols = args.all("--rel-tol");
   o.directions = args.all("--direction");
-  o.write_baseline = args.get("--write-baseline");
+  if (args.has("--write-baseline")) o.write_baseline = run_dir_argument(args.get("--write-baseline"), std::cerr);
+  o.json = args.has("--json");
   return run_compare_command(o, std::cout, std::cerr);
 }
 

@@ -15,6 +15,7 @@ const std::vector<FlagSpec>& flag_table() {
       {"--input", "FILE", "Read JSONL input from FILE instead of standard input"},
       {"--model", "DIR", "A Hugging Face model folder (config.json + model.safetensors or pytorch_model.bin)"},
       {"--batch-size", "N", "Examples per forward pass", false, IntRange{1, 65536}},
+      {"--probabilities", "", "Also write \"probabilities\": the softmax of each line's logits"},
       {"--resume", "auto", "Continue the newest unfinished run of this recipe instead of starting a new one"},
       {"--allow-changes", "KEY,...", "Resume even though these recipe keys (or key prefixes, or "
                                      "content_sha256.<file>) differ from the run's", true},
@@ -23,7 +24,7 @@ const std::vector<FlagSpec>& flag_table() {
       {"--nnodes", "M", "Machines taking part (default topology.nodes)", false, IntRange{1, 65536}},
       {"--node-rank", "R", "This machine's index among --nnodes, 0-based (default 0)", false, IntRange{0, 65535}},
       {"--master-addr", "A", "Address of node 0, where rank 0 hosts the rendezvous store (default 127.0.0.1)"},
-      {"--master-port", "P", "Free TCP port on node 0 for the rendezvous (default 29500)", false, IntRange{1, 65535}},
+      {"--master-port", "P", "Free TCP port on node 0 for the rendezvous (default: on one machine a free port, else 29500)", false, IntRange{1, 65535}},
       {"--max-restarts", "N", "When a worker dies, stop the others and start them all again from the "
                               "run's newest valid checkpoint, at most N times (default 0: fail)", false,
        IntRange{0, 1000}},
@@ -46,8 +47,9 @@ const std::vector<FlagSpec>& flag_table() {
       {"--checkpoint", "NAME", "step-00000042 (or 42), best, or final; default the newest valid checkpoint"},
       {"--to", "DIR", "Folder to create (it must not exist, or be empty)"},
       {"--out", "FILE", "Where to write the HTML report (default report.html; replaced atomically)"},
-      {"--json", "", "Print JSON for scripts instead of a table"},
+      {"--json", "", "Print one JSON document for scripts instead of text"},
       {"--defaults", "", "Write the default recipe without asking (MRPC, BERT-Mini, fp32, batch 32, 3 epochs)"},
+      {"--force", "", "Replace RECIPE when it exists, without asking"},
   };
   return flags;
 }
@@ -55,7 +57,7 @@ const std::vector<FlagSpec>& flag_table() {
 const std::vector<CommandSpec>& command_table() {
   static const std::vector<CommandSpec> commands = {
       {"validate", "Check a recipe: every error at once, with file:line:col, exit 0 or 2",
-       {{"RECIPE", "a .toml or .yaml recipe"}}, {"--set"}, cmd_validate},
+       {{"RECIPE", "a .toml or .yaml recipe"}}, {"--set", "--json"}, cmd_validate},
       {"print-config", "Print the fully resolved recipe, every default filled in",
        {{"RECIPE", "a .toml or .yaml recipe"}}, {"--set", "--format"}, cmd_print_config},
       {"schema", "Print the recipe JSON Schema (draft-07) generated from the components", {}, {},
@@ -63,7 +65,7 @@ const std::vector<CommandSpec>& command_table() {
       {"describe", "Show a section's or a component's options (name, type, default, range, doc)",
        {{"KIND", "a section (run, data, train, ...) or a component kind (optimizer, ...)"},
         {"NAME", "a component name, e.g. adamw", false}},
-       {}, cmd_describe},
+       {"--json"}, cmd_describe},
       {"plugins", "List every registered component by kind, with plugins of RECIPE loaded",
        {{"RECIPE", "a recipe whose plugins to load first", false}}, {}, cmd_plugins},
  {"tokenize", "Tokenize JSONL lines {\"text_a\", \"text_b\"} and add input_ids and token_type_ids",
@@ -80,16 +82,17 @@ const std::vector<CommandSpec>& command_table() {
         "--max-restarts", "--set", "--resume", "--allow-changes"},
        cmd_launch},
       {"predict", "Write logits and the predicted label for each JSONL line {\"text_a\", \"text_b\"}",
-       {}, {"--model", "--tokenizer", "--input", "--max-length", "--truncation", "--batch-size"},
+       {}, {"--model", "--tokenizer", "--input", "--max-length", "--truncation", "--batch-size", "--probabilities"},
        cmd_predict},
       {"sweep", "Run a sweep file's points (grid, zip, points) as separate runs, resumably",
        {{"SWEEP", "a .toml or .yaml sweep file", false}},
-       {"--dry-run", "--status", "--jobs", "--retry-failed", "--fail-fast", "--schema", "--max-points"},
+       {"--set", "--dry-run", "--status", "--json", "--jobs", "--retry-failed", "--fail-fast", "--schema",
+        "--max-points"},
        cmd_sweep},
       {"compare", "Diff two runs (or a run and a baseline); with --metric, check for regressions",
        {{"A", "the reference: a run directory or a baseline JSON", false},
         {"B", "the candidate: a run directory or a baseline JSON", false}},
-       {"--metric", "--abs-tol", "--rel-tol", "--direction", "--write-baseline"}, cmd_compare},
+       {"--metric", "--abs-tol", "--rel-tol", "--direction", "--write-baseline", "--json"}, cmd_compare},
       {"export", "Write a run's checkpoint as a Hugging Face folder (config.json, model.safetensors, tokenizer)",
        {{"RUN_DIR", "a run directory written by runner run"}}, {"--checkpoint", "--to"}, cmd_export},
       {"report", "Write one self-contained HTML report (charts, identity, differences) of a run, "
@@ -100,11 +103,16 @@ const std::vector<CommandSpec>& command_table() {
        {{"DIR", "a folder of runs, e.g. runs/ or runs/<name>", false}}, {"--json"}, cmd_ls},
       {"init", "Write a commented recipe from a few questions (task, model, precision this machine "
                "offers, batch size, epochs, processes); it is validated before it is written",
-       {{"RECIPE", "the recipe file to write (default recipe.toml)", false}}, {"--defaults"}, cmd_init},
+       {{"RECIPE", "the recipe file to write (default recipe.toml)", false}}, {"--defaults", "--force"}, cmd_init},
       {"fetch", "Download what recipes or names need into the caches (for machines without a network) "
                 "and print where each file is",
        {{"NAME", "recipes (.toml, .yaml), Hub ids (org/name[@revision]), glue/mrpc, glue/sst2"}},
        {"--set"}, cmd_fetch, true},
+      {"env", "Show what this build and machine offer (versions, LibTorch build, CUDA, NCCL, CPU flags, "
+              "threads, roots and caches), for bug reports",
+       {}, {"--json"}, cmd_env},
+      {"completion", "Print a shell completion script made from this command table",
+       {{"SHELL", "bash or zsh"}}, {}, cmd_completion},
       {"version", "Show the runner version, git commit and LibTorch version", {}, {}, cmd_version},
   };
   return commands;

@@ -24,10 +24,16 @@ int cmd_report(const ParsedArgs& args);  // cli/cmd_report.cpp
 int cmd_ls(const ParsedArgs& args);      // cli/cmd_report.cpp
 int cmd_init(const ParsedArgs& args);    // cli/cmd_init.cpp
 int cmd_fetch(const ParsedArgs& args);   // cli/cmd_fetch.cpp
+int cmd_env(const ParsedArgs& args);     // cli/cmd_env.cpp
+int cmd_completion(const ParsedArgs& args);  // cli/completion.cpp
 
 // Shared by the commands that take a recipe: loads it with --set overrides,
 // prints every diagnostic to stderr; nullopt means exit code 2.
 std::optional<Recipe> load_recipe_or_report(const ParsedArgs& args, bool check_paths = true);
+
+// A diagnostic as the --json outputs write it: severity, file, line, column or
+// origin, key, message, hint (cli/cmd_recipe.cpp).
+nlohmann::ordered_json diagnostic_json(const Diagnostic& d);
 
 // Exit codes.
 constexpr int kExitOk = 0;
@@ -36,5 +42,9 @@ constexpr int kExitBadInput = 2;
 
 // What this build and machine offer, from LibTorch (cli/build_info.cpp).
 Capabilities detect_capabilities();
+
+// A resolved [model] section with each size override left at its "keep" default
+// replaced by the size of the model it describes (cli/model_sizes.cpp).
+void show_model_sizes(nlohmann::ordered_json& model_section);
 
 }  // namespace runner

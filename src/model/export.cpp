@@ -34,9 +34,13 @@ std::vector<std::string> export_hf_folder(SequenceClassifier& model, const std::
                                   "point the tokenizer at the folder the model was trained with"));
   }
   save_pretrained(model, dir);
-  for (const auto& name : copied)
+  for (const auto& name : copied) {
     fs::copy_file(fs::path(tokenizer_dir) / name, fs::path(dir) / name,
                   fs::copy_options::overwrite_existing);
+    // The copy keeps the source's mode, and model stores are often read-only: the
+    // exported folder is the user's to edit (a tokenizer_config.json to adjust).
+    fs::permissions(fs::path(dir) / name, fs::perms::owner_write, fs::perm_options::add);
+  }
   return copied;
 }
 

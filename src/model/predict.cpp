@@ -7,6 +7,7 @@
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
+#include "util/utf8.h"
 
 #include <fmt/format.h>
 
@@ -41,16 +42,22 @@ ModelBatch pad_batch(const std::vector<PendingExample>& examples, int64_t pad_id
   return b;
 }
 
-void predict_batch(SequenceClassifier& model, std::vector<PendingExample>& batch,
-                   int64_t pad_id, std::ostream& out) {
+std::vector<float> row_values(const torch::Tensor& matrix, size_t i) {
+  auto row = matrix[static_cast<int64_t>(i)].contiguous();
+  return std::vector<float>(row.data_ptr<float>(), row.data_ptr<float>() + row.numel());
+}
+
+void predict_batch(SequenceClassifier& model, std::vector<PendingExample>& batch, int64_t pad_id,
+                   bool probabilities, std::ostream& out) {
   if (batch.empty()) return;
   auto logits = read_to_host(model.forward(pad_batch(batch, pad_id)).logits.to(torch::kFloat32));
   auto best = logits.argmax(1).contiguous();  // on the host
+  auto probs = logits.softmax(1);
   for (size_t i = 0; i < batch.size(); ++i) {
     nlohmann::json line = batch[i].line;
-    auto row = logits[static_cast<int64_t>(i)];
-    line["logits"] = std::vector<float>(row.data_ptr<float>(), row.data_ptr<float>() + row.numel());
+    line["logits"] = row_values(logits, i);
     if (model.num_labels() > 1) {
+      if (probabilities) line["probabilities"] = row_values(probs, i);
       long long label = best.data_ptr<int64_t>()[i];
       line["label"] = label;
       line["label_name"] = model.label_name(label);
@@ -60,24 +67,35 @@ void predict_batch(SequenceClassifier& model, std::vector<PendingExample>& batch
   batch.clear();
 }
 
-// The text fields of one input line; throws InputError naming the line.
-PendingExample parse_line(const std::string& text, long long line_no, const Tokenizer& tokenizer,
-                          const EncodeOptions& encode_options) {
-  auto fail = [&](const std::string& msg) {
-    throw InputError(make_error(SourceLocation{"--input", static_cast<int>(line_no), 0, {}}, "", msg,
-                                "each line must be a JSON object {\"text_a\": \"...\", "
-                                "\"text_b\": \"...\"} (text_b optional)"));
+// The first characters of a line, for a message about it (escaped for a terminal).
+std::string line_start(const std::string& text) {
+  return terminal_safe(text.substr(0, 40)) + (text.size() > 40 ? "..." : "");
+}
+
+// The text fields of one input line; throws InputError naming the file and line.
+PendingExample parse_line(const std::string& text, const std::string& input, long long line_no,
+                          const Tokenizer& tokenizer, const EncodeOptions& encode_options) {
+  const char* format = "each line must be a JSON object {\"text_a\": \"...\", \"text_b\": \"...\"} (text_b optional)";
+  auto fail = [&](const std::string& msg, const std::string& hint) {
+    throw InputError(make_error(SourceLocation{input, static_cast<int>(line_no), 0, {}}, "", msg, hint));
   };
   PendingExample e;
   std::string why;
   std::optional<nlohmann::json> parsed = try_parse_json(text, why);
-  if (!parsed) fail(why);
+  // nlohmann's reason ("syntax error while parsing value") says nothing a user can act on.
+  bool library_words = !parsed && why.rfind("not valid JSON", 0) == 0;
+  if (!parsed)
+    fail(library_words ? fmt::format("expected a JSON object, found a line that is not JSON: \"{}\"", line_start(text))
+                       : why,
+         std::string(format) + "; a line of plain text or TSV becomes {\"text_a\": \"first sentence\", "
+                               "\"text_b\": \"second sentence\"}");
+  auto fail_format = [&](const std::string& msg) { fail(msg, format); };
   e.line = std::move(*parsed);
-  if (!e.line.is_object()) fail("not a JSON object");
-  if (!e.line.contains("text_a") || !e.line["text_a"].is_string()) fail("no \"text_a\" string");
+  if (!e.line.is_object()) fail_format("expected a JSON object, found " + std::string(e.line.type_name()));
+  if (!e.line.contains("text_a") || !e.line["text_a"].is_string()) fail_format("no \"text_a\" string");
   std::optional<std::string> b;
   if (e.line.contains("text_b") && !e.line["text_b"].is_null()) {
-    if (!e.line["text_b"].is_string()) fail("\"text_b\" is not a string");
+    if (!e.line["text_b"].is_string()) fail_format("\"text_b\" is not a string");
     b = e.line["text_b"].get<std::string>();
   }
   std::string a = e.line["text_a"].get<std::string>();
@@ -117,10 +135,10 @@ int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::o
     std::string text;
     for (long long line_no = 1; read_bounded_line(in, text, "--input", line_no); ++line_no) {
       if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-      batch.push_back(parse_line(text, line_no, *tokenizer, encode_options));
-      if (static_cast<int>(batch.size()) >= o.batch_size) predict_batch(model, batch, pad_id, out);
+      batch.push_back(parse_line(text, o.input_name, line_no, *tokenizer, encode_options));
+      if (static_cast<int>(batch.size()) >= o.batch_size) predict_batch(model, batch, pad_id, o.probabilities, out);
     }
-    predict_batch(model, batch, pad_id, out);
+    predict_batch(model, batch, pad_id, o.probabilities, out);
     return 0;
   } catch (const InputError& e) {
     err << e.diagnostic().format() << "\n";

@@ -1,7 +1,8 @@
 // `runner predict --model DIR [--tokenizer DIR] --input pairs.jsonl`: the body,
 // independent of the CLI. Each input line is {"text_a": ..., "text_b": ...}
 // (text_b optional; "id" is copied through); each output line adds "logits"
-// and the predicted "label" (id) and "label_name" (from config.json id2label).
+// and the predicted "label" (id) and "label_name" (from config.json id2label),
+// and with `probabilities` the softmax of the logits.
 #pragma once
 
 #include <iosfwd>
@@ -15,6 +16,8 @@ struct PredictCommandOptions {
   int max_length = 128;
   int batch_size = 32;
   std::string truncation = "longest_first";
+  bool probabilities = false;       // also write "probabilities": the softmax of the logits
+  std::string input_name = "<stdin>";  // the --input file, for error locations
 };
 
 // Returns the exit code: 0, or 2 for bad input (messages go to `err`).

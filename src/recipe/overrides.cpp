@@ -1,5 +1,6 @@
 #include "recipe/overrides.h"
 
+#include "recipe/foreign_names.h"
 #include "recipe/parse.h"
 #include "recipe/resolve.h"
 #include "util/suggest.h"
@@ -147,7 +148,8 @@ struct OverrideApplier {
   }
 
   static std::string closest_or_list(const std::string& found, const std::vector<std::string>& known) {
-    std::string hint = did_you_mean(found, known);
+    std::string hint = foreign_name_hint(found);
+    if (hint.empty()) hint = did_you_mean(found, known);
     return hint.empty() ? "known: " + join(known) : hint;
   }
 

@@ -6,6 +6,8 @@
 #include "recipe/schema.h"
 #include "registry/plugin.h"
 
+#include <algorithm>
+
 namespace runner {
 namespace {
 
@@ -27,21 +29,29 @@ void cross_check_schema(const Recipe& r, const Registry& reg, Diagnostics& diags
     diags.push_back(make_error(r.location_of(path), path, "schema violation: " + message));
 }
 
-}  // namespace
-
-nlohmann::json Recipe::section(const std::string& name) const {
-  return nlohmann::json::parse(resolved.at(name).dump());
+// Diagnostics in the order a reader meets them: the recipe first, then each file
+// it extends, each by line and column; those of --set flags after the files.
+// (They are found section by section, which is not the file's order.)
+void sort_by_position(Diagnostics& diags, const std::vector<std::string>& files) {
+  auto rank = [&](const Diagnostic& d) -> size_t {
+    if (d.where.file.empty()) return files.size() + 1;
+    auto it = std::find(files.begin(), files.end(), d.where.file);
+    return it == files.end() ? files.size() : static_cast<size_t>(it - files.begin());
+  };
+  std::stable_sort(diags.begin(), diags.end(), [&](const Diagnostic& a, const Diagnostic& b) {
+    size_t ra = rank(a), rb = rank(b);
+    if (ra != rb) return ra < rb;
+    if (ra > files.size()) return false;  // --set flags keep their order
+    return std::tie(a.where.line, a.where.column) < std::tie(b.where.line, b.where.column);
+  });
 }
 
-SourceLocation Recipe::location_of(const std::string& key_path) const {
-  const SourceLocation& loc = deepest_along(tree, key_path).loc;
-  return loc.known() ? loc : SourceLocation{path, 0, 0, {}};
-}
-
-RecipeLoad load_recipe(const RecipeRequest& request, Registry& reg) {
+// `files`: the recipe and every file it extends, as far as they were read.
+RecipeLoad checked_recipe(const RecipeRequest& request, Registry& reg, std::vector<std::string>& files) {
   RecipeLoad out;
   LoadedTree loaded = load_recipe_tree(request.path);
   out.diags = loaded.diags;
+  files = loaded.files;
   if (!loaded.root) return out;
 
   Recipe r;
@@ -60,6 +70,24 @@ RecipeLoad load_recipe(const RecipeRequest& request, Registry& reg) {
   if (has_errors(out.diags)) return out;
   check_recipe_rules(r.resolved, r.tree, request.caps, reg, out.diags);
   if (!has_errors(out.diags)) out.recipe = std::move(r);
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json Recipe::section(const std::string& name) const {
+  return nlohmann::json::parse(resolved.at(name).dump());
+}
+
+SourceLocation Recipe::location_of(const std::string& key_path) const {
+  const SourceLocation& loc = deepest_along(tree, key_path).loc;
+  return loc.known() ? loc : SourceLocation{path, 0, 0, {}};
+}
+
+RecipeLoad load_recipe(const RecipeRequest& request, Registry& reg) {
+  std::vector<std::string> files;
+  RecipeLoad out = checked_recipe(request, reg, files);
+  sort_by_position(out.diags, files);
   return out;
 }
 

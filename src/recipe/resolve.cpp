@@ -1,6 +1,7 @@
 #include "recipe/resolve.h"
 
 #include "hub/named_sources.h"
+#include "recipe/foreign_names.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
@@ -135,7 +136,8 @@ struct SectionResolver {
 
   void unknown_key(const std::string& path, const std::string& key, const Value& v,
                    const std::vector<std::string>& known, const std::string& where) {
-    std::string hint = did_you_mean(key, known);
+    std::string hint = foreign_name_hint(key);
+    if (hint.empty()) hint = did_you_mean(key, known);
     if (hint.empty()) hint = "known keys in " + where + ": " + join(known);
     diags.push_back(make_error(v.loc, path, "unknown key \"" + key + "\" in " + where, hint));
   }

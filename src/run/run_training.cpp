@@ -79,11 +79,18 @@ void check_resume_allowed(const Recipe& recipe, SessionStart& start) {
   check_changes(changes, start.allow_changes, start.paths.dir);
 }
 
+// The run directory alone goes to stdout, absolute, so that `DIR=$(runner run ...)`
+// gets one that works from anywhere; everything else a run says goes to stderr.
+void announce_run_dir(const std::string& dir) {
+  std::cout << fs::absolute(dir).lexically_normal().string() << std::endl;
+}
+
 int resume_session(const Recipe& recipe, SessionStart start) {
   check_resume_allowed(recipe, start);
   if (!is_primary(start.dist.get())) return run_session(recipe, start);
   write_resolved_recipe(recipe, start.paths);
   std::cerr << fmt::format("resuming {}\n", start.paths.dir);
+  announce_run_dir(start.paths.dir);
   return run_session(recipe, start);
 }
 
@@ -106,6 +113,7 @@ std::string choose_run_dir(const Recipe& recipe, const RunOptions& options, cons
   RunPaths paths = create_run_dir(run.output_dir, run.name);
   created_output_dir = paths.created_output_dir;
   std::cerr << fmt::format("run directory: {}\n", paths.dir);
+  announce_run_dir(paths.dir);
   copy_given_recipe(recipe, paths);
   write_resolved_recipe(recipe, paths);
   return "new:" + paths.dir;

@@ -161,7 +161,8 @@ int run_compare_command(const CompareOptions& o, std::ostream& out, std::ostream
                        "directory and a baseline JSON)");
     std::vector<MetricCheck> checks = parse_checks(o);
     CompareSide a = load_side(o.a), b = load_side(o.b);
-    print_comparison(a, b, checks, out);
+    if (!o.json) print_comparison(a, b, checks, out);
+    nlohmann::json checks_out = nlohmann::json::array();
     bool regressed = false;
     for (const auto& c : checks) {
       std::optional<double> va = metric_value(a, c.metric, c.higher_is_better);
@@ -170,10 +171,17 @@ int run_compare_command(const CompareOptions& o, std::ostream& out, std::ostream
         throw InputError(fmt::format("--metric {}: not found in {}", c.metric, !va ? o.a : o.b));
       CheckOutcome r = check_metric(*va, *vb, c);
       regressed |= r.regressed;
-      out << format_check(c, *va, *vb, r);
+      if (o.json) checks_out.push_back(check_json(c, *va, *vb, r));
+      else out << format_check(c, *va, *vb, r);
     }
-    if (!checks.empty())
+    if (o.json) {
+      nlohmann::json doc = comparison_json(a, b, checks);
+      doc["checks"] = checks_out;
+      doc["result"] = checks.empty() ? nlohmann::json() : nlohmann::json(regressed ? "regression" : "ok");
+      out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    } else if (!checks.empty()) {
       out << (regressed ? "result: REGRESSION\n" : "result: every check within tolerance\n");
+    }
     return regressed ? 1 : 0;
   } catch (const InputError& e) {
     err << e.diagnostic().format() << "\n";

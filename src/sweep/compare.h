@@ -34,6 +34,7 @@ struct CompareOptions {
   std::vector<std::string> rel_tols;      // --rel-tol: likewise
   std::vector<std::string> directions;    // --direction higher|lower: likewise
   std::string write_baseline;       // --write-baseline RUN_DIR: print a baseline instead
+  bool json = false;                // --json: one JSON document instead of the tables
 };
 
 // Exit codes: 0 no check failed, 1 a metric regressed, 2 bad input.

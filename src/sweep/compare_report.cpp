@@ -117,6 +117,64 @@ void print_comparison(const CompareSide& a, const CompareSide& b,
   if (!checks.empty()) out << "\nChecks (A is the reference, B the candidate)\n";
 }
 
+namespace {
+
+nlohmann::json number_or_null(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+nlohmann::json metric_json(const std::string& name, std::optional<double> a, std::optional<double> b) {
+  nlohmann::json j = {{"metric", name}, {"a", number_or_null(a)}, {"b", number_or_null(b)}};
+  j["abs_delta"] = a && b ? nlohmann::json(*b - *a) : nlohmann::json();
+  j["rel_delta"] = a && b && *a != 0.0 ? nlohmann::json((*b - *a) / std::fabs(*a)) : nlohmann::json();
+  return j;
+}
+
+nlohmann::json changes_json(const std::vector<RunChange>& changes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : changes) out.push_back({{"key", c.key}, {"a", c.before}, {"b", c.after}});
+  return out;
+}
+
+nlohmann::json side_json(const CompareSide& s) {
+  return {{"path", s.label}, {"baseline", s.is_baseline}, {"status", s.run.status()},
+          {"recipe_sha256", s.recipe_sha256}};
+}
+
+nlohmann::json curve_json(const CompareSide& a, const CompareSide& b, const std::string& main) {
+  std::map<long long, std::pair<std::optional<double>, std::optional<double>>> by_step;
+  for (const auto& e : a.run.evals) by_step[record_integer(e, "step", 0)].first = number_at(e, main);
+  for (const auto& e : b.run.evals) by_step[record_integer(e, "step", 0)].second = number_at(e, main);
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [step, v] : by_step)
+    out.push_back({{"step", step}, {"a", number_or_null(v.first)}, {"b", number_or_null(v.second)}});
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json comparison_json(const CompareSide& a, const CompareSide& b, const std::vector<MetricCheck>& checks) {
+  nlohmann::json fa = a.run.final_metrics(), fb = b.run.final_metrics();
+  nlohmann::json final_rows = nlohmann::json::array();
+  for (const auto& name : metric_names(fa, fb))
+    final_rows.push_back(metric_json("eval." + name, number_at(fa, name), number_at(fb, name)));
+  std::string main = main_metric(a, b, checks);
+  nlohmann::json out = {{"a", side_json(a)}, {"b", side_json(b)}, {"final", final_rows}};
+  if (!main.empty()) {
+    bool higher = default_higher_is_better(main);
+    out["best"] = metric_json("best." + main, metric_value(a, "best." + main, higher),
+                              metric_value(b, "best." + main, higher));
+    out["best"]["higher_is_better"] = higher;
+    out["eval_curve"] = {{"metric", main}, {"points", curve_json(a, b, main)}};
+  }
+  out["recipe_differences"] = changes_json(recipe_changes(a.run.resolved, b.run.resolved));
+  out["environment_differences"] = changes_json(recipe_changes(stable_env(a.run.env), stable_env(b.run.env)));
+  return out;
+}
+
+nlohmann::json check_json(const MetricCheck& c, double a, double b, const CheckOutcome& r) {
+  return {{"metric", c.metric}, {"a", a}, {"b", b}, {"regressed", r.regressed}, {"worse_by", r.worse_by},
+          {"allowed", r.allowed}, {"higher_is_better", c.higher_is_better}};
+}
+
 std::string format_check(const MetricCheck& c, double a, double b, const CheckOutcome& r) {
   return fmt::format("  {:<8} {}: A {:.6f} B {:.6f}, {} by {:.6f}, allowed {:.6f} ({} is better)\n",
                      r.regressed ? "REGRESS" : "ok", c.metric, a, b,

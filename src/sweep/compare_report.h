@@ -28,4 +28,10 @@ void print_comparison(const CompareSide& a, const CompareSide& b,
                       const std::vector<MetricCheck>& checks, std::ostream& out);
 std::string format_check(const MetricCheck& check, double a, double b, const CheckOutcome& r);
 
+// The same comparison as one JSON document (`runner compare --json`): both sides,
+// the final metrics with deltas, the best and the eval curve of the main metric,
+// and the recipe and environment differences; check_json is one --metric check.
+nlohmann::json comparison_json(const CompareSide& a, const CompareSide& b, const std::vector<MetricCheck>& checks);
+nlohmann::json check_json(const MetricCheck& check, double a, double b, const CheckOutcome& r);
+
 }  // namespace runner

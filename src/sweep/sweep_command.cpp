@@ -19,9 +19,9 @@ struct LoadedSweep {
   std::vector<SweepPoint> points;
 };
 
-std::optional<LoadedSweep> load_and_expand(const std::string& path, long long max_points,
-                                           std::ostream& err) {
-  SweepLoad load = load_sweep_file(path);
+std::optional<LoadedSweep> load_and_expand(const std::string& path, const std::vector<std::string>& sets,
+                                           long long max_points, std::ostream& err) {
+  SweepLoad load = load_sweep_file(path, sets);
   err << format_all(load.diags);
   if (!load.sweep) {
     err << fmt::format("{}: invalid sweep file; nothing was run\n", path);
@@ -76,8 +76,13 @@ int dry_run(const LoadedSweep& s, const SweepCommandOptions& o, std::ostream& ou
   return 2;
 }
 
-int print_status(const LoadedSweep& s, std::ostream& out) {
+int print_status(const LoadedSweep& s, bool json, std::ostream& out) {
   Ledger ledger = load_ledger(ledger_path(sweep_dir_of(s.sweep)));
+  if (json) {
+    nlohmann::json doc = render_json(collect_results(s.sweep, s.points, ledger));
+    out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return 0;
+  }
   out << terminal_safe(render_markdown(collect_results(s.sweep, s.points, ledger)), true);  // from the ledger
   return 0;
 }
@@ -93,14 +98,19 @@ int run_sweep_command(const SweepCommandOptions& o, std::ostream& out, std::ostr
     err << "error: runner sweep: expected a sweep file (.toml or .yaml)\n";
     return 2;
   }
+  if (o.json && !o.status) {
+    err << "error: --json goes with --status (the summary of a sweep as JSON)\n"
+           "  hint: runner sweep SWEEP --status --json\n";
+    return 2;
+  }
   if (o.jobs < 1) {
     err << fmt::format("error: --jobs: expected an integer >= 1, found {}\n", o.jobs);
     return 2;
   }
-  std::optional<LoadedSweep> s = load_and_expand(o.sweep_path, o.max_points, err);
+  std::optional<LoadedSweep> s = load_and_expand(o.sweep_path, o.set_overrides, o.max_points, err);
   if (!s) return 2;
   if (o.dry_run) return dry_run(*s, o, out, err);
-  if (o.status) return print_status(*s, out);
+  if (o.status) return print_status(*s, o.json, out);
   SweepRunOptions run;
   run.jobs = o.jobs;
   run.retry_failed = o.retry_failed;

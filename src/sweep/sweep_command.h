@@ -7,6 +7,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 namespace runner {
 
@@ -15,6 +16,8 @@ struct SweepCommandOptions {
   bool dry_run = false;       // expand, validate every point, print the table; run nothing
   bool status = false;        // print the summary of a running or finished sweep
   bool print_schema = false;  // print the sweep file's JSON Schema
+  bool json = false;          // --status as JSON (sweep_summary.json's form)
+  std::vector<std::string> set_overrides;  // --set KEY=VALUE: joins the sweep's [set]
   int jobs = 1;
   long long max_points = kDefaultMaxPoints;  // --max-points: refuse larger sweeps
   bool retry_failed = false;

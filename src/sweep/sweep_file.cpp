@@ -271,6 +271,67 @@ void read_scalars(const Value& root, SweepFile& sweep, Diagnostics& diags) {
   sweep.output_dir = interpolated_option(root, "output_dir", diags);
 }
 
+// `runner sweep --set KEY=VALUE`: joins [set], replacing the file's value of the
+// same key. The value stays text, typed by the option's declaration when the
+// point runs (as `runner run --set` types it). A key that an axis or a point
+// varies is refused: its own value would silently win over the flag.
+void add_flag_overrides(const std::vector<std::string>& flags, SweepFile& sweep, Diagnostics& diags) {
+  for (const auto& flag : flags) {
+    SourceLocation loc{{}, 0, 0, "--set " + flag};
+    size_t eq = flag.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      diags.push_back(make_error(loc, "", "expected KEY=VALUE", "e.g. --set optimizer.lr=3e-5"));
+      continue;
+    }
+    std::string key = flag.substr(0, eq);
+    auto varies = [&](const std::vector<Axis>& axes) {
+      return std::any_of(axes.begin(), axes.end(), [&](const Axis& a) { return a.key == key; });
+    };
+    bool in_points = std::any_of(sweep.points.begin(), sweep.points.end(), [&](const auto& point) {
+      return std::any_of(point.begin(), point.end(), [&](const Assignment& a) { return a.key == key; });
+    });
+    if (varies(sweep.grid) || varies(sweep.zip) || in_points) {
+      diags.push_back(make_error(loc, key, fmt::format("the sweep file varies {} ([grid], [zip] or points), so "
+                                                       "--set cannot fix it for every point", key),
+                                 "remove the flag, or the key from the sweep file's axes"));
+      continue;
+    }
+    sweep.set.erase(std::remove_if(sweep.set.begin(), sweep.set.end(), [&](const Assignment& a) { return a.key == key; }),
+                    sweep.set.end());
+    sweep.set.push_back({key, Value::make_string(flag.substr(eq + 1), loc)});
+  }
+}
+
+// The sweep decides where each point's run goes (<output_dir>/<name>/<point id>/)
+// and what it is called (the point id): a recipe value for those would be
+// overridden without a word, so it is refused, naming the sweep's own key.
+// run.output_dir under [set] is the one exception when the file has no
+// output_dir: it is then the sweep's folder (runs_folder_of).
+void check_keys_the_sweep_sets(const Value& root, const SweepFile& sweep, Diagnostics& diags) {
+  auto refuse = [&](const Assignment& a, const std::string& where) {
+    if (a.key == "run.name")
+      diags.push_back(make_error(a.value.loc, a.key,
+                                 fmt::format("run.name {} would be ignored: every point's run is named by its point id",
+                                             where),
+                                 "remove it; name = \"...\" at the sweep file's top level names the sweep"));
+    else if (a.key == "run.output_dir")
+      diags.push_back(make_error(a.value.loc, a.key,
+                                 fmt::format("run.output_dir {} would be ignored: the sweep puts every point's run "
+                                             "under <output_dir>/<name>/<point id>/", where),
+                                 "write output_dir = \"...\" at the sweep file's top level instead"));
+  };
+  bool own_output_dir = root.find("output_dir") != nullptr;
+  for (const auto& a : sweep.set)
+    if (a.key == "run.name") refuse(a, "under [set]");
+    else if (a.key == "run.output_dir" && own_output_dir) refuse(a, "under [set] beside the sweep's output_dir");
+  for (const auto* axes : {&sweep.grid, &sweep.zip})
+    for (const auto& axis : *axes)
+      if (axis.key == "run.name" || axis.key == "run.output_dir")
+        refuse({axis.key, Value::make_string("", axis.loc)}, axes == &sweep.grid ? "in [grid]" : "in [zip]");
+  for (const auto& point : sweep.points)
+    for (const auto& a : point) refuse(a, "in a point");
+}
+
 // Where the runs go when the sweep file names no output_dir: as for any run,
 // the run.output_dir its `set` table or its base recipe gives, else runs/.
 // (Before, the ledger went to ./runs/<name> whatever the recipe said.)
@@ -288,7 +349,7 @@ std::string runs_folder_of(const SweepFile& sweep) {
 
 }  // namespace
 
-SweepLoad load_sweep_file(const std::string& path) {
+SweepLoad load_sweep_file(const std::string& path, const std::vector<std::string>& set_flags) {
   SweepLoad out;
   ParsedFile parsed = parse_recipe_file(path);
   out.diags = parsed.diags;
@@ -306,6 +367,8 @@ SweepLoad load_sweep_file(const std::string& path) {
   sweep.zip = read_axes(root.find("zip"), "zip", out.diags);
   check_zip_lengths(sweep.zip, out.diags);
   read_points(root.find("points"), sweep, out.diags);
+  add_flag_overrides(set_flags, sweep, out.diags);
+  check_keys_the_sweep_sets(root, sweep, out.diags);
   if (!has_errors(out.diags)) check_schema(root, out.diags);
   if (!has_errors(out.diags) && !root.find("output_dir")) sweep.output_dir = runs_folder_of(sweep);
   if (!has_errors(out.diags)) out.sweep = std::move(sweep);

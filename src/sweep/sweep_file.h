@@ -55,7 +55,10 @@ const std::vector<OptionSpec>& sweep_options();
 nlohmann::ordered_json sweep_schema();
 
 // Reads and checks a sweep file: the schema, and the shape of each axis.
-SweepLoad load_sweep_file(const std::string& path);
+// `set_flags` ("KEY=VALUE", from `runner sweep --set`) join its [set] table.
+// run.name, and run.output_dir beside the sweep's own output_dir, are refused
+// wherever the file or a flag sets them: the sweep decides both for every point.
+SweepLoad load_sweep_file(const std::string& path, const std::vector<std::string>& set_flags = {});
 
 // "eval.f1" -> "f1"; metrics of eval events are named without the prefix.
 std::string eval_metric_name(const std::string& metric);

@@ -33,6 +33,17 @@ bool cpu_has_native_bf16() {
          flags.find(" amx_bf16 ") != std::string::npos;
 }
 
+std::vector<std::string> cpu_vector_flags() {
+  static const char* const kKnown[] = {"sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw",
+                                       "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16",
+                                       "amx_int8"};
+  std::string flags = " " + cpuinfo_field("flags") + " ";
+  std::vector<std::string> out;
+  for (const char* f : kKnown)
+    if (flags.find(" " + std::string(f) + " ") != std::string::npos) out.push_back(f);
+  return out;
+}
+
 }  // namespace runner
 
 namespace runner {

@@ -52,7 +52,7 @@ InitChoices ask_choices(Prompter& ask, const InitOptions& o) {
                                                  : "Precision (only fp32 here: this CPU has no native bf16):",
                            precisions, c.precision);
   c.batch_size = ask.integer("Training batch size per process", c.batch_size, 1, 4096);
-  c.epochs = ask.integer("Epochs", c.epochs, 1, 1000);
+  c.epochs = ask.number("Epochs (fractions allowed, e.g. 0.5)", c.epochs, 0, 1000);
   c.processes = ask.integer(fmt::format("Processes on this machine (1 to {})", o.cpus), c.processes, 1,
                             std::max(1u, o.cpus));
   return c;
@@ -103,9 +103,11 @@ int run_init_command(const InitOptions& o, std::istream& in, std::ostream& out, 
   }
   Prompter ask(in, out);
   try {
-    if (fs::exists(o.path) && (o.defaults || !ask.yes_no(o.path + " exists. Replace it?", false))) {
-      err << fmt::format("error: {} exists; it was kept as it was\n  hint: pass another file name, "
-                         "e.g. `runner init my_recipe.toml`\n", o.path);
+    bool kept = fs::exists(o.path) && !o.force &&
+                (o.defaults || !ask.yes_no(o.path + " exists. Replace it?", false));
+    if (kept) {
+      err << fmt::format("error: {} exists; it was kept as it was\n  hint: pass another file name "
+                         "(e.g. `runner init my_recipe.toml`), or --force to replace it\n", o.path);
       return 2;
     }
     InitChoices c = o.defaults ? default_choices(o.caps) : ask_choices(ask, o);

@@ -13,6 +13,7 @@ namespace runner {
 struct InitOptions {
   std::string path = "recipe.toml";
   bool defaults = false;          // --defaults: no questions
+  bool force = false;             // --force: replace an existing file without asking
   bool on_terminal = false;       // standard input and output are a terminal
   Capabilities caps;              // what this build and machine offer
   unsigned cpus = 1;              // the most processes offered

@@ -16,7 +16,7 @@ struct InitChoices {
   std::string pretrained;               // a Hugging Face folder or Hub id under $RUNNER_MODELS
   std::string precision = "fp32";
   long long batch_size = 32;            // per process
-  long long epochs = 3;
+  double epochs = 3;                    // fractions allowed, as train.epochs
   long long processes = 1;
   std::string device = "cpu";
 };

@@ -1,5 +1,7 @@
 #include "wizard/prompter.h"
 
+#include "util/numbers.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -65,6 +67,17 @@ long long Prompter::integer(const std::string& question, long long fallback, lon
     return std::string();
   });
   return std::strtoll(a.c_str(), nullptr, 10);
+}
+
+double Prompter::number(const std::string& question, double fallback, double lo, double hi) {
+  std::string a = text(question, fmt::format("{}", fallback), [lo, hi](const std::string& s) {
+    std::string why;
+    std::optional<double> v = parse_number(s, why, lo, hi);
+    if (!v || *v <= lo) return fmt::format("\"{}\" is not a number above {} and at most {}", s, lo, hi);
+    return std::string();
+  });
+  std::string why;
+  return *parse_number(a, why, lo, hi);
 }
 
 bool Prompter::yes_no(const std::string& question, bool fallback) {

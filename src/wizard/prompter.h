@@ -20,6 +20,8 @@ class Prompter {
   std::string text(const std::string& question, const std::string& fallback,
                    const std::function<std::string(const std::string&)>& accept);
   long long integer(const std::string& question, long long fallback, long long lo, long long hi);
+  // A decimal number above `lo` (exclusive) and at most `hi`, such as 0.5.
+  double number(const std::string& question, double fallback, double lo, double hi);
   bool yes_no(const std::string& question, bool fallback);
 
   // Standard input ended (Ctrl-D): the caller stops without writing anything.

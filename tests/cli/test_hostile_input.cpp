@@ -61,7 +61,7 @@ TEST_CASE("a JSONL line nested 100,000 deep is refused by tokenize and predict",
   auto pred = run_bounded(runner_exe() + " predict --model " + tiny_model() + " --tokenizer " +
                           tokenizer_dir() + " < " + deep);
   check_refused(pred);
-  CHECK_THAT(pred.out, Catch::Contains("--input:1") && Catch::Contains("nested deeper than 128") &&
+  CHECK_THAT(pred.out, Catch::Contains("<stdin>:1") && Catch::Contains("nested deeper than 128") &&
                            Catch::Contains("hint:"));
 }
 

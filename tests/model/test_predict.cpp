@@ -61,7 +61,7 @@ TEST_CASE("predict: a bad input line is exit code 2 naming the line", "[model]")
   std::istringstream in("{\"text_a\": \"fine\"}\n{\"text_b\": \"no text_a\"}\n");
   std::ostringstream out, err;
   CHECK(run_predict_command(options, in, out, err) == 2);
-  CHECK(err.str().find("--input:2") != std::string::npos);
+  CHECK(err.str().find("<stdin>:2") != std::string::npos);  // no --input: standard input
   CHECK(err.str().find("text_a") != std::string::npos);
 }
 

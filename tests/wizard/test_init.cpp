@@ -77,3 +77,33 @@ TEST_CASE("runner init asks on a terminal only, and an early end of the answers 
   CHECK(err2.str().find("nothing was written") != std::string::npos);
   CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 0);
 }
+
+TEST_CASE("runner init takes fractional epochs and replaces a file with --force", "[wizard]") {
+  // Issue 28, item 9: train.epochs takes 0.5, so the wizard must too; --force replaces.
+  std::string dir = runner::test::tmp_dir("init-fraction");
+  InitOptions o;
+  o.path = dir + "/r.toml";
+  o.on_terminal = true;
+  std::istringstream in("glue/mrpc\nbert-tiny (bert)\n\n16\n0.5\n1\n");
+  std::ostringstream out, err;
+  INFO(out.str() << err.str());
+  REQUIRE(run_init_command(o, in, out, err) == 0);
+  RecipeRequest request;
+  request.path = o.path;
+  RecipeLoad load = load_recipe(request, registry());
+  REQUIRE(load.recipe);
+  CHECK(load.recipe->resolved["train"]["epochs"] == 0.5);
+
+  InitOptions again;
+  again.path = o.path;
+  again.defaults = true;
+  std::ostringstream out2, err2;
+  CHECK(run_init_command(again, in, out2, err2) == 2);
+  CHECK(err2.str().find("--force to replace it") != std::string::npos);
+  again.force = true;
+  std::ostringstream out3, err3;
+  CHECK(run_init_command(again, in, out3, err3) == 0);
+  RecipeLoad replaced = load_recipe(request, registry());
+  REQUIRE(replaced.recipe);
+  CHECK(replaced.recipe->resolved["train"]["epochs"] == 3);
+}

@@ -1,0 +1,112 @@
+// Issue 28, item 9: a run is addressable by its name (runs/NAME or NAME means its
+// newest run), `runner run` prints the run directory alone on stdout, predict
+// names the file and line of a line that is not JSON and can print probabilities,
+// and an exported folder's tokenizer files are the user's to edit.
+#include "catch.h"
+
+#include "shared.h"
+
+#include <nlohmann/json.hpp>
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace runner;
+using test::run_command;
+using test::runner_exe;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Standard output alone (run_command adds 2>&1 after the command line, so the
+// redirection must be inside a group to win).
+test::CommandResult stdout_of(const std::string& command_line) {
+  return run_command("{ " + command_line + " 2>/dev/null; }");
+}
+
+// Trains the smoke recipe for 2 steps under <dir>/runs/named; stdout alone is returned.
+std::string train_named(const std::string& dir) {
+  auto r = stdout_of("cd " + dir + " && " + runner_exe() + " run " + test::source_dir() +
+                     "/recipes/smoke/mrpc_smoke.toml --set run.output_dir=runs --set run.name=named "
+                     "--set train.max_steps=2 --set run.loggers=jsonl");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  return r.out;
+}
+
+}  // namespace
+
+TEST_CASE("a run prints its directory on stdout and is found again by its name", "[cli]") {
+  std::string dir = test::tmp_dir("run-names");
+  std::string first = train_named(dir), second = train_named(dir);
+  // Only the run directory reaches stdout, so DIR=$(runner run ...) works.
+  REQUIRE(std::count(second.begin(), second.end(), '\n') == 1);
+  std::string newest = second.substr(0, second.size() - 1);
+  CHECK(fs::is_regular_file(newest + "/env.json"));
+  CHECK(first != second);
+  CHECK(fs::path(newest).parent_path() == fs::path(dir) / "runs" / "named");
+  const std::string taken = "its newest run, runs/named/" + fs::path(newest).filename().string();
+
+  for (const std::string& name : {std::string("runs/named"), std::string("named"), std::string("runs/named/")}) {
+    auto report = run_command("cd " + dir + " && " + runner_exe() + " report " + name + " --out r.html");
+    INFO(name << "\n" << report.out);
+    CHECK(report.exit_code == 0);
+    CHECK_THAT(report.out, Catch::Contains(taken));
+  }
+  auto exported = run_command("cd " + dir + " && " + runner_exe() + " export named --to out");
+  INFO(exported.out);
+  REQUIRE(exported.exit_code == 0);
+  // The tokenizer comes from a read-only model store; the exported copy is the user's.
+  struct stat st {};
+  REQUIRE(stat((dir + "/out/vocab.txt").c_str(), &st) == 0);
+  CHECK((st.st_mode & S_IWUSR) != 0);
+  auto compare = run_command("cd " + dir + " && " + runner_exe() + " compare runs/named named");
+  INFO(compare.out);
+  CHECK(compare.exit_code == 0);
+  auto resume = run_command("cd " + dir + " && " + runner_exe() + " resume named");
+  INFO(resume.out);
+  CHECK(resume.out.find("not a run directory") == std::string::npos);
+  CHECK_THAT(resume.out, Catch::Contains(taken));
+
+  // predict --model takes the run's final/ model; --probabilities adds the softmax.
+  std::ofstream(dir + "/pairs.jsonl") << "{\"text_a\": \"a cat\", \"text_b\": \"a dog\"}\n";
+  auto predicted = stdout_of("cd " + dir + " && " + runner_exe() +
+                             " predict --model named --probabilities --input pairs.jsonl");
+  INFO(predicted.out);
+  REQUIRE(predicted.exit_code == 0);
+  nlohmann::json line = nlohmann::json::parse(predicted.out);
+  REQUIRE(line["probabilities"].size() == 2);
+  CHECK(line["probabilities"][0].get<double>() + line["probabilities"][1].get<double>() == Approx(1.0));
+  CHECK((line["probabilities"][1] > line["probabilities"][0]) == (line["label"] == 1));
+}
+
+TEST_CASE("predict names the file and line of a line that is not JSON, with the fix", "[cli]") {
+  std::string dir = test::tmp_dir("predict-bad-line");
+  std::ofstream(dir + "/pairs.jsonl") << "{\"text_a\": \"fine\"}\nThe cat sat.\tThe dog sat.\n";
+  std::string shared = test::shared_dir();
+  auto r = run_command(runner_exe() + " predict --model " + shared + "/golden/tiny_bert --tokenizer " + shared +
+                       "/models/bert-base-uncased --input " + dir + "/pairs.jsonl");
+  INFO(r.out);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.out, Catch::Contains(dir + "/pairs.jsonl:2: error: expected a JSON object, found a line that is not JSON"));
+  CHECK_THAT(r.out, Catch::Contains("hint: each line must be a JSON object"));
+  CHECK(r.out.find("syntax error") == std::string::npos);  // nlohmann's words stay out
+}
+
+TEST_CASE("print-config shows the preset's real sizes and run.output_dir absolute", "[cli]") {
+  std::string dir = test::tmp_dir("print-config-output-dir");
+  auto r = stdout_of("cd " + dir + " && " + runner_exe() + " print-config --format json " + test::source_dir() +
+                     "/recipes/smoke/mrpc_smoke.toml --set run.output_dir=elsewhere/../runs");
+  REQUIRE(r.exit_code == 0);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["run"]["output_dir"] == fs::path(dir + "/runs").lexically_normal().string());
+  // The smoke recipe's preset is bert-tiny: 2 layers, 128 hidden, 2 heads (not 0 = keep).
+  CHECK(j["model"]["num_hidden_layers"] == 2);
+  CHECK(j["model"]["hidden_size"] == 128);
+  CHECK(j["model"]["num_attention_heads"] == 2);
+  CHECK(j["model"]["intermediate_size"] == 512);
+  CHECK(j["model"]["hidden_act"] == "gelu");
+}
