@@ -3,6 +3,7 @@
 #include "util/cpu_info.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <filesystem>
@@ -131,6 +132,8 @@ std::function<Diagnostics(const nlohmann::json&)> model_recipe_check(
     std::string pretrained = model.value("pretrained", std::string());
     std::string config_json = pretrained.empty() ? "" : (fs::path(pretrained) / "config.json").string();
     if (!pretrained.empty() && !fs::is_regular_file(config_json)) return Diagnostics{};
+    // Caught here, not when the run has made its directory and built the model.
+    if (auto no_weights = missing_weights(pretrained)) return Diagnostics{*no_weights};
     // A file dataset declares its label count; GLUE's agree with the configs' default.
     nlohmann::json data = recipe.value("data", nlohmann::json::object());
     long long labels = data.contains("num_labels") && data["num_labels"].is_number_integer()
@@ -142,6 +145,24 @@ std::function<Diagnostics(const nlohmann::json&)> model_recipe_check(
     };
     return check_model_in_recipe(recipe, shape, double(usable_memory_bytes()));
   };
+}
+
+const std::vector<std::string>& weight_file_names() {
+  static const std::vector<std::string> names = {"model.safetensors", "model.safetensors.index.json",
+                                                 "pytorch_model.bin", "pytorch_model.bin.index.json"};
+  return names;
+}
+
+std::optional<Diagnostic> missing_weights(const std::string& folder) {
+  if (folder.empty() || !fs::is_regular_file(fs::path(folder) / "config.json")) return std::nullopt;
+  for (const auto& name : weight_file_names())
+    if (fs::is_regular_file(fs::path(folder) / name)) return std::nullopt;
+  return make_error({}, "model.pretrained",
+                    fmt::format("{} has config.json but no weights: none of {}", folder,
+                                fmt::join(weight_file_names(), ", ")),
+                    "put the weights there (save_pretrained writes them; or `huggingface-cli download ID "
+                    "--local-dir FOLDER`), or remove model.pretrained and set model.preset to train from "
+                    "random weights");
 }
 
 Diagnostics check_model_in_recipe(const nlohmann::json& recipe, const std::function<ModelShape()>& shape,

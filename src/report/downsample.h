@@ -4,6 +4,7 @@
 // anyway, and its page would be tens of megabytes).
 #pragma once
 
+#include <cstddef>
 #include <utility>
 #include <vector>
 

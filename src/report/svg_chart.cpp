@@ -15,7 +15,7 @@ constexpr double kLegendRow = 18;
 constexpr int kPalette = 8;
 
 // One axis: the data range after rounding out to ticks, and its pixel span.
-struct Axis {
+struct ChartAxis {
   double lo = 0, hi = 1;
   bool log = false;
   double px_lo = 0, px_hi = 1;  // pixel of lo and of hi
@@ -49,8 +49,8 @@ bool data_range(const ChartSpec& spec, bool want_x, double& lo, double& hi) {
   return lo <= hi;
 }
 
-Axis numeric_axis(double lo, double hi, bool log) {
-  Axis a;
+ChartAxis numeric_axis(double lo, double hi, bool log) {
+  ChartAxis a;
   a.log = log;
   if (lo == hi && log) {
     lo *= 0.5, hi *= 2;
@@ -65,8 +65,8 @@ Axis numeric_axis(double lo, double hi, bool log) {
   return a;
 }
 
-Axis category_axis(const std::vector<std::string>& names) {
-  Axis a;
+ChartAxis category_axis(const std::vector<std::string>& names) {
+  ChartAxis a;
   a.lo = -0.5, a.hi = static_cast<double>(names.size()) - 0.5;
   for (size_t i = 0; i < names.size(); ++i) {
     a.ticks.push_back(static_cast<double>(i));
@@ -95,7 +95,7 @@ std::vector<std::pair<int, double>> legend_layout(const std::vector<std::string>
   return at;
 }
 
-std::string axes_svg(const Axis& x, const Axis& y, const ChartSpec& spec, double bottom) {
+std::string axes_svg(const ChartAxis& x, const ChartAxis& y, const ChartSpec& spec, double bottom) {
   std::string out = "<g class=\"axes\">";
   for (size_t i = 0; i < y.ticks.size(); ++i) {
     double py = y.at(y.ticks[i]);
@@ -122,8 +122,8 @@ std::string axes_svg(const Axis& x, const Axis& y, const ChartSpec& spec, double
   return out + "</g>";
 }
 
-std::string series_svg(const ChartSeries& s, size_t index, const ChartSpec& spec, const Axis& x,
-                       const Axis& y) {
+std::string series_svg(const ChartSeries& s, size_t index, const ChartSpec& spec, const ChartAxis& x,
+                       const ChartAxis& y) {
   std::vector<std::pair<double, double>> pts;
   for (const auto& p : s.points)
     if (usable(p.first, spec.x_log) && usable(p.second, spec.y_log)) pts.push_back(p);
@@ -147,7 +147,7 @@ std::string series_svg(const ChartSeries& s, size_t index, const ChartSpec& spec
   return out + "</g>";
 }
 
-std::string markers_svg(const ChartSpec& spec, const Axis& x, double bottom) {
+std::string markers_svg(const ChartSpec& spec, const ChartAxis& x, double bottom) {
   std::string out;
   for (const auto& m : spec.markers) {
     if (!usable(m.x, spec.x_log)) continue;
@@ -252,8 +252,8 @@ std::string render_chart(const ChartSpec& spec) {
     return out + fmt::format("<text class=\"empty\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">no data "
                              "recorded</text></svg>",
                              kWidth / 2, (kPlotTop + bottom) / 2);
-  Axis x = spec.x_categories.empty() ? numeric_axis(xlo, xhi, spec.x_log) : category_axis(spec.x_categories);
-  Axis y = numeric_axis(ylo, yhi, spec.y_log);
+  ChartAxis x = spec.x_categories.empty() ? numeric_axis(xlo, xhi, spec.x_log) : category_axis(spec.x_categories);
+  ChartAxis y = numeric_axis(ylo, yhi, spec.y_log);
   x.px_lo = kLeft, x.px_hi = kWidth - kRight;
   y.px_lo = bottom, y.px_hi = kPlotTop;
   out += axes_svg(x, y, spec, bottom);
