@@ -132,8 +132,6 @@ std::function<Diagnostics(const nlohmann::json&)> model_recipe_check(
     std::string pretrained = model.value("pretrained", std::string());
     std::string config_json = pretrained.empty() ? "" : (fs::path(pretrained) / "config.json").string();
     if (!pretrained.empty() && !fs::is_regular_file(config_json)) return Diagnostics{};
-    // Caught here, not when the run has made its directory and built the model.
-    if (auto no_weights = missing_weights(pretrained)) return Diagnostics{*no_weights};
     // A file dataset declares its label count; GLUE's agree with the configs' default.
     nlohmann::json data = recipe.value("data", nlohmann::json::object());
     long long labels = data.contains("num_labels") && data["num_labels"].is_number_integer()
@@ -143,7 +141,10 @@ std::function<Diagnostics(const nlohmann::json&)> model_recipe_check(
       s.source = pretrained.empty() ? "the [model] section" : config_json;
       return s;
     };
-    return check_model_in_recipe(recipe, shape, double(usable_memory_bytes()));
+    Diagnostics out = check_model_in_recipe(recipe, shape, double(usable_memory_bytes()));
+    // Caught here, not once the run has made its directory and builds the model.
+    if (auto no_weights = missing_weights(pretrained)) out.push_back(*no_weights);
+    return out;
   };
 }
 

@@ -60,18 +60,32 @@ TEST_CASE("a CUDA run on a machine without CUDA is refused before its run direct
   CHECK_FALSE(fs::exists(dir + "/runs"));
 }
 
-TEST_CASE("the fp16 flagship recipe on this machine is refused at once, without a trace or a run", "[cli]") {
-  std::string dir = runner::test::tmp_dir("refuse-flagship");
-  auto r = run_command("cd " + dir + " && " + runner_exe() + " " + source_dir() + "/recipes/mrpc_fp16.toml");
-  INFO(r.out);
-  bool weights = fs::exists(runner::test::shared_dir() + "/models/bert-base-uncased/model.safetensors") ||
-                 fs::exists(runner::test::shared_dir() + "/models/bert-base-uncased/pytorch_model.bin");
-  if (weights && !cuda_missing()) {
-    WARN("bert-base-uncased has weights and a GPU is here: the flagship can run");
+TEST_CASE("the fp16 flagship recipe on a machine without CUDA is refused at once, without a trace or a run", "[cli]") {
+  if (!cuda_missing()) {
+    WARN("this machine trains on CUDA: the flagship can run");
     return;
   }
+  // Its model folder with a weight file (empty: nothing reads it before the refusal).
+  std::string dir = runner::test::tmp_dir("refuse-flagship");
+  std::string model = weightless_model(dir);
+  std::ofstream(model + "/model.safetensors") << "";
+  auto r = run_command("cd " + dir + " && RUNNER_MODELS=" + dir + " " + runner_exe() + " " + source_dir() +
+                       "/recipes/mrpc_fp16.toml");
+  INFO(r.out);
   CHECK(r.exit_code == 2);
+  CHECK(r.out.find("mrpc_fp16.toml:10:10: error: run.device: run.device = \"cuda\", but") != std::string::npos);
+  CHECK(r.out.find("run.device = \"auto\"") != std::string::npos);
+  CHECK(r.out.find("train.precision = \"bf16\"") != std::string::npos);
   check_no_backtrace(r.out);
+  CHECK_FALSE(fs::exists(dir + "/runs"));
+  // Without the weights (as ../shared has it) it stops earlier, at the recipe, naming the folder.
+  fs::remove(model + "/model.safetensors");
+  auto v = run_command("cd " + dir + " && RUNNER_MODELS=" + dir + " " + runner_exe() + " " + source_dir() +
+                       "/recipes/mrpc_fp16.toml");
+  INFO(v.out);
+  CHECK(v.exit_code == 2);
+  CHECK(v.out.find("has config.json but no weights") != std::string::npos);
+  check_no_backtrace(v.out);
   CHECK_FALSE(fs::exists(dir + "/runs"));
 }
 

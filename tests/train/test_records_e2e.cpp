@@ -6,6 +6,7 @@
 // the epoch and an evaluation under way (item 4).
 #include "report/run_history.h"
 #include "run/run_dir.h"
+#include "train/checkpoint_io.h"
 
 #include "run_files.h"
 #include "shared.h"
