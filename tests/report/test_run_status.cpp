@@ -75,6 +75,11 @@ TEST_CASE("a run whose process is gone is listed as died, one silent elsewhere a
   CHECK(status["killed"] == "died");
   CHECK(status["silent"] == "stale");
   CHECK(status["going"] == "running");
+
+  auto report = runner::test::run_command(runner::test::runner_exe() + " report " + died + " --out " + runs + "/r.html");
+  INFO(report.out);
+  REQUIRE(report.exit_code == 0);
+  CHECK(runner::test::read_text(runs + "/r.html").find("<th>status</th><td>died</td>") != std::string::npos);
 }
 
 TEST_CASE("ls names the best metric the same way whether the recipe wrote f1 or eval.f1", "[report]") {
