@@ -104,6 +104,20 @@ TEST_CASE("the smoke recipe trains through `runner` and fills the run directory"
   CHECK(std::regex_search(log, std::regex(" data [^\n]* split=train")));
 }
 
+TEST_CASE("a run whose log pipe closes trains to the end and records it", "[e2e]") {
+  // `head -c 1` exits after the first byte of the run's output: every later line
+  // is written to a pipe with no reader. Under SIGPIPE's default action the
+  // process died there with no summary; a write that fails must not end a run.
+  std::string dir = runner::test::tmp_dir("e2e_closed_pipe");
+  auto r = run_command("{ " + runner::test::runner_exe() + " " + smoke_recipe() + common_sets(dir) +
+                       " 2>&1; echo $? >" + dir + "/exit_code; } | head -c 1 >/dev/null");
+  INFO(r.out);
+  CHECK(runner::read_file_bytes(dir + "/exit_code") == "0\n");
+  std::string run = only_run_dir(dir);
+  CHECK(summary(run)["status"] == "completed");
+  CHECK(fs::is_regular_file(fs::path(run) / "final/model.safetensors"));
+}
+
 TEST_CASE("a run killed at three points and resumed each time ends bitwise equal", "[e2e]") {
   std::string ref_dir = runner::test::tmp_dir("e2e_resume_ref");
   auto ref = runner_cmd("", smoke_recipe() + resume_sets(ref_dir));
