@@ -51,7 +51,7 @@ cpu_train() {
   runs=$(mktemp -d)
   timeout 600 "$build/runner" recipes/smoke/mrpc_smoke.toml --set run.device=cpu \
     --set run.output_dir="$runs" 2>&1 | tee "$runs.log" || rc=1  # the log lines are on stderr
-  grep -q 'status=completed' "$runs.log" || rc=1
+  grep -q 'end completed' "$runs.log" || rc=1
   rm -rf "$runs" "$runs.log"
   return $rc
 }

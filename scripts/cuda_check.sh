@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 R=./build-cuda/runner
 failed=0
 step() { echo "== $1"; shift; if "$@"; then echo "ok"; else echo "FAILED"; failed=$((failed + 1)); fi; }
-completed() { grep -q 'status=completed' "$1" && grep -E ' eval |^end ' "$1" | tail -2; }
+completed() { grep -q ' end completed' "$1" && grep -E ' eval | end ' "$1" | tail -3; }
 smoke() {
   local log; log=$(mktemp)
   timeout 300 $R recipes/smoke/mrpc_smoke.toml --set run.device=cuda "$@" >"$log" 2>&1

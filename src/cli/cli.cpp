@@ -122,7 +122,7 @@ int cli_main(int argc, char** argv) {
     std::cerr << e.diagnostic().format() << "\n";
     return kExitBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "error: " << without_backtrace(e.what()) << "\n";
     return kExitFailure;
   }
 }

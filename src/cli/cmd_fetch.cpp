@@ -67,7 +67,40 @@ bool fetch_one(const std::string& arg, const ParsedArgs& args) {
                               "see `runner fetch --help`"));
 }
 
-void print_locations(const nlohmann::json& log) {
+// A local folder (a path, or a name under $RUNNER_MODELS) is used as it is,
+// so its files are checked here, as a download's are: every file looked for is
+// listed, with its size or as missing, and a missing required one fails the
+// fetch. A folder with no file of a kind at all (a tokenizer-only folder has
+// no config.json) is skipped for that kind, as a Hub repository lacking it is.
+bool check_local_folder(const nlohmann::json& r) {
+  const std::string kind = r.value("kind", ""), folder = r.value("folder", "");
+  if ((kind != "model" && kind != "tokenizer") || !std::filesystem::is_directory(folder)) return true;
+  const hub::FileSet set = kind == "model" ? hub::FileSet::Model : hub::FileSet::Tokenizer;
+  std::string listed;
+  int present = 0;
+  auto seen = [&](const std::string&, const hub::FileProbe& p) {
+    present += p.state == hub::FileProbe::Present;
+    listed += p.state == hub::FileProbe::Present
+                  ? fmt::format("  {}  {} bytes\n", p.path, std::filesystem::file_size(p.path))
+                  : fmt::format("  {}  missing\n", p.path);
+  };
+  try {
+    hub::select_folder_files(set, folder, seen);
+    std::cout << listed;
+    return true;
+  } catch (const hub::RepoLacksFiles& e) {
+    std::cout << listed;
+    if (present == 0) {
+      std::cout << fmt::format("  (no {} files here: skipped)\n", kind);
+      return true;
+    }
+    std::cerr << e.diagnostic().format() << "\n";
+    return false;
+  }
+}
+
+bool print_locations(const nlohmann::json& log) {
+  bool ok = true;
   for (const auto& r : log) {
     std::string from = r.value("source", "");
     if (r.contains("commit")) from += " " + r["repo"].get<std::string>() + "@" + r["commit"].get<std::string>();
@@ -76,7 +109,9 @@ void print_locations(const nlohmann::json& log) {
                              r["folder"].get<std::string>());
     for (const auto& [file, sha] : r["files_sha256"].items())
       std::cout << fmt::format("  {}/{}  sha256 {}\n", r["folder"].get<std::string>(), file, sha.get<std::string>());
+    if (r["files_sha256"].empty()) ok = check_local_folder(r) && ok;
   }
+  return ok;
 }
 
 }  // namespace
@@ -84,7 +119,7 @@ void print_locations(const nlohmann::json& log) {
 int cmd_fetch(const ParsedArgs& args) {
   bool ok = true;
   for (const auto& arg : args.positionals()) ok = fetch_one(arg, args) && ok;
-  print_locations(hub::resolution_log());
+  ok = print_locations(hub::resolution_log()) && ok;
   return ok ? kExitOk : kExitBadInput;
 }
 

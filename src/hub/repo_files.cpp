@@ -6,18 +6,22 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 
 namespace runner::hub {
 namespace {
 
-[[noreturn]] void missing(const std::string& repo, const std::string& what, const std::string& hint) {
-  throw RepoLacksFiles(make_error(SourceLocation{{}, 0, 0, repo}, "", "repository " + repo + " has " + what, hint));
+// `owner` says what `repo` is: "repository org/name", or "folder /path".
+[[noreturn]] void missing(const std::string& owner, const std::string& repo, const std::string& what,
+                          const std::string& hint) {
+  throw RepoLacksFiles(make_error(SourceLocation{{}, 0, 0, repo}, "", owner + " has " + what, hint));
 }
 
 // The shard file names of a sharded safetensors checkpoint, each once, sorted.
-std::vector<std::string> shard_names(const std::string& index_path, const std::string& repo) {
+std::vector<std::string> shard_names(const std::string& index_path, const std::string& owner,
+                                     const std::string& repo) {
   std::string text, why;
   try {
     text = read_input_file({index_path});
@@ -26,7 +30,7 @@ std::vector<std::string> shard_names(const std::string& index_path, const std::s
   std::optional<nlohmann::json> parsed = try_parse_json(text, why);
   nlohmann::json j = parsed ? std::move(*parsed) : nlohmann::json();
   if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
-    missing(repo, "a model.safetensors.index.json without a \"weight_map\" object (" + index_path + ")",
+    missing(owner, repo, "a model.safetensors.index.json without a \"weight_map\" object (" + index_path + ")",
             "the index is damaged: delete it from the cache and fetch again");
   std::set<std::string> names;
   for (const auto& [tensor, file] : j["weight_map"].items())
@@ -36,6 +40,7 @@ std::vector<std::string> shard_names(const std::string& index_path, const std::s
 
 struct Picker {
   const std::string& repo;
+  std::string owner;
   const Prober& probe;
   FileSelection out;
 
@@ -52,19 +57,19 @@ struct Picker {
 void pick_model(Picker& k) {
   FileProbe::State s;
   if (!k.take("config.json", &s)) return;
-  if (s == FileProbe::Missing) missing(k.repo, "no config.json", "model.pretrained must name a model repository");
+  if (s == FileProbe::Missing) missing(k.owner, k.repo, "no config.json", "model.pretrained must name a model repository");
   if (!k.take("model.safetensors", &s) || s == FileProbe::Present) return;
   if (!k.take("model.safetensors.index.json", &s)) return;
   if (s == FileProbe::Present) {
-    for (const auto& shard : shard_names(k.out.files.back().second, k.repo)) {
+    for (const auto& shard : shard_names(k.out.files.back().second, k.owner, k.repo)) {
       if (!k.take(shard, &s)) return;
-      if (s == FileProbe::Missing) missing(k.repo, "no " + shard + ", a shard its index lists", "the repository is incomplete");
+      if (s == FileProbe::Missing) missing(k.owner, k.repo, "no " + shard + ", a shard its index lists", "the repository is incomplete");
     }
     return;
   }
   if (!k.take("pytorch_model.bin", &s)) return;
   if (s == FileProbe::Missing)
-    missing(k.repo, "no model.safetensors, model.safetensors.index.json or pytorch_model.bin",
+    missing(k.owner, k.repo, "no model.safetensors, model.safetensors.index.json or pytorch_model.bin",
             "name a repository with PyTorch weights, or leave model.pretrained empty to train from scratch");
 }
 
@@ -74,18 +79,38 @@ void pick_tokenizer(Picker& k) {
   if (!k.take("vocab.txt", &s) || s == FileProbe::Present) return;
   if (!k.take("tokenizer.json", &s)) return;
   if (s == FileProbe::Missing)
-    missing(k.repo, "neither vocab.txt nor tokenizer.json", "tokenizer.path must name a WordPiece (BERT-style) tokenizer");
+    missing(k.owner, k.repo, "neither vocab.txt nor tokenizer.json", "tokenizer.path must name a WordPiece (BERT-style) tokenizer");
 }
 
 }  // namespace
 
 const char* file_set_name(FileSet set) { return set == FileSet::Model ? "model" : "tokenizer"; }
 
-FileSelection select_files(FileSet set, const std::string& repo, const Prober& probe) {
-  Picker k{repo, probe, {}};
+namespace {
+
+FileSelection select_with(FileSet set, const std::string& repo, const std::string& owner, const Prober& probe) {
+  Picker k{repo, owner, probe, {}};
   if (set == FileSet::Model) pick_model(k);
   else pick_tokenizer(k);
   return k.out;
+}
+
+}  // namespace
+
+FileSelection select_files(FileSet set, const std::string& repo, const Prober& probe) {
+  return select_with(set, repo, "repository " + repo, probe);
+}
+
+FileSelection select_folder_files(FileSet set, const std::string& folder,
+                                  const std::function<void(const std::string&, const FileProbe&)>& seen) {
+  return select_with(set, folder, "folder " + folder, [&folder, &seen](const std::string& file) {
+    std::string path = folder + "/" + file;
+    std::error_code ec;
+    FileProbe p = std::filesystem::is_regular_file(path, ec) ? FileProbe{FileProbe::Present, path}
+                                                             : FileProbe{FileProbe::Missing, path};
+    if (seen) seen(file, p);
+    return p;
+  });
 }
 
 }  // namespace runner::hub

@@ -39,6 +39,12 @@ class RepoLacksFiles : public InputError {
 // file that is Missing is a RepoLacksFiles naming `repo` and the file.
 FileSelection select_files(FileSet set, const std::string& repo, const Prober& probe);
 
+// The same choice in a local folder: each file is there or missing, and a
+// missing required one is a RepoLacksFiles that names the folder. `seen`, when
+// given, hears of every file looked for, in order, with what was found.
+FileSelection select_folder_files(FileSet set, const std::string& folder,
+                                  const std::function<void(const std::string&, const FileProbe&)>& seen = {});
+
 const char* file_set_name(FileSet set);  // "model", "tokenizer"
 
 }  // namespace runner::hub

@@ -1,4 +1,5 @@
 #include "model/checkpoint.h"
+#include "model/model_budget.h"
 
 #include "model/pytorch_bin.h"
 #include "model/safetensors.h"
@@ -117,8 +118,7 @@ StateDict read_pytorch_bin_weights(const std::string& file) {
 }
 
 std::string find_weights_file(const std::string& folder) {
-  for (const char* name : {"model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
-                           "pytorch_model.bin.index.json"}) {
+  for (const auto& name : weight_file_names()) {
     fs::path p = fs::path(folder) / name;
     if (fs::is_regular_file(p)) return p.string();
   }

@@ -3,6 +3,7 @@
 #include "util/cpu_info.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <filesystem>
@@ -140,8 +141,29 @@ std::function<Diagnostics(const nlohmann::json&)> model_recipe_check(
       s.source = pretrained.empty() ? "the [model] section" : config_json;
       return s;
     };
-    return check_model_in_recipe(recipe, shape, double(usable_memory_bytes()));
+    Diagnostics out = check_model_in_recipe(recipe, shape, double(usable_memory_bytes()));
+    // Caught here, not once the run has made its directory and builds the model.
+    if (auto no_weights = missing_weights(pretrained)) out.push_back(*no_weights);
+    return out;
   };
+}
+
+const std::vector<std::string>& weight_file_names() {
+  static const std::vector<std::string> names = {"model.safetensors", "model.safetensors.index.json",
+                                                 "pytorch_model.bin", "pytorch_model.bin.index.json"};
+  return names;
+}
+
+std::optional<Diagnostic> missing_weights(const std::string& folder) {
+  if (folder.empty() || !fs::is_regular_file(fs::path(folder) / "config.json")) return std::nullopt;
+  for (const auto& name : weight_file_names())
+    if (fs::is_regular_file(fs::path(folder) / name)) return std::nullopt;
+  return make_error({}, "model.pretrained",
+                    fmt::format("{} has config.json but no weights: none of {}", folder,
+                                fmt::join(weight_file_names(), ", ")),
+                    "put the weights there (save_pretrained writes them; or `huggingface-cli download ID "
+                    "--local-dir FOLDER`), or remove model.pretrained and set model.preset to train from "
+                    "random weights");
 }
 
 Diagnostics check_model_in_recipe(const nlohmann::json& recipe, const std::function<ModelShape()>& shape,

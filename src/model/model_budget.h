@@ -11,7 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace runner {
 
@@ -50,11 +52,18 @@ void require_weights_fit(const ParameterCount& count, const std::string& where);
 Diagnostics check_model_in_recipe(const nlohmann::json& recipe, const std::function<ModelShape()>& shape,
                                   double memory_bytes);
 
+// The weight files of a Hugging Face folder, in the order they are looked for.
+const std::vector<std::string>& weight_file_names();
+// A folder with config.json (a model) but none of weight_file_names(): the
+// error for model.pretrained that names the folder, what it lacks and the fix.
+std::optional<Diagnostic> missing_weights(const std::string& folder);
+
 // A model component's ComponentSpec::recipe_check: `config_of` gives the
 // family's configuration for a resolved [model] section and a label count
 // (0: the configuration's own), as ModelShape's parameters and positions.
 // Skipped when model.pretrained names a folder without config.json (the path
-// check reports it); memory is this machine's usable memory.
+// check reports it); a folder without weights is an error; memory is this
+// machine's usable memory.
 std::function<Diagnostics(const nlohmann::json&)> model_recipe_check(
     std::function<ModelShape(const nlohmann::json& model_section, long long num_labels)> config_of);
 

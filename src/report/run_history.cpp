@@ -4,11 +4,13 @@
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
+#include "util/process_info.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <climits>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 
@@ -92,6 +94,7 @@ void find_best(RunHistory& h) {
   h.best_metric = record_string(best, "metric");
   if (h.best_metric.empty())
     h.best_metric = record_string(record_object(h.resolved, "train"), "metric_for_best");
+  h.best_metric = eval_metric_label(h.best_metric);
   if (auto v = number_at(best, "value")) {
     h.best_value = v;
     if (auto s = number_at(best, "step")) h.best_step = static_cast<long long>(*s);
@@ -103,10 +106,24 @@ void find_best(RunHistory& h) {
   h.best_value = number_at(h.best_eval, key);
 }
 
+// Seconds from an ISO time "2024-05-01T12:00:00Z" to now; nullopt when it is not one.
+std::optional<double> seconds_since(const std::string& utc) {
+  std::tm tm{};
+  const char* end = strptime(utc.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  if (!end || *end != '\0') return std::nullopt;
+  return std::difftime(std::time(nullptr), timegm(&tm));
+}
+
 }  // namespace
 
+std::string eval_metric_label(const std::string& metric) {
+  if (metric.empty() || metric.rfind("eval.", 0) == 0) return metric;
+  return "eval." + metric;
+}
+
 bool is_eval_bookkeeping(const std::string& key) {
-  return key == "event" || key == "step" || key == "epoch" || key == "examples" || key == "is_best";
+  return key == "event" || key == "step" || key == "epoch" || key == "examples" || key == "is_best" ||
+         key == "wall_time" || key == "elapsed_s";
 }
 
 nlohmann::json read_run_record(const std::string& path) {
@@ -159,7 +176,22 @@ std::string RunHistory::name() const {
 }
 
 std::string RunHistory::status() const {
-  return record_string(summary, "status", env.empty() ? "unknown" : "running");
+  std::string recorded = record_string(summary, "status", env.empty() ? "unknown" : "running");
+  return recorded == "running" ? liveness() : recorded;
+}
+
+// A run whose summary says running: still so while its process is there. On
+// this host the process itself is asked; elsewhere a heartbeat missed three
+// times (at least a minute) makes it stale. Older records, with no owner, stay running.
+std::string RunHistory::liveness() const {
+  std::optional<ProcessIdentity> owner = process_from_json(record_object(summary, "process"));
+  if (!owner) return "running";
+  ProcessState state = process_state(*owner);
+  if (state == ProcessState::Gone) return "died";
+  if (state == ProcessState::Alive) return "running";
+  std::optional<double> since = seconds_since(record_string(summary, "heartbeat_utc"));
+  double every = number_at(summary, "heartbeat_every_s").value_or(30.0);
+  return since && *since > std::max(3 * every, 60.0) ? "stale" : "running";
 }
 
 std::string RunHistory::started_utc() const { return record_string(env, "started_utc"); }

@@ -35,13 +35,17 @@ struct RunHistory {
   nlohmann::json best_eval = nlohmann::json::object();
 
   std::string name() const;    // run.name, or the run folder's parent's name
-  std::string status() const;  // summary's status; "running" without a summary
+  // summary's status ("running" without a summary); a run recorded as running
+  // whose process is gone is "died", one whose heartbeat stopped elsewhere "stale".
+  std::string status() const;
+  std::string liveness() const;  // "running", "died" or "stale", for a run recorded as running
   std::string started_utc() const;  // env.json's started_utc, or ""
   long long step() const;      // the last step recorded
   long long total_steps() const;
   std::optional<double> wall_seconds() const;
   std::optional<double> samples_per_s() const;  // the run's average, or the last interval's
-  // The best evaluation: metric name, value and step; empty name when none.
+  // The best evaluation: metric name ("eval.f1", whether the recipe wrote
+  // "f1" or "eval.f1"), value and step; empty name when none.
   std::string best_metric;
   std::optional<double> best_value;
   std::optional<long long> best_step;
@@ -55,6 +59,9 @@ struct RunHistory {
   // skipped; nullopt when every line was read.
   std::optional<Diagnostic> damaged_lines_warning() const;
 };
+
+// "f1" and "eval.f1" both as "eval.f1": how every run names its best metric.
+std::string eval_metric_label(const std::string& metric);
 
 // Fields of an eval event that are bookkeeping, not metrics.
 bool is_eval_bookkeeping(const std::string& key);

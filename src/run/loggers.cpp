@@ -1,6 +1,7 @@
 #include "train/logger.h"
 #include "registry/builtins.h"
 #include "registry/registry.h"
+#include "run/console_lines.h"
 #include "run/tensorboard_logger.h"
 
 #include <fmt/format.h>
@@ -36,26 +37,15 @@ class JsonlLogger : public Logger {
   std::FILE* file_ = nullptr;
 };
 
-std::string plain_line(const nlohmann::json& event) {
-  std::string line = event.value("event", std::string("event"));
-  for (const auto& [key, value] : event.items()) {
-    if (key == "event") continue;
-    std::string v = value.is_string() ? value.get<std::string>()
-                    : value.is_number_float() ? fmt::format("{:.6g}", value.get<double>())
-                                              : value.dump();
-    line += " " + key + "=" + v;
-  }
-  return line;
-}
-
-// Plain lines for a pipe or a log file: "train step=50 loss=0.6931 lr=2e-05 ...".
+// Plain lines for a pipe or a log file (run/console_lines.h):
+// "2026-11-25T15:40:01Z +12.3s train step=50/115 epoch=0 loss=0.6931 ...".
 // The per-step "progress" heartbeat is dropped.
 class LineLogger : public Logger {
  public:
   explicit LineLogger(std::FILE* out) : out_(out) {}
   void log(const nlohmann::json& event) override {
     if (event.value("event", "") == "progress") return;
-    std::fprintf(out_, "%s\n", plain_line(event).c_str());
+    std::fprintf(out_, "%s\n", event_line(event).c_str());
     std::fflush(out_);
   }
 
@@ -63,19 +53,20 @@ class LineLogger : public Logger {
   std::FILE* out_;
 };
 
-// A live bar on a terminal, redrawn on every step's heartbeat:
-// "[=====>    ] 120/2000 loss 0.6931 lr 2.0e-05 4.1 it/s ETA 07:38". Other events
-// print as lines above it.
+// A live bar on a terminal, redrawn on every step's heartbeat and when an
+// evaluation starts: "[=====>    ] 120/2000 epoch 1/3 loss 0.6931 lr 2e-05 4.10 it/s ETA 07:38".
+// Other events print as lines above it.
 class ProgressBarLogger : public Logger {
  public:
   void log(const nlohmann::json& event) override {
     std::string kind = event.value("event", "");
     if (kind == "progress") return draw(event);
-    if (kind == "train") {
-      loss_ = event.value("loss", loss_);
-      lr_ = event.value("lr", lr_);
+    if (kind == "train" && event.contains("loss")) {
+      bar_.has_loss = true;
+      bar_.loss = event.value("loss", bar_.loss);
     }
-    std::fprintf(stderr, "\r\033[K%s\n", plain_line(event).c_str());
+    if (kind == "train") bar_.lr = event.value("lr", bar_.lr);
+    std::fprintf(stderr, "\r\033[K%s\n", event_line(event).c_str());
     if (kind == "start") started_ = Clock::now(), first_step_ = event.value("resumed_at_step", 0LL);
   }
 
@@ -83,21 +74,21 @@ class ProgressBarLogger : public Logger {
   using Clock = std::chrono::steady_clock;
 
   void draw(const nlohmann::json& e) {
-    long long step = e.value("step", 0LL), total = std::max(1LL, e.value("total_steps", 1LL));
+    bar_.step = e.value("step", 0LL);
+    bar_.total_steps = e.value("total_steps", bar_.total_steps);
+    bar_.epoch = e.value("epoch", bar_.epoch);
+    bar_.steps_per_epoch = e.value("steps_per_epoch", bar_.steps_per_epoch);
+    bar_.evaluating = e.value("phase", "") == "eval";
+    bar_.eval_batches = e.value("eval_batches", 0LL);
     double secs = std::chrono::duration<double>(Clock::now() - started_).count();
-    double rate = secs > 0 ? static_cast<double>(step - first_step_) / secs : 0.0;
-    long long eta = rate > 0 ? static_cast<long long>((total - step) / rate) : 0;
-    int width = 24, filled = static_cast<int>(width * step / total);
-    std::string bar(static_cast<size_t>(filled), '=');
-    bar += std::string(static_cast<size_t>(width - filled), ' ');
-    std::fprintf(stderr, "\r\033[K[%s] %lld/%lld loss %.4f lr %.2e %.2f it/s ETA %02lld:%02lld",
-                 bar.c_str(), step, total, loss_, lr_, rate, eta / 60, eta % 60);
+    bar_.steps_per_s = secs > 0 ? static_cast<double>(bar_.step - first_step_) / secs : 0.0;
+    std::fprintf(stderr, "\r\033[K%s", bar_text(bar_).c_str());
     std::fflush(stderr);
   }
 
   Clock::time_point started_ = Clock::now();
   long long first_step_ = 0;
-  double loss_ = 0.0, lr_ = 0.0;
+  BarState bar_;
 };
 
 // train.log in the run directory: plain lines, appended on resume.

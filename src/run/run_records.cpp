@@ -5,11 +5,14 @@
 #include "util/diagnostic.h"
 #include "util/json_input.h"
 #include "util/numbers.h"
+#include "util/process_info.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -58,11 +61,12 @@ bool jsonl_after(const std::string& line, long long step) {
   return j->contains("step") && (*j)["step"].is_number() && (*j)["step"].get<double>() > static_cast<double>(step);
 }
 
-// Whether a train.log line ("train step=12 loss=...") belongs to a step after `step`.
+// Whether a train.log line ("... train step=12/40 epoch=0 loss=...", or an
+// older "train loss=... step=12") belongs to a step after `step`.
 bool text_after(const std::string& line, long long step) {
   auto at = line.find(" step=");
   if (at == std::string::npos) return false;
-  std::string digits = line.substr(at + 6, line.find(' ', at + 6) - (at + 6)), why;
+  std::string digits = line.substr(at + 6, line.find_first_of(" /", at + 6) - (at + 6)), why;
   std::optional<long long> n = parse_integer(digits, why);
   return n && *n > step;
 }
@@ -220,30 +224,98 @@ double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-double previous_wall_seconds(const RunPaths& paths) {
+// The segments of the sessions before this one; a summary written before
+// segments were recorded counts as one segment of its total.
+nlohmann::json previous_segments(const RunPaths& paths) {
+  nlohmann::json old;
   try {
-    return read_json_file(paths.summary()).value("total_wall_seconds", 0.0);
+    old = read_json_file(paths.summary());
   } catch (const std::exception&) {
-    return 0.0;
+    return nlohmann::json::array();  // none yet, or unreadable: nothing to add up
   }
+  if (!old.is_object()) return nlohmann::json::array();
+  nlohmann::json segments = nlohmann::json::array();
+  for (auto s : record_array(old, "segments")) {
+    if (!s.is_object()) continue;
+    // Still "running" when the next session starts: its process ended without a word (kill -9).
+    if (record_string(s, "status") == "running") s["status"] = "died";
+    segments.push_back(s);
+  }
+  if (segments.empty() && number_at(old, "total_wall_seconds"))
+    segments.push_back({{"wall_seconds", *number_at(old, "total_wall_seconds")},
+                        {"status", record_string(old, "status")}});
+  return segments;
 }
 
 }  // namespace
 
+double heartbeat_seconds() {
+  const char* text = std::getenv("RUNNER_HEARTBEAT_SECONDS");
+  double v = text ? std::strtod(text, nullptr) : 0.0;
+  return v > 0 && std::isfinite(v) ? v : 30.0;
+}
+
 SummaryWriter::SummaryWriter(RunPaths run, bool primary, bool resuming)
-    : paths(std::move(run)), enabled(primary), started(steady_seconds()) {
-  if (resuming) previous_wall = previous_wall_seconds(paths);
+    : paths_(std::move(run)), enabled_(primary), started_(steady_seconds()), started_utc_(utc_timestamp()) {
+  if (!resuming || !enabled_) return;
+  previous_segments_ = previous_segments(paths_);
+  for (const auto& s : previous_segments_) previous_wall_ += number_at(s, "wall_seconds").value_or(0.0);
+}
+
+SummaryWriter::~SummaryWriter() { stop_heartbeat(); }
+
+double SummaryWriter::wall_seconds() const { return steady_seconds() - started_; }
+
+// What changes with every write: the time, the owner, the walls.
+void SummaryWriter::stamp(nlohmann::json& doc) const {
+  const double wall = wall_seconds();
+  doc["run_dir"] = paths_.dir;
+  doc["updated_utc"] = utc_timestamp();
+  doc["heartbeat_utc"] = doc["updated_utc"];
+  doc["heartbeat_every_s"] = heartbeat_seconds();
+  doc["process"] = process_json(current_process());
+  doc["wall_seconds"] = wall;
+  doc["total_wall_seconds"] = previous_wall_ + wall;
+  nlohmann::json segments = previous_segments_;
+  segments.push_back({{"started_utc", started_utc_}, {"wall_seconds", wall}, {"status", doc["status"]},
+                      {"pid", doc["process"]["pid"]}, {"host", doc["process"]["host"]}});
+  doc["segments"] = std::move(segments);
 }
 
 void SummaryWriter::write(const std::string& status) {
-  if (!enabled) return;
-  double wall = steady_seconds() - started;
-  summary["status"] = status;
-  summary["run_dir"] = paths.dir;
-  summary["updated_utc"] = utc_timestamp();
-  summary["wall_seconds"] = wall;
-  summary["total_wall_seconds"] = previous_wall + wall;
-  write_json_atomic(paths.summary(), summary);
+  if (!enabled_) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    last_written_ = summary;
+    last_written_["status"] = status;
+    stamp(last_written_);
+    write_json_atomic(paths_.summary(), last_written_);
+  }
+  if (status != "running") stop_heartbeat();
+  else if (!heartbeat_.joinable()) heartbeat_ = std::thread([this] { beat(); });
+}
+
+// Rewrites the last summary with a fresh time and wall until stopped. A write
+// that fails (a full disk) is tried again at the next beat; training goes on.
+void SummaryWriter::beat() {
+  const auto every = std::chrono::duration<double>(heartbeat_seconds());
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!wake_.wait_for(lock, every, [this] { return stopping_; })) {
+    try {
+      stamp(last_written_);
+      write_json_atomic(paths_.summary(), last_written_);
+    } catch (const std::exception&) {
+    }
+  }
+}
+
+void SummaryWriter::stop_heartbeat() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (heartbeat_.joinable()) heartbeat_.join();
 }
 
 }  // namespace runner

@@ -8,7 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <condition_variable>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace runner {
@@ -74,17 +77,47 @@ struct SessionRecord {
 // Writes env.json for a new run, or adds the resume to it.
 void record_environment(const RunPaths& paths, const SessionRecord& record);
 
-// summary.json: the status and wall time of the run (across its resumes), with
-// whatever the session put in `summary`. Only the primary process writes it.
-struct SummaryWriter {
-  RunPaths paths;
-  bool enabled = true;
-  double previous_wall = 0.0;  // the total of the sessions before this one
-  nlohmann::json summary = nlohmann::json::object();
-  double started = 0.0;        // steady clock seconds at this session's start
-
+// summary.json: the status and wall time of the run, with whatever the session
+// put in `summary`. Each session of a run (the first and every resume) is one
+// of its "segments"; wall_seconds is this session's, total_wall_seconds their sum.
+// While the status is "running", a heartbeat thread rewrites the file every
+// heartbeat_seconds() with the owning process (pid, host, boot, start time),
+// the time and the wall so far, so that a reader can tell a run that is going
+// from one whose process is gone (kill -9, a lost node), and a resume after a
+// kill -9 still counts the killed session's time. Only the primary process writes it.
+class SummaryWriter {
+ public:
   SummaryWriter(RunPaths run, bool primary, bool resuming);
+  ~SummaryWriter();
+  SummaryWriter(const SummaryWriter&) = delete;
+  SummaryWriter& operator=(const SummaryWriter&) = delete;
+
   void write(const std::string& status);
+  // The wall seconds of the run's earlier sessions (the events' elapsed_s starts there).
+  double previous_wall() const { return previous_wall_; }
+  double wall_seconds() const;  // this session's so far
+  // No more writes from the heartbeat (before a refused run's directory is removed).
+  void stop_heartbeat();
+  nlohmann::json summary = nlohmann::json::object();
+
+ private:
+  void stamp(nlohmann::json& doc) const;
+  void beat();
+
+  RunPaths paths_;
+  bool enabled_ = true;
+  nlohmann::json previous_segments_ = nlohmann::json::array();
+  double previous_wall_ = 0.0;
+  double started_ = 0.0;  // steady clock seconds at this session's start
+  std::string started_utc_;
+  std::mutex mutex_;       // the file and last_written_
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  nlohmann::json last_written_;
+  std::thread heartbeat_;
 };
+
+// RUNNER_HEARTBEAT_SECONDS (default 30): how often a running run's summary.json is rewritten.
+double heartbeat_seconds();
 
 }  // namespace runner

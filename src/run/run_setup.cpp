@@ -30,7 +30,8 @@ torch::Device pick_device(const RunSettings& run) {
   return cuda ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
 }
 
-RunLoggers::RunLoggers(const RunSettings& run, const RunPaths& paths, bool append) {
+RunLoggers::RunLoggers(const RunSettings& run, const RunPaths& paths, bool append, double elapsed_before)
+    : elapsed_before_(elapsed_before) {
   std::vector<std::string> names = run.loggers;
   for (const char* always : {"jsonl", "text"})
     if (std::find(names.begin(), names.end(), always) == names.end()) names.push_back(always);
@@ -41,8 +42,15 @@ RunLoggers::RunLoggers(const RunSettings& run, const RunPaths& paths, bool appen
   }
 }
 
-void RunLoggers::emit(const nlohmann::json& event) const {
-  for (Logger* l : all_) l->log(event);
+RunLoggers::RunLoggers(double elapsed_before) : elapsed_before_(elapsed_before) {}
+
+void RunLoggers::log(const nlohmann::json& event) {
+  nlohmann::json stamped = event;
+  stamped["wall_time"] =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  stamped["elapsed_s"] =
+      elapsed_before_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  for (Logger* l : all_) l->log(stamped);
 }
 
 std::vector<NamedParameter> named_parameters(SequenceClassifier& model) {

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,18 +27,23 @@ void apply_determinism(const RunSettings& run);
 torch::Device pick_device(const RunSettings& run);
 
 // The run's loggers: run.loggers, plus "jsonl" (metrics.jsonl) and "text"
-// (train.log), which every run directory has.
-class RunLoggers {
+// (train.log), which every run directory has. Every event passes here and is
+// stamped once, so that all loggers agree: wall_time (Unix seconds, what
+// TensorBoard records) and elapsed_s (the run's wall seconds, its earlier
+// sessions included, as summary.json's total_wall_seconds counts them).
+class RunLoggers : public Logger {
  public:
-  RunLoggers(const RunSettings& run, const RunPaths& paths, bool append);
-  RunLoggers() = default;  // none: the ranks other than 0 of a data-parallel run
+  RunLoggers(const RunSettings& run, const RunPaths& paths, bool append, double elapsed_before);
+  explicit RunLoggers(double elapsed_before = 0.0);  // none: the ranks other than 0 of a data-parallel run
   void add(Logger* extra) { all_.push_back(extra); }
-  void emit(const nlohmann::json& event) const;
-  const std::vector<Logger*>& all() const { return all_; }
+  void log(const nlohmann::json& event) override;
+  void emit(const nlohmann::json& event) { log(event); }
 
  private:
   std::vector<std::unique_ptr<Logger>> owned_;
   std::vector<Logger*> all_;
+  double elapsed_before_ = 0.0;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
 // The parameters in Hugging Face order, as the optimizer wants them.

@@ -119,11 +119,27 @@ std::string choose_run_dir(const Recipe& recipe, const RunOptions& options, cons
   return "new:" + paths.dir;
 }
 
+// A device that the build or this machine cannot give is refused before a
+// run directory exists: LibTorch would fail at the first tensor moved there,
+// after the directory was made, with a C++ backtrace for a message.
+void require_device(const Recipe& recipe) {
+  const RunSettings run = run_settings_from(recipe.section("run"));
+  if (run.device != DeviceChoice::Cuda || torch::cuda::is_available()) return;
+  const bool fp16 = recipe.section("train").value("precision", std::string()) == "fp16";
+  const std::string why = at::hasCUDA() ? "no CUDA device is visible on this machine"
+                                        : "this runner is built without CUDA (CPU-only LibTorch)";
+  std::string fix = "set run.device = \"auto\" (a GPU when there is one, else the CPU) or \"cpu\"";
+  if (fp16) fix += ", and train.precision = \"bf16\" (or \"fp32\") instead of \"fp16\", which needs CUDA";
+  throw InputError(make_error(recipe.location_of("run.device"), "run.device",
+                              "run.device = \"cuda\", but " + why + "; nothing was run", fix));
+}
+
 }  // namespace
 
 // Under data parallelism rank 0 decides the run directory and whether it
 // continues one, and every rank follows (whatever its own flags say).
 int run_recipe(const Recipe& recipe, const RunOptions& options) {
+  require_device(recipe);
   const RunSettings run = run_settings_from(recipe.section("run"));
   std::shared_ptr<DistContext> dist = join_workers(recipe);
   const LaunchAttempt attempt = launch_attempt_from_process();
@@ -157,6 +173,7 @@ int resume_run(const ResumeOptions& options) {
   RecipeLoad load = load_recipe(request, registry());
   std::cerr << format_all(load.diags);
   if (!load.recipe) return 2;
+  require_device(*load.recipe);
   SessionStart s{paths, true, origin, options.command_line, options.allow_changes,
                  join_workers(*load.recipe), std::nullopt};
   return resume_session(*load.recipe, s);

@@ -27,10 +27,17 @@ std::string host() {
   return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("localhost");
 }
 
+// The event's own time (the run's loggers stamp each event once), so that a
+// scalar's wall_time equals the wall_time of its line in metrics.jsonl.
+double event_wall_time(const nlohmann::json& event) {
+  auto it = event.find("wall_time");
+  return it != event.end() && it->is_number() ? it->get<double>() : now_seconds();
+}
+
 // Fields of train and eval events that are positions or counts, not measurements.
 bool is_bookkeeping(const std::string& key) {
   return key == "event" || key == "step" || key == "total_steps" || key == "epoch" || key == "examples" ||
-         key == "effective_batch" || key == "is_best";
+         key == "effective_batch" || key == "is_best" || key == "wall_time" || key == "elapsed_s";
 }
 
 class TensorBoardLogger : public Logger {
@@ -60,14 +67,14 @@ class TensorBoardLogger : public Logger {
     std::string kind = event.value("event", "");
     // TensorBoard drops every scalar at or after a restart's step; the resumed
     // session rewrites steps after its checkpoint's, not that step's own evaluation.
-    if (kind == "start" && append_) return restart_at(event.value("resumed_at_step", 0LL) + 1);
+    if (kind == "start" && append_) return restart_at(event.value("resumed_at_step", 0LL) + 1, event_wall_time(event));
     if (kind == "train" || kind == "eval") scalars(kind, event);
   }
 
  private:
-  void restart_at(long long step) {
+  void restart_at(long long step, double wall_time) {
     tensorboard::Event e;
-    e.set_wall_time(now_seconds());
+    e.set_wall_time(wall_time);
     e.set_step(step);
     e.mutable_session_log()->set_status(tensorboard::SessionLog::START);
     write(e);
@@ -75,7 +82,7 @@ class TensorBoardLogger : public Logger {
 
   void scalars(const std::string& kind, const nlohmann::json& event) {
     tensorboard::Event e;
-    e.set_wall_time(now_seconds());
+    e.set_wall_time(event_wall_time(event));
     e.set_step(event.value("step", 0LL));
     for (const auto& [key, value] : event.items()) {
       if (is_bookkeeping(key) || !value.is_number()) continue;

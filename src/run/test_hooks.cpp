@@ -59,7 +59,8 @@ StepWatch::StepWatch() {
 }
 
 void StepWatch::log(const nlohmann::json& event) {
-  if (event.value("event", "") != "progress") return;
+  // An evaluation's progress event repeats its step: the hooks act once, when the step ends.
+  if (event.value("event", "") != "progress" || event.contains("phase")) return;
   step_ = event.value("step", 0LL);
   if (step_ == kill_at_step_) kill_self();
   if (step_ == term_at_step_) std::raise(SIGTERM);  // as a scheduler's preemption would

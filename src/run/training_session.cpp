@@ -99,8 +99,9 @@ struct TrainingSession::Parts {
       resume = start.resume_point ? *start.resume_point : find_resume_point(start.paths);
       if (primary()) cut_event_logs(start.paths, resume.step);  // before the loggers reopen the files
     }
-    log = primary() ? std::make_unique<RunLoggers>(settings.run, start.paths, start.resuming)
-                    : std::make_unique<RunLoggers>();
+    const double before = summary.previous_wall();
+    log = primary() ? std::make_unique<RunLoggers>(settings.run, start.paths, start.resuming, before)
+                    : std::make_unique<RunLoggers>(before);
     log->add(&watch);
     log_restart();
   }
@@ -184,7 +185,7 @@ struct TrainingSession::Parts {
     trainer = std::make_unique<Trainer>(
         cfg, model, std::move(optimizer),
         make_schedule(settings.scheduler, settings.optimizer.at("lr").get<double>()), *batches,
-        data.eval ? &eval : nullptr, log->all());
+        data.eval ? &eval : nullptr, std::vector<Logger*>{log.get()});
     if (cfg.grad_accum > batches->batches_per_epoch())
       warn(fmt::format("train.grad_accum = {} is more than the {} batches of an epoch: each epoch is one "
                        "optimizer step over all of them", cfg.grad_accum, batches->batches_per_epoch()));
@@ -223,6 +224,19 @@ struct TrainingSession::Parts {
       sum["best"] = out.best;
       sum["best"]["metric"] = settings.train.metric_for_best;
     }
+  }
+
+  // The "end" event: how the run ended, with what the console's last line
+  // names (run/console_lines.h): step, wall time, speed, best, the run directory.
+  nlohmann::json end_event(const std::string& status, const nlohmann::json& extra) const {
+    const nlohmann::json& sum = summary.summary;
+    nlohmann::json e = {{"event", "end"}, {"status", status}, {"run_dir", start.paths.dir},
+                        {"wall_seconds", summary.previous_wall() + summary.wall_seconds()}};
+    for (const char* key : {"samples_per_s", "best"})
+      if (sum.contains(key)) e[key] = sum[key];
+    if (trainer) e["step"] = trainer->global_step(), e["total_steps"] = trainer->total_steps();
+    e.update(extra);
+    return e;
   }
 
   // The last evaluation if it was at the last step, else a new one
@@ -274,14 +288,14 @@ int TrainingSession::save() {
   nlohmann::json& sum = p.summary.summary;
   if (p.outcome.status == TrainStatus::Interrupted) {
     sum["signal"] = p.outcome.signal;
-    p.log->emit({{"event", "end"}, {"status", "interrupted"}, {"signal", p.outcome.signal}});
+    p.log->emit(p.end_event("interrupted", {{"signal", p.outcome.signal}}));
     p.summary.write("interrupted");
     return interrupt_exit_code(p.outcome.signal);
   }
   sum["final"] = p.final_evaluation();
   if (p.primary()) p.export_final_model();
   sum["final_model"] = p.start.paths.final_model();
-  p.log->emit({{"event", "end"}, {"status", "completed"}, {"final", sum["final"]}});
+  p.log->emit(p.end_event("completed", {{"final", sum["final"]}}));
   p.summary.write("completed");
   return 0;
 }
@@ -290,10 +304,13 @@ void TrainingSession::close(const std::exception& e) {
   Parts& p = *parts_;
   auto* input = dynamic_cast<const InputError*>(&e);
   nlohmann::json& sum = p.summary.summary;
-  sum["error"] = input ? input->diagnostic().format() : std::string(e.what());
-  if (p.log) p.log->emit({{"event", "end"}, {"status", "failed"}, {"error", sum["error"]}});
+  // A LibTorch error's what() carries a C++ backtrace: the record keeps the message only.
+  sum["error"] = input ? input->diagnostic().format() : without_backtrace(e.what());
+  if (p.log) p.log->emit(p.end_event("failed", {{"error", sum["error"]}}));
   p.summary.write("failed");
 }
+
+void TrainingSession::abandon() { parts_->summary.stop_heartbeat(); }
 
 namespace {
 
@@ -321,8 +338,12 @@ int run_session(const Recipe& recipe, const SessionStart& start) {
     session.train();
     return session.save();
   } catch (const InputError& e) {
-    if (!set_up && !start.resuming && !start.dist) discard_refused_run(start);
-    else session.close(e);
+    if (!set_up && !start.resuming && !start.dist) {
+      session.abandon();
+      discard_refused_run(start);
+    } else {
+      session.close(e);
+    }
     throw;
   } catch (const std::exception& e) {
     session.close(e);

@@ -48,6 +48,8 @@ class TrainingSession {
   void train();
   int save();
   void close(const std::exception& failure);
+  // A run refused before its first step: its records stop being written.
+  void abandon();
 
  private:
   struct Parts;  // what setup() builds (LibTorch types)

@@ -361,10 +361,15 @@ bool Trainer::logs_at(long long step) const {
 void Trainer::after_step(bool epoch_end) {
   long long step = state_.global_step;
   if (parallel_) interrupt_ = parallel_->agree_interrupt(pending_interrupt());
-  emit({{"event", "progress"}, {"step", step}, {"total_steps", total_steps_}});
+  emit({{"event", "progress"}, {"step", step}, {"total_steps", total_steps_}, {"epoch", state_.epoch},
+        {"steps_per_epoch", state_.steps_per_epoch}});
   if (settles_at(step, epoch_end)) settle();
   if (logs_at(step)) log_interval();
   if (config_.eval_every > 0 && step % config_.eval_every == 0) maybe_evaluate(false);
+  // The last step is evaluated like any other, so that the final evaluation is
+  // an eval event that competes for best, also where max_steps ends the run
+  // inside an epoch (before the epoch advances: it is this epoch's evaluation).
+  if (step >= total_steps_) maybe_evaluate(false);
   if (epoch_end) {
     maybe_evaluate(true);
     ++state_.epoch;

@@ -54,6 +54,7 @@ class Trainer {
           const EvalSet* eval, std::vector<Logger*> loggers);
 
   long long total_steps() const { return total_steps_; }
+  long long global_step() const { return state_.global_step; }
   long long steps_per_epoch() const;
   // Continues from a saved state (model, optimizer, RNG, position ...), also one
   // written by another number of workers when the global batch is the same.

@@ -145,6 +145,9 @@ std::string Trainer::save_checkpoint() {
 
 nlohmann::json Trainer::evaluate() {
   if (!eval_) return nullptr;
+  // For a terminal's progress bar: the evaluation that takes the next seconds.
+  emit({{"event", "progress"}, {"phase", "eval"}, {"step", state_.global_step}, {"epoch", state_.epoch},
+        {"total_steps", total_steps_}, {"eval_batches", eval_->batches.size()}});
   torch::NoGradGuard no_grad;
   model_->eval();
   MetricInput in;

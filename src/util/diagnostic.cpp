@@ -34,6 +34,21 @@ bool has_errors(const Diagnostics& diags) {
   return false;
 }
 
+std::string without_backtrace(const std::string& what) {
+  std::string out;
+  size_t start = 0;
+  while (start < what.size()) {
+    size_t end = what.find('\n', start);
+    std::string line = what.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (line.rfind("Exception raised from ", 0) == 0 || line.rfind("frame #", 0) == 0) break;
+    out += (out.empty() ? "" : "\n") + line;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
 std::string format_all(const Diagnostics& diags) {
   std::string out;
   for (const auto& d : diags) out += d.format() + "\n";

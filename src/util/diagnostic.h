@@ -41,6 +41,11 @@ std::string format_all(const Diagnostics& diags);
 Diagnostic make_error(SourceLocation where, std::string key_path, std::string message,
                       std::string hint = {});
 
+// A library error's message without the C++ backtrace that LibTorch (c10)
+// appends ("Exception raised from ...", "frame #0: ..."): what a user or a
+// record is shown of an unexpected exception.
+std::string without_backtrace(const std::string& what);
+
 // Bad user input found past the edges (a data row, a checkpoint, a weight file).
 // main() turns it into its message and exit code 2.
 class InputError : public std::runtime_error {

@@ -1,5 +1,6 @@
 #include "wizard/init_command.h"
 
+#include "model/model_budget.h"
 #include "recipe/recipe.h"
 #include "registry/registry.h"
 #include "run/run_dir.h"
@@ -18,10 +19,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kOwnFolder = "a Hugging Face folder or Hub id (downloaded under $RUNNER_MODELS)";
+constexpr const char* kOwnFolder = "a Hugging Face folder or Hub id with pretrained weights (downloaded under $RUNNER_MODELS)";
 
+// A folder is offered for its weights: config.json alone would train from random ones.
 std::string check_model_folder(const std::string& answer) {
   std::string dir = resolve_against(model_root(), answer);
+  if (auto no_weights = missing_weights(dir)) return no_weights->message + "; " + no_weights->hint;
   if (fs::is_regular_file(dir + "/config.json")) return "";
   return fmt::format("no Hugging Face folder with config.json at {}; download it there first "
                      "(e.g. `huggingface-cli download {} --local-dir {}`) or pick a preset",
@@ -32,7 +35,9 @@ void ask_model(Prompter& ask, InitChoices& c) {
   std::vector<std::string> names;
   for (const auto& m : offered_models()) names.push_back(m.preset + " (" + m.type + ")");
   names.push_back(kOwnFolder);
-  std::string pick = ask.choice("Model:", names, c.preset + " (" + c.model_type + ")");
+  std::string pick = ask.choice("Model: a preset is an architecture that starts from random weights; a folder "
+                                "or Hub id fine-tunes its pretrained weights",
+                                names, c.preset + " (" + c.model_type + ")");
   if (pick == kOwnFolder) {
     c.pretrained = ask.text("Folder or Hub id", "bert-base-uncased", check_model_folder);
     c.preset.clear();
@@ -67,8 +72,16 @@ std::string schema_directive(const std::string& recipe_path) {
 
 // Validates the text as a recipe at a temporary name beside `path`, then renames
 // it into place; an invalid recipe is removed and its errors printed.
-int write_validated(const std::string& path, const std::string& text, const InitOptions& o, std::ostream& out,
-                    std::ostream& err) {
+// Which weights the recipe starts from, said once it is written: a preset's
+// accuracy after training from random weights is far below a pretrained model's.
+std::string weights_note(const InitChoices& c) {
+  if (!c.pretrained.empty()) return fmt::format("The model fine-tunes the pretrained weights of {}.\n", c.pretrained);
+  return fmt::format("The model ({} preset {}) starts from random weights; set model.pretrained to a Hugging Face "
+                     "folder or Hub id to fine-tune pretrained weights.\n", c.model_type, c.preset);
+}
+
+int write_validated(const std::string& path, const InitChoices& c, const std::string& text, const InitOptions& o,
+                    std::ostream& out, std::ostream& err) {
   std::string tmp = (fs::path(path).parent_path() / ("." + fs::path(path).filename().string() + ".init.toml")).string();
   std::ofstream(tmp) << text;
   RecipeRequest request;
@@ -83,7 +96,8 @@ int write_validated(const std::string& path, const std::string& text, const Init
   }
   fs::rename(tmp, path);
   out << fmt::format("wrote {} (valid). Train with `runner {}`; `runner print-config {}` shows every "
-                     "option.\n", path, path, path);
+                     "option.\n", path, path, path)
+      << weights_note(c);
   return 0;
 }
 
@@ -111,7 +125,7 @@ int run_init_command(const InitOptions& o, std::istream& in, std::ostream& out, 
       return 2;
     }
     InitChoices c = o.defaults ? default_choices(o.caps) : ask_choices(ask, o);
-    return write_validated(o.path, init_recipe_text(c, schema_directive(o.path), utc_timestamp()), o, out, err);
+    return write_validated(o.path, c, init_recipe_text(c, schema_directive(o.path), utc_timestamp()), o, out, err);
   } catch (const Prompter::Closed&) {
     err << "\nerror: the answers ended before the last question; nothing was written\n";
     return 2;

@@ -34,8 +34,7 @@ std::vector<nlohmann::json> reproducible_events(const std::string& run_dir) {
   std::vector<nlohmann::json> out;
   for (const char* kind : {"train", "eval"})
     for (auto e : events(run_dir, kind)) {
-      e.erase("samples_per_s");
-      e.erase("tokens_per_s");
+      for (const char* timing : {"samples_per_s", "tokens_per_s", "wall_time", "elapsed_s"}) e.erase(timing);
       out.push_back(e);
     }
   return out;

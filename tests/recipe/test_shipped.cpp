@@ -27,6 +27,12 @@ TEST_CASE("every shipped recipe validates", "[recipe]") {
     if (e.path().parent_path().filename() == "sweeps") continue;  // sweep files, not recipes
     auto r = run_command(runner::test::runner_exe() + " validate " + e.path().string());
     INFO(e.path().string() << "\n" << r.out);
+    // The pretrained folder of a recipe must hold weights (issue 28): ../shared's
+    // bert-base-uncased has its config and tokenizer only, so there the recipe is
+    // refused for that reason alone, naming the folder.
+    if (r.exit_code != 0 && r.out.find("has config.json but no weights") != std::string::npos &&
+        r.out.find(" 1 error;") != std::string::npos)
+      continue;
     CHECK(r.exit_code == 0);
     // Editors find the schema: Taplo's directive in TOML, the YAML language server's in YAML.
     std::string first = slurp(e.path()).substr(0, 200);

@@ -85,12 +85,15 @@ TEST_CASE("a sweep killed mid-way loses nothing and reruns only what is left", "
 namespace {
 
 // A BERT-Tiny config.json without any weights file beside it.
-void write_weightless_model(const std::string& dir) {
+// Validate sees a weight file there (it checks that one exists, issue 28); the
+// run fails when it reads it: a safetensors header length past the file's end.
+void write_damaged_model(const std::string& dir) {
   fs::create_directories(dir);
   std::ofstream(dir + "/config.json")
       << R"({"model_type": "bert", "vocab_size": 30522, "hidden_size": 128, "num_hidden_layers": 2,
              "num_attention_heads": 2, "intermediate_size": 512, "max_position_embeddings": 512,
              "type_vocab_size": 2, "num_labels": 2})";
+  std::ofstream(dir + "/model.safetensors", std::ios::binary) << std::string("\xff\xff\x00\x00\x00\x00\x00\x00{", 9);
 }
 
 }  // namespace
@@ -98,9 +101,9 @@ void write_weightless_model(const std::string& dir) {
 TEST_CASE("an invalid point and a point that fails at run time do not stop the others",
           "[sweep]") {
   std::string dir = runner::test::tmp_dir("sweep-isolation");
-  // A pretrained folder with a valid config.json but no weights: validate checks
-  // the config (shape, memory) and passes; the run fails when it loads the weights.
-  write_weightless_model(dir + "/broken_model");
+  // A pretrained folder with a valid config.json and a damaged weight file: validate
+  // checks the config (shape, memory) and passes; the run fails when it loads the weights.
+  write_damaged_model(dir + "/broken_model");
   std::string sweep = tiny_sweep(dir, "[[points]]\n\"optimizer.lr\" = 1e-3\n"
                                       "[[points]]\n\"optimizer.lr\" = -5.0\n"
                                       "[[points]]\n\"model.pretrained\" = \"" + dir + "/broken_model\"\n"
@@ -178,7 +181,7 @@ TEST_CASE("a point interrupted by the sweep's death resumes from its checkpoint"
 
 TEST_CASE("--fail-fast stops the sweep at the first failed point", "[sweep]") {
   std::string dir = runner::test::tmp_dir("sweep-fail-fast");
-  write_weightless_model(dir + "/broken_model");
+  write_damaged_model(dir + "/broken_model");
   std::string sweep = tiny_sweep(dir, "[[points]]\n\"model.pretrained\" = \"" + dir + "/broken_model\"\n"
                                       "[[points]]\n\"optimizer.lr\" = 3e-4\n");
   auto r = run_command(sweep_cmd(sweep + " --fail-fast"));

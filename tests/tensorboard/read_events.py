@@ -25,7 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "support"))
 import catch_summary  # noqa: E402
 
-BOOKKEEPING = {"event", "step", "total_steps", "epoch", "examples", "effective_batch", "is_best"}
+BOOKKEEPING = {"event", "step", "total_steps", "epoch", "examples", "effective_batch", "is_best",
+               "wall_time", "elapsed_s"}
 
 
 def crc32c(data):
@@ -66,6 +67,7 @@ def tensorboard_scalars(run_dir, pb, bad):
     """(tag, step) -> value as TensorBoard shows it, with its restart purge."""
     files = sorted((run_dir / "tensorboard").glob("events.out.tfevents.*"))
     scalars, versions, count, starts = {}, [], 0, []
+    times = {}  # (kind, step) -> the Event's wall_time
     for f in files:
         for body in records(f, bad):
             count += 1
@@ -76,9 +78,21 @@ def tensorboard_scalars(run_dir, pb, bad):
             if event.HasField("session_log") and event.session_log.status == pb.SessionLog.START:
                 starts.append(event.step)
                 scalars = {k: v for k, v in scalars.items() if k[1] < event.step}
+                times = {k: v for k, v in times.items() if k[1] < event.step}
             for v in event.summary.value:
                 scalars[(v.tag, event.step)] = v.simple_value
-    return files, scalars, versions, count, starts
+                times[(v.tag.split("/")[0], event.step)] = event.wall_time
+    return files, scalars, versions, count, starts, times
+
+
+def jsonl_times(run_dir):
+    """(kind, step) -> wall_time of the last train or eval event of metrics.jsonl at that step."""
+    out = {}
+    for line in (run_dir / "metrics.jsonl").read_text().splitlines():
+        e = json.loads(line)
+        if e.get("event") in ("train", "eval"):
+            out[(e["event"], e["step"])] = e.get("wall_time")
+    return out
 
 
 def jsonl_scalars(run_dir):
@@ -100,7 +114,7 @@ def jsonl_scalars(run_dir):
 def run_cases(run_dir, pb):
     label = run_dir.parent.parent.name + "/" + run_dir.parent.name
     bad, cases = [], []
-    files, scalars, versions, count, starts = tensorboard_scalars(run_dir, pb, bad)
+    files, scalars, versions, count, starts, times = tensorboard_scalars(run_dir, pb, bad)
     expected, resumed_at = jsonl_scalars(run_dir)
     cases.append((f"{label}: every CRC of {count} records in {len(files)} files verifies",
                   [len(files) >= 1, count > 2, not bad]))
@@ -113,6 +127,9 @@ def run_cases(run_dir, pb):
     differ = [k for k in expected if k in scalars and scalars[k] != expected[k]]
     cases.append((f"{label}: the {len(scalars)} scalars equal metrics.jsonl's {len(expected)} values",
                   [len(expected) > 10, not missing, not extra, not differ]))
+    logged = jsonl_times(run_dir)
+    cases.append((f"{label}: each scalar's wall_time is its metrics.jsonl event's wall_time (issue 28)",
+                  [len(times) > 5, all(logged.get(k) == t for k, t in times.items())]))
     tags = {t for t, _ in scalars}
     cases.append((f"{label}: train loss, lr, grad norm, throughput and eval accuracy/f1/loss are there",
                   [t in tags for t in ("train/loss", "train/lr", "train/grad_norm", "train/samples_per_s",

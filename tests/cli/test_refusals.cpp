@@ -1,0 +1,125 @@
+// Issue 28, item 0: what cannot run is never called valid and never ends in a
+// stack trace. A device the build lacks is refused before a run directory
+// exists (exit 2, with the fix); a model folder without weights is an error
+// at validate; `fetch` lists the files it checked and fails on a missing one;
+// `init` says that a preset starts from random weights.
+#include "catch.h"
+
+#include "shared.h"
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using runner::test::run_command;
+using runner::test::runner_exe;
+using runner::test::source_dir;
+
+namespace {
+
+std::string smoke() { return source_dir() + "/recipes/smoke/mrpc_smoke.toml"; }
+
+// Whether this build can train on CUDA, as `validate` tells (a warning when it cannot).
+bool cuda_missing() {
+  auto r = run_command(runner_exe() + " validate " + smoke() + " --set run.device=cuda");
+  return r.out.find("built without CUDA") != std::string::npos ||
+         r.out.find("no CUDA device is visible") != std::string::npos;
+}
+
+void check_no_backtrace(const std::string& out) {
+  CHECK(out.find("frame #") == std::string::npos);
+  CHECK(out.find("c10::") == std::string::npos);
+  CHECK(out.find("Exception raised from") == std::string::npos);
+}
+
+// A bert-base-uncased folder as the shared one is: config.json and the tokenizer, no weights.
+std::string weightless_model(const std::string& dir) {
+  std::string model = dir + "/bert-base-uncased";
+  fs::create_directories(model);
+  for (const char* f : {"config.json", "vocab.txt", "tokenizer_config.json"})
+    fs::copy_file(runner::test::shared_dir() + "/models/bert-base-uncased/" + f, model + "/" + f);
+  return model;
+}
+
+}  // namespace
+
+TEST_CASE("a CUDA run on a machine without CUDA is refused before its run directory exists", "[cli]") {
+  if (!cuda_missing()) {
+    WARN("this machine trains on CUDA: the refusal cannot happen here");
+    return;
+  }
+  std::string dir = runner::test::tmp_dir("refuse-cuda");
+  auto r = run_command(runner_exe() + " " + smoke() + " --set run.output_dir=" + dir +
+                       "/runs --set run.device=cuda --set train.precision=fp16");
+  INFO(r.out);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.find("run.device") != std::string::npos);
+  CHECK(r.out.find("run.device = \"auto\"") != std::string::npos);
+  CHECK(r.out.find("\"bf16\"") != std::string::npos);
+  check_no_backtrace(r.out);
+  CHECK_FALSE(fs::exists(dir + "/runs"));
+}
+
+TEST_CASE("the fp16 flagship recipe on a machine without CUDA is refused at once, without a trace or a run", "[cli]") {
+  if (!cuda_missing()) {
+    WARN("this machine trains on CUDA: the flagship can run");
+    return;
+  }
+  // Its model folder with a weight file (empty: nothing reads it before the refusal).
+  std::string dir = runner::test::tmp_dir("refuse-flagship");
+  std::string model = weightless_model(dir);
+  std::ofstream(model + "/model.safetensors") << "";
+  auto r = run_command("cd " + dir + " && RUNNER_MODELS=" + dir + " " + runner_exe() + " " + source_dir() +
+                       "/recipes/mrpc_fp16.toml");
+  INFO(r.out);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.find("mrpc_fp16.toml:10:10: error: run.device: run.device = \"cuda\", but") != std::string::npos);
+  CHECK(r.out.find("run.device = \"auto\"") != std::string::npos);
+  CHECK(r.out.find("train.precision = \"bf16\"") != std::string::npos);
+  check_no_backtrace(r.out);
+  CHECK_FALSE(fs::exists(dir + "/runs"));
+  // Without the weights (as ../shared has it) it stops earlier, at the recipe, naming the folder.
+  fs::remove(model + "/model.safetensors");
+  auto v = run_command("cd " + dir + " && RUNNER_MODELS=" + dir + " " + runner_exe() + " " + source_dir() +
+                       "/recipes/mrpc_fp16.toml");
+  INFO(v.out);
+  CHECK(v.exit_code == 2);
+  CHECK(v.out.find("has config.json but no weights") != std::string::npos);
+  check_no_backtrace(v.out);
+  CHECK_FALSE(fs::exists(dir + "/runs"));
+}
+
+TEST_CASE("a pretrained folder without weights is an error at validate, and fetch names what is missing", "[cli]") {
+  std::string dir = runner::test::tmp_dir("refuse-weightless");
+  std::string model = weightless_model(dir);
+  auto v = run_command(runner_exe() + " validate " + smoke() + " --set model.pretrained=" + model);
+  INFO(v.out);
+  CHECK(v.exit_code == 2);
+  CHECK(v.out.find("model.pretrained: " + model + " has config.json but no weights") != std::string::npos);
+  CHECK(v.out.find("model.safetensors") != std::string::npos);
+  CHECK(v.out.find("valid\n") == std::string::npos);
+
+  auto f = run_command("RUNNER_MODELS=" + dir + " " + runner_exe() + " fetch bert-base-uncased");
+  INFO(f.out);
+  CHECK(f.exit_code == 2);
+  CHECK(f.out.find(model + "/config.json  570 bytes") != std::string::npos);  // each file checked, listed
+  CHECK(f.out.find(model + "/vocab.txt  231508 bytes") != std::string::npos);
+  CHECK(f.out.find(model + "/pytorch_model.bin  missing") != std::string::npos);
+  CHECK(f.out.find("folder " + model + " has no model.safetensors") != std::string::npos);
+
+  // With weights the same folder fetches (an empty file stands for them: fetch reads no tensor).
+  std::ofstream(model + "/model.safetensors") << "";
+  auto ok = run_command("RUNNER_MODELS=" + dir + " " + runner_exe() + " fetch bert-base-uncased");
+  INFO(ok.out);
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out.find(model + "/model.safetensors  0 bytes") != std::string::npos);
+}
+
+TEST_CASE("runner init says that a preset starts from random weights", "[cli]") {
+  std::string dir = runner::test::tmp_dir("init-weights");
+  auto r = run_command("cd " + dir + " && " + runner_exe() + " init --defaults r.toml </dev/null");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("wrote r.toml (valid)") != std::string::npos);
+  CHECK(r.out.find("The model (bert preset bert-mini) starts from random weights") != std::string::npos);
+}
