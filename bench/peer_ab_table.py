@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""The table of bench/peer_ab.sh (CPU), from the files its rounds left in WORK:
+
+    WORK/<case>/r-<round>.jsonl    the runner's metrics.jsonl (train events every WARMUP steps)
+    WORK/<case>/r2-<round>.jsonl   the same for --runner2, when given
+    WORK/<case>/p-<round>.json     accelerate_peer.py's JSON line
+    WORK/<case>/*.kib              peak resident set of each runner process (/usr/bin/time)
+    WORK/gemm-{before,after}.json  the GEMM ceiling (fp32, bf16 FLOP/s) of the peer's torch
+
+usage: peer_ab_table.py WORK
+
+Per case: the median over rounds of samples/s of each side, the ratio runner / peer,
+and each side's model FLOP/s as a share of the ceiling: model FLOPs per step (6 x
+non-embedding parameters per real token, plus attention's 12 x layers x hidden x
+length^2 per sequence: the peer counts both over the same batches the runner
+trains on) / step time / the larger of the two ceiling measurements in the run.
+"""
+import json
+import statistics
+import sys
+from pathlib import Path
+
+
+def runner_side(metrics):
+    """samples/s over every train event but the first (the warm-up interval)."""
+    events = [json.loads(line) for line in metrics.read_text().splitlines() if '"event":"train"' in line]
+    samples = seconds = 0.0
+    interval = events[0]["step"] if events else 0
+    for prev, e in zip(events, events[1:]):
+        n = e["effective_batch"] * (e["step"] - prev["step"])
+        samples, seconds = samples + n, seconds + n / e["samples_per_s"]
+    return samples / seconds if seconds > 0 else float("nan"), interval
+
+
+def step_flops(peer, shape):
+    layers, hidden, ffn = shape
+    per_token = 6 * layers * (4 * hidden * hidden + 2 * hidden * ffn)
+    return per_token * peer["real_tokens_per_step"] + 12 * layers * hidden * peer["sum_sq_len_per_step"]
+
+
+def model_shape(case):
+    """Layers, hidden, feed-forward width of the case's model (bert-mini or MiniLM-L6)."""
+    return (6, 384, 1536) if case.startswith("minilm") else (4, 256, 1024)
+
+
+def main():
+    work = Path(sys.argv[1])
+    ceilings = [json.loads((work / f"gemm-{w}.json").read_text()) for w in ("before", "after")]
+    ceiling = {k: max(c[k] for c in ceilings) for k in ("fp32", "bf16")}
+    print(f"GEMM ceiling (peer's torch, 2048^3, best of the two in this run): "
+          f"fp32 {ceiling['fp32'] / 1e9:.0f} GFLOP/s, bf16 {ceiling['bf16'] / 1e9:.0f} GFLOP/s")
+    print("case             | runner samples/s (share) | peer samples/s (share) | ratio "
+          "| runner2 samples/s (share) | ratio2 | rounds | peak MiB runner / peer")
+    for case in sorted(p for p in work.iterdir() if p.is_dir() and (p / "p-1.json").exists()):
+        peers = [json.loads(f.read_text()) for f in sorted(case.glob("p-*.json"))]
+        flops, batch = step_flops(peers[0], model_shape(case.name)), peers[0]["batch"]
+        peak = ceiling["bf16" if case.name.endswith("bf16") else "fp32"]
+
+        def share(sps):
+            return f"{100 * flops * sps / batch / peak:4.1f}%"
+
+        p_sps = statistics.median(p["samples_per_s"] for p in peers)
+        cells = [f"{case.name:<16}"]
+        ratios = []
+        for side in ("r", "r2"):
+            files = sorted(case.glob(f"{side}-*.jsonl"))
+            if not files:
+                continue
+            sps = statistics.median(runner_side(f)[0] for f in files)
+            cells.append(f"{sps:7.1f} ({share(sps)})")
+            if side == "r":
+                cells.append(f"{p_sps:7.1f} ({share(p_sps)})")
+            ratios.append(f"{sps / p_sps:5.2f}x")
+        r_kib = max(float(f.read_text().split()[-1]) for f in case.glob("r-*.kib"))
+        p_mib = max(p["peak_allocated_mib"] for p in peers)
+        row = cells[:3] + ratios[:1] + cells[3:] + ratios[1:]
+        print(" | ".join(row) + f" | {len(peers)} | {r_kib / 1024:.0f} / {p_mib:.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
