@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <csignal>
 #include <iostream>
 
 namespace runner {
@@ -115,6 +116,11 @@ int dispatch(const std::vector<std::string>& args) {
 }  // namespace
 
 int cli_main(int argc, char** argv) {
+  // A write to a reader that went away (a data-parallel peer's gloo socket, output
+  // piped into `head`) must come back as EPIPE, an error a run reports and records,
+  // not end the process by SIGPIPE: from the first line, since a run prints its
+  // directory and its data lines before the training session starts.
+  std::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
     return dispatch(args);

@@ -21,11 +21,6 @@ void install_interrupt_handlers() {
   sa.sa_flags = SA_RESTART;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
-  // A write to a reader that went away (a data-parallel peer's gloo socket, a log
-  // piped into `head`) must come back as EPIPE, an error the run reports and
-  // records, not end the process by SIGPIPE before its summary says "failed"
-  // (seen: rank 0 killed by signal 13 right after rank 1 died).
-  signal(SIGPIPE, SIG_IGN);
 }
 
 void exit_on_interrupt(bool on) {

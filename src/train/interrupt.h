@@ -2,8 +2,8 @@
 // exits 130/143. The handler only records the signal -- except while
 // exit_on_interrupt(true) is in force (a run's setup, whose reads and opens may
 // block on a pipe or a hung filesystem and would never look at the flag): then
-// the process ends at once with 128 + signal. SIGPIPE is ignored: a write to a
-// peer or a pipe that went away fails with EPIPE instead.
+// the process ends at once with 128 + signal. (SIGPIPE is ignored for the whole
+// process from cli_main on.)
 #pragma once
 
 namespace runner {
