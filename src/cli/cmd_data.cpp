@@ -48,6 +48,7 @@ int cmd_tokenize(const ParsedArgs& args) {
   options.truncation = args.get("--truncation", options.truncation);
   options.format = args.get("--tokenizer-format", options.format);
   options.input = args.get("--input");
+  options.attention_mask = args.has("--attention-mask");
   if (!int_flag(args, "--max-length", options.max_length)) return kExitBadInput;
   return with_input(args, [&](std::istream& in) {
     return run_tokenize_command(options, in, std::cout, std::cerr);
