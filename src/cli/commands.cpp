@@ -13,7 +13,8 @@ const std::vector<FlagSpec>& flag_table() {
       {"--max-length", "N", "Maximum tokens per example, special tokens included", false, IntRange{4, 8192}},
       {"--truncation", "longest_first|only_first|only_second", "How pairs are cut to --max-length"},
       {"--input", "FILE", "Read JSONL input from FILE instead of standard input"},
-      {"--model", "DIR", "A Hugging Face model folder (config.json + model.safetensors or pytorch_model.bin)"},
+      {"--model", "DIR|RUN|ID", "A Hugging Face model folder (config.json + weights), a run (its final/), or a name "
+                            "as model.pretrained takes it ($RUNNER_MODELS, Hub id)"},
       {"--batch-size", "N", "Examples per forward pass", false, IntRange{1, 65536}},
       {"--attention-mask", "", "Also write \"attention_mask\" as transformers does: a 1 per token (lines are not padded)"},
       {"--probabilities", "", "Also write \"probabilities\": the softmax of each line's logits"},
