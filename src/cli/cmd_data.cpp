@@ -2,9 +2,12 @@
 #include "cli/commands.h"
 
 #include "cli/run_names.h"
+#include "hub/named_sources.h"
 #include "model/predict.h"
 #include "tokenizer/tokenize_command.h"
+#include "util/diagnostic.h"
 #include "util/input_file.h"
+#include "util/paths.h"
 
 #include <fmt/format.h>
 
@@ -48,20 +51,56 @@ int cmd_tokenize(const ParsedArgs& args) {
   options.truncation = args.get("--truncation", options.truncation);
   options.format = args.get("--tokenizer-format", options.format);
   options.input = args.get("--input");
+  options.attention_mask = args.has("--attention-mask");
   if (!int_flag(args, "--max-length", options.max_length)) return kExitBadInput;
   return with_input(args, [&](std::istream& in) {
     return run_tokenize_command(options, in, std::cout, std::cerr);
   });
 }
 
-// --model may name a run (its directory, runs/NAME or NAME): its final/ model.
-static std::string model_folder_of(const std::string& model) {
+// A folder as given, else what model.pretrained (or tokenizer.path) would read
+// for the same name: a folder under $RUNNER_MODELS, or a Hub id from the
+// Hugging Face cache, a pip package or a download (none offline). A name that
+// resolves to nothing comes back as given, for the loader to report.
+static std::string named_folder(const std::string& name, hub::Fetchable what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  bool explicit_path = name.rfind("./", 0) == 0 || name.rfind("../", 0) == 0 || fs::path(name).is_absolute();
+  if (explicit_path || fs::exists(name, ec)) return name;
+  std::string folder = hub::locate({what, name, resolve_against(model_root(), name), "models_root"});
+  return fs::exists(folder, ec) ? folder : name;
+}
+
+// What --model named: a run (its directory, runs/NAME or NAME), whose final/
+// model is taken; else a folder or a name, as model.pretrained takes it.
+struct PredictModel {
+  std::string folder;
+  bool by_name = false;  // a name resolved to `folder`, which may not hold the tokenizer
+};
+
+static PredictModel model_folder_of(const std::string& model) {
   std::string run = run_dir_argument(model, std::cerr);
   std::error_code ec;
   if (std::filesystem::is_regular_file(run + "/env.json", ec) &&
       std::filesystem::is_regular_file(run + "/final/config.json", ec))
-    return run + "/final";
-  return model;
+    return {run + "/final", false};
+  std::string folder = named_folder(model, hub::Fetchable::Model);
+  return {folder, folder != model};
+}
+
+// Without --tokenizer, a model given by name brings its repository's tokenizer;
+// "" means the model folder's own.
+static std::string tokenizer_folder_of(const std::string& tokenizer, const std::string& model_arg,
+                                       const PredictModel& model) {
+  if (!tokenizer.empty()) return named_folder(tokenizer, hub::Fetchable::Tokenizer);
+  if (!model.by_name) return "";
+  try {
+    return named_folder(model_arg, hub::Fetchable::Tokenizer);
+  } catch (const hub::RepoLacksFiles& e) {
+    Diagnostic d = e.diagnostic();
+    d.hint = "pass --tokenizer with the tokenizer the model was trained with";
+    throw InputError(d);
+  }
 }
 
 int cmd_predict(const ParsedArgs& args) {
@@ -75,10 +114,17 @@ int cmd_predict(const ParsedArgs& args) {
       !int_flag(args, "--batch-size", options.batch_size))
     return kExitBadInput;
   if (options.model.empty()) {
-    std::cerr << "error: runner predict needs --model DIR (a Hugging Face folder)\n";
+    std::cerr << "error: runner predict needs --model DIR|RUN|ID (a Hugging Face folder, a run or a Hub id)\n";
     return kExitBadInput;
   }
-  options.model = model_folder_of(options.model);
+  try {
+    PredictModel model = model_folder_of(options.model);
+    options.tokenizer = tokenizer_folder_of(options.tokenizer, options.model, model);
+    options.model = model.folder;
+  } catch (const InputError& e) {
+    std::cerr << e.diagnostic().format() << "\n";
+    return kExitBadInput;
+  }
   return with_input(args, [&](std::istream& in) {
     return run_predict_command(options, in, std::cout, std::cerr);
   });

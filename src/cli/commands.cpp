@@ -13,8 +13,10 @@ const std::vector<FlagSpec>& flag_table() {
       {"--max-length", "N", "Maximum tokens per example, special tokens included", false, IntRange{4, 8192}},
       {"--truncation", "longest_first|only_first|only_second", "How pairs are cut to --max-length"},
       {"--input", "FILE", "Read JSONL input from FILE instead of standard input"},
-      {"--model", "DIR", "A Hugging Face model folder (config.json + model.safetensors or pytorch_model.bin)"},
+      {"--model", "DIR|RUN|ID", "A Hugging Face model folder (config.json + weights), a run (its final/), or a name "
+                            "as model.pretrained takes it ($RUNNER_MODELS, Hub id)"},
       {"--batch-size", "N", "Examples per forward pass", false, IntRange{1, 65536}},
+      {"--attention-mask", "", "Also write \"attention_mask\" as transformers does: a 1 per token (lines are not padded)"},
       {"--probabilities", "", "Also write \"probabilities\": the softmax of each line's logits"},
       {"--resume", "auto", "Continue the newest unfinished run of this recipe instead of starting a new one"},
       {"--allow-changes", "KEY,...", "Resume even though these recipe keys (or key prefixes, or "
@@ -69,7 +71,8 @@ const std::vector<CommandSpec>& command_table() {
       {"plugins", "List every registered component by kind, with plugins of RECIPE loaded",
        {{"RECIPE", "a recipe whose plugins to load first", false}}, {}, cmd_plugins},
  {"tokenize", "Tokenize JSONL lines {\"text_a\", \"text_b\"} and add input_ids and token_type_ids",
-       {}, {"--tokenizer", "--tokenizer-format", "--max-length", "--truncation", "--input"}, cmd_tokenize},
+       {}, {"--tokenizer", "--tokenizer-format", "--max-length", "--truncation", "--input", "--attention-mask"},
+       cmd_tokenize},
       {"run", "Train a recipe end to end into runs/<name>/<UTC time>-<id>/ (also: runner RECIPE)",
        {{"RECIPE", "a .toml or .yaml recipe"}}, {"--set", "--resume", "--allow-changes"}, cmd_run},
       {"resume", "Continue a run from its newest valid checkpoint, checking that nothing changed",

@@ -154,6 +154,18 @@ std::optional<Resolution> resolve_python_package(const RepoId& id, FileSet set,
   return std::nullopt;
 }
 
+std::vector<std::string> installed_packaged_repos(const std::vector<std::string>& dirs) {
+  std::vector<std::string> out;
+  for (const PackagedRepo& p : kPackagedRepos)
+    for (const std::string& dir : dirs) {
+      std::error_code ec;
+      if (!fs::is_directory(fs::path(dir) / p.folder, ec)) continue;
+      out.push_back(p.repo);
+      break;
+    }
+  return out;
+}
+
 std::string python_package_hint(const RepoId& id) {
   const PackagedRepo* pkg = packaged_repo(id);
   if (!pkg) return {};

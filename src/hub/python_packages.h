@@ -37,6 +37,9 @@ std::vector<std::string> python_package_dirs();
 std::optional<Resolution> resolve_python_package(const RepoId& id, FileSet set,
                                                  const std::vector<std::string>& dirs);
 
+// The Hub ids of the packaged repositories installed in one of `dirs`.
+std::vector<std::string> installed_packaged_repos(const std::vector<std::string>& dirs);
+
 // How to install the package that carries `id`; empty when none does.
 std::string python_package_hint(const RepoId& id);
 

@@ -3,6 +3,7 @@
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
+#include "util/suggest.h"
 
 #include <nlohmann/json.hpp>
 
@@ -19,7 +20,7 @@ namespace {
   throw RepoLacksFiles(make_error(SourceLocation{{}, 0, 0, repo}, "", owner + " has " + what, hint));
 }
 
-// The shard file names of a sharded safetensors checkpoint, each once, sorted.
+// The shard file names of a sharded checkpoint, each once, sorted.
 std::vector<std::string> shard_names(const std::string& index_path, const std::string& owner,
                                      const std::string& repo) {
   std::string text, why;
@@ -30,7 +31,7 @@ std::vector<std::string> shard_names(const std::string& index_path, const std::s
   std::optional<nlohmann::json> parsed = try_parse_json(text, why);
   nlohmann::json j = parsed ? std::move(*parsed) : nlohmann::json();
   if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
-    missing(owner, repo, "a model.safetensors.index.json without a \"weight_map\" object (" + index_path + ")",
+    missing(owner, repo, "a shard index without a \"weight_map\" object (" + index_path + ")",
             "the index is damaged: delete it from the cache and fetch again");
   std::set<std::string> names;
   for (const auto& [tensor, file] : j["weight_map"].items())
@@ -54,23 +55,26 @@ struct Picker {
   }
 };
 
+// config.json, then the first weight file there (an index brings its shards).
 void pick_model(Picker& k) {
   FileProbe::State s;
   if (!k.take("config.json", &s)) return;
   if (s == FileProbe::Missing) missing(k.owner, k.repo, "no config.json", "model.pretrained must name a model repository");
-  if (!k.take("model.safetensors", &s) || s == FileProbe::Present) return;
-  if (!k.take("model.safetensors.index.json", &s)) return;
-  if (s == FileProbe::Present) {
-    for (const auto& shard : shard_names(k.out.files.back().second, k.owner, k.repo)) {
-      if (!k.take(shard, &s)) return;
-      if (s == FileProbe::Missing) missing(k.owner, k.repo, "no " + shard + ", a shard its index lists", "the repository is incomplete");
-    }
+  for (const std::string& weights : weight_file_names()) {
+    if (!k.take(weights, &s)) return;
+    if (s == FileProbe::Missing) continue;
+    if (is_shard_index(weights))
+      for (const auto& shard : shard_names(k.out.files.back().second, k.owner, k.repo)) {
+        if (!k.take(shard, &s)) return;
+        if (s == FileProbe::Missing) missing(k.owner, k.repo, "no " + shard + ", a shard its index lists", "the repository is incomplete");
+      }
     return;
   }
-  if (!k.take("pytorch_model.bin", &s)) return;
-  if (s == FileProbe::Missing)
-    missing(k.owner, k.repo, "no model.safetensors, model.safetensors.index.json or pytorch_model.bin",
-            "name a repository with PyTorch weights, or leave model.pretrained empty to train from scratch");
+  std::vector<std::string> names = weight_file_names();
+  std::string last = names.back();
+  names.pop_back();
+  missing(k.owner, k.repo, "no " + join(names) + " or " + last,
+          "name a repository with PyTorch weights, or leave model.pretrained empty to train from scratch");
 }
 
 void pick_tokenizer(Picker& k) {
@@ -83,6 +87,18 @@ void pick_tokenizer(Picker& k) {
 }
 
 }  // namespace
+
+const std::vector<std::string>& weight_file_names() {
+  static const std::vector<std::string> names = {"model.safetensors", "model.safetensors.index.json",
+                                                 "pytorch_model.bin", "pytorch_model.bin.index.json"};
+  return names;
+}
+
+bool is_shard_index(const std::string& weight_file) {
+  const std::string suffix = ".index.json";
+  return weight_file.size() > suffix.size() &&
+         weight_file.compare(weight_file.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 
 const char* file_set_name(FileSet set) { return set == FileSet::Model ? "model" : "tokenizer"; }
 

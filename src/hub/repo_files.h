@@ -1,7 +1,7 @@
 // Which files of a repository a run needs, picked as transformers picks them:
-// a model is config.json and model.safetensors, else the shards a
-// model.safetensors.index.json lists, else pytorch_model.bin; a tokenizer is
-// tokenizer_config.json (when the repo has one) and vocab.txt, else tokenizer.json.
+// a model is config.json and the first of weight_file_names() there (with the
+// shards an .index.json lists); a tokenizer is tokenizer_config.json (when the
+// repo has one) and vocab.txt, else tokenizer.json.
 #pragma once
 
 #include "util/diagnostic.h"
@@ -13,6 +13,14 @@
 namespace runner::hub {
 
 enum class FileSet { Model, Tokenizer };
+
+// The weight files of a model folder or repository, in the order they are
+// looked for: model.safetensors, model.safetensors.index.json,
+// pytorch_model.bin, pytorch_model.bin.index.json. The one list that the Hub
+// file picker, `validate`, `fetch` and the weight loader all read.
+const std::vector<std::string>& weight_file_names();
+
+bool is_shard_index(const std::string& weight_file);  // an .index.json that lists shards
 
 // What a source knows of one file: there (at `path`), known to be absent, or
 // not known (not in the cache: only the server can tell).

@@ -1,6 +1,7 @@
 #include "hub/repo_resolution.h"
 
 #include "hub/hub_download.h"
+#include "hub/local_names.h"
 #include "hub/python_packages.h"
 #include "util/diagnostic.h"
 
@@ -82,6 +83,25 @@ InputError with_package_hint(const InputError& e, const RepoId& id) {
   return InputError(d);
 }
 
+// A local name close to the one asked for comes first in the hint: a typo
+// should not read as a missing repository.
+InputError with_local_guess(const InputError& e, const std::string& guess) {
+  if (guess.empty()) return e;
+  Diagnostic d = e.diagnostic();
+  std::string mean = "did you mean \"" + guess + "\"? (it is here without the network)";
+  d.hint = d.hint.empty() ? mean : mean + "; or " + d.hint;
+  return InputError(d);
+}
+
+// Said before the Hub is asked, since a download or its retries can take a while.
+void note_local_guess(const RepoId& id, const std::string& guess, const HubSettings& s) {
+  if (guess.empty() || s.offline) return;
+  fmt::print(stderr,
+             "note: {} is not in $RUNNER_MODELS, the Hugging Face cache or an installed pip package; "
+             "did you mean \"{}\"? Asking the Hub ({}) for {}\n",
+             id.name, guess, s.endpoint, id.str());
+}
+
 }  // namespace
 
 nlohmann::json Resolution::to_json() const {
@@ -107,14 +127,16 @@ Resolution resolve_repo(const RepoId& id, FileSet set, const HubSettings& settin
   std::map<std::string, std::string> sha_of;
   if (!sel.unknown.empty()) {
     if (auto packaged = resolve_python_package(id, set, python_package_dirs())) return *packaged;
+    std::string guess = closest_local_name(id, settings.cache_dir);
+    note_local_guess(id, guess, settings);
     bool downloaded = false;
     try {
       if (settings.offline) offline_miss(id, sel.unknown, settings, cache_problem(cache, id, commit, sel.unknown));
       sel = download_missing(downloader, id, set, commit, sha_of, downloaded);
     } catch (const RepoLacksFiles& e) {  // kept apart: `runner fetch` skips a kind the repository lacks
-      throw RepoLacksFiles(with_package_hint(e, id).diagnostic());
+      throw RepoLacksFiles(with_local_guess(with_package_hint(e, id), guess).diagnostic());
     } catch (const InputError& e) {
-      throw with_package_hint(e, id);
+      throw with_local_guess(with_package_hint(e, id), guess);
     }
     if (downloaded) source = "download";
   }

@@ -1,5 +1,6 @@
 #include "model/checkpoint.h"
 #include "model/model_budget.h"
+#include "hub/repo_files.h"
 
 #include "model/pytorch_bin.h"
 #include "model/safetensors.h"
@@ -118,19 +119,18 @@ StateDict read_pytorch_bin_weights(const std::string& file) {
 }
 
 std::string find_weights_file(const std::string& folder) {
-  for (const auto& name : weight_file_names()) {
+  for (const auto& name : hub::weight_file_names()) {
     fs::path p = fs::path(folder) / name;
     if (fs::is_regular_file(p)) return p.string();
   }
-  folder_error(folder, "no weights: expected model.safetensors, model.safetensors.index.json, "
-                       "pytorch_model.bin or pytorch_model.bin.index.json in the folder",
+  folder_error(folder, fmt::format("no weights: expected one of {} in the folder", fmt::join(hub::weight_file_names(), ", ")),
                "point model.pretrained at a folder written by save_pretrained, or leave it "
                "empty to start from random weights");
 }
 
 StateDict read_weights(const std::string& path) {
   std::string file = fs::is_directory(path) ? find_weights_file(path) : path;
-  if (ends_with(file, ".index.json")) {
+  if (hub::is_shard_index(file)) {
     StateDict all;
     for (const auto& shard : shard_files(file)) {
       auto part = read_weights((fs::path(file).parent_path() / shard).string());

@@ -18,8 +18,7 @@ using StateDict = std::vector<std::pair<std::string, torch::Tensor>>;
 StateDict read_safetensors_weights(const std::string& file);
 StateDict read_pytorch_bin_weights(const std::string& file);
 // A weight file (by its extension, .safetensors / .bin / .index.json) or a model
-// folder, searched as Hugging Face does: model.safetensors,
-// model.safetensors.index.json, pytorch_model.bin, pytorch_model.bin.index.json.
+// folder, searched as Hugging Face does, in hub::weight_file_names()'s order.
 StateDict read_weights(const std::string& file_or_folder);
 std::string find_weights_file(const std::string& folder);  // throws InputError if none
 

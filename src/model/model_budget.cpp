@@ -1,5 +1,7 @@
 #include "model/model_budget.h"
 
+#include "hub/repo_files.h"
+
 #include "util/cpu_info.h"
 
 #include <fmt/format.h>
@@ -148,19 +150,13 @@ std::function<Diagnostics(const nlohmann::json&)> model_recipe_check(
   };
 }
 
-const std::vector<std::string>& weight_file_names() {
-  static const std::vector<std::string> names = {"model.safetensors", "model.safetensors.index.json",
-                                                 "pytorch_model.bin", "pytorch_model.bin.index.json"};
-  return names;
-}
-
 std::optional<Diagnostic> missing_weights(const std::string& folder) {
   if (folder.empty() || !fs::is_regular_file(fs::path(folder) / "config.json")) return std::nullopt;
-  for (const auto& name : weight_file_names())
+  for (const auto& name : hub::weight_file_names())
     if (fs::is_regular_file(fs::path(folder) / name)) return std::nullopt;
   return make_error({}, "model.pretrained",
                     fmt::format("{} has config.json but no weights: none of {}", folder,
-                                fmt::join(weight_file_names(), ", ")),
+                                fmt::join(hub::weight_file_names(), ", ")),
                     "put the weights there (save_pretrained writes them; or `huggingface-cli download ID "
                     "--local-dir FOLDER`), or remove model.pretrained and set model.preset to train from "
                     "random weights");

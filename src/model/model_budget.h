@@ -52,9 +52,7 @@ void require_weights_fit(const ParameterCount& count, const std::string& where);
 Diagnostics check_model_in_recipe(const nlohmann::json& recipe, const std::function<ModelShape()>& shape,
                                   double memory_bytes);
 
-// The weight files of a Hugging Face folder, in the order they are looked for.
-const std::vector<std::string>& weight_file_names();
-// A folder with config.json (a model) but none of weight_file_names(): the
+// A folder with config.json (a model) but none of hub::weight_file_names(): the
 // error for model.pretrained that names the folder, what it lacks and the fix.
 std::optional<Diagnostic> missing_weights(const std::string& folder);
 

@@ -1,6 +1,7 @@
 #include "recipe/resolve.h"
 
 #include "hub/named_sources.h"
+#include "hub/repo_files.h"
 #include "recipe/foreign_names.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
@@ -112,12 +113,11 @@ hub::NameRequest name_request(const OptionSpec& s, const Value& v, const std::st
 // The files a model or tokenizer folder is read through (mapped, hashed): a
 // pipe or a device among them would block the run after its directory exists.
 std::string special_file_in_folder(const std::string& folder) {
-  static const char* const kFolderFiles[] = {"config.json", "model.safetensors", "model.safetensors.index.json",
-                                             "pytorch_model.bin", "vocab.txt", "tokenizer.json",
-                                             "tokenizer_config.json"};
+  std::vector<std::string> files = {"config.json", "vocab.txt", "tokenizer.json", "tokenizer_config.json"};
+  files.insert(files.end(), hub::weight_file_names().begin(), hub::weight_file_names().end());
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) return "";
-  for (const char* name : kFolderFiles) {
+  for (const std::string& name : files) {
     std::string file = (fs::path(folder) / name).string(), kind = special_file_kind(file);
     if (!kind.empty()) return file + " is " + kind;
   }

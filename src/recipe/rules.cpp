@@ -75,7 +75,9 @@ void precision_fits_device(RuleContext& c) {
     c.warning("run", "device",
               c.caps.cuda_build ? "no CUDA device is visible on this machine"
                                 : "this runner is built without CUDA (CPU-only LibTorch)",
-              "the recipe is valid, but `runner run` will fail here; use device = \"auto\" to fall back to the CPU");
+              // Valid, since a login node without a GPU validates GPU recipes; run's require_device refuses it.
+              "the recipe is valid for a GPU machine, but `runner run` here refuses it at setup (exit code 2, "
+              "before any run directory exists); use device = \"auto\" to fall back to the CPU");
 }
 
 // A model family may be unable to run under CPU bf16 autocast at all (its

@@ -21,8 +21,9 @@ namespace {
 
 using ordered = nlohmann::ordered_json;
 
-// Adds input_ids and token_type_ids to one JSONL line; returns "" or what is wrong.
-std::string encode_line(const std::string& line, const Tokenizer& tok, const EncodeOptions& opts,
+// Adds input_ids and token_type_ids (and attention_mask when `with_mask`) to one
+// JSONL line; returns "" or what is wrong.
+std::string encode_line(const std::string& line, const Tokenizer& tok, const EncodeOptions& opts, bool with_mask,
                         std::string& out_line) {
   std::string why;
   std::optional<ordered> parsed = try_parse_ordered_json(line, why);
@@ -41,6 +42,8 @@ std::string encode_line(const std::string& line, const Tokenizer& tok, const Enc
   Encoding e = encode(tok, j["text_a"].get<std::string>(), bv, opts);
   j["input_ids"] = e.input_ids;
   j["token_type_ids"] = e.token_type_ids;
+  // Each line is encoded alone, without padding: every token is attended to.
+  if (with_mask) j["attention_mask"] = std::vector<int32_t>(e.input_ids.size(), 1);
   out_line = j.dump(-1, ' ', false, ordered::error_handler_t::strict);
   return {};
 }
@@ -75,7 +78,7 @@ int run_tokenize_command(const TokenizeCommandOptions& options, std::istream& in
     for (long long number = 1; read_bounded_line(*src, line, where, number); ++number) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      std::string why = encode_line(line, *tok, opts, encoded);
+      std::string why = encode_line(line, *tok, opts, options.attention_mask, encoded);
       if (!why.empty()) {
         err << where << ":" << number << ": error: " << why
             << "\n  hint: each line is one JSON object {\"text_a\": \"...\", \"text_b\": \"...\" or null}\n";

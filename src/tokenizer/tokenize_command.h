@@ -1,6 +1,6 @@
 // The body of `runner tokenize`: JSONL in ({"text_a": ..., "text_b": ...}),
-// the same lines out with "input_ids" and "token_type_ids" added, so anyone
-// can diff the runner against another tokenizer.
+// the same lines out with "input_ids" and "token_type_ids" (and, when asked,
+// "attention_mask") added, so anyone can diff the runner against another tokenizer.
 #pragma once
 
 #include <iosfwd>
@@ -15,6 +15,7 @@ struct TokenizeCommandOptions {
   std::string truncation = "longest_first";     // --truncation
   std::string input;                            // --input FILE; empty = stdin
   std::string format = "auto";                  // --format: auto, vocab_txt, tokenizer_json
+  bool attention_mask = false;                  // --attention-mask: add "attention_mask" too
 };
 
 // Returns the exit code: 0, or 2 for bad input (a message naming the line goes to `err`).

@@ -5,7 +5,7 @@
 
 namespace runner {
 
-static size_t edit_distance(const std::string& a, const std::string& b) {
+size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {

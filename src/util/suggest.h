@@ -1,9 +1,13 @@
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
 namespace runner {
+
+// Levenshtein distance, ignoring case.
+size_t edit_distance(const std::string& a, const std::string& b);
 
 // The closest of `known` to `found` by edit distance, or "" when nothing is close.
 std::string closest_match(const std::string& found, const std::vector<std::string>& known);

@@ -144,3 +144,23 @@ TEST_CASE("tokenize through the CLI matches Hugging Face on MRPC dev", "[cli]") 
   }
   CHECK(lines == 50);
 }
+
+TEST_CASE("tokenize --attention-mask adds a 1 per token, as transformers does without padding", "[cli]") {
+  std::string shared = test::shared_dir();
+  std::string head = "head -20 " + shared + "/golden/tokenization/mrpc_dev.jsonl | ";
+  auto with = run_command(head + runner_exe() + " tokenize --max-length 32 --attention-mask");
+  INFO(with.out);
+  REQUIRE(with.exit_code == 0);
+  std::istringstream out(with.out);
+  std::string line;
+  int lines = 0;
+  for (; std::getline(out, line); ++lines) {
+    auto g = nlohmann::json::parse(line);
+    REQUIRE(g.contains("attention_mask"));
+    CHECK(g["attention_mask"] == std::vector<int>(g["input_ids"].size(), 1));
+  }
+  CHECK(lines == 20);
+  auto without = run_command(head + runner_exe() + " tokenize --max-length 32");
+  REQUIRE(without.exit_code == 0);
+  CHECK(without.out.find("attention_mask") == std::string::npos);  // only when asked
+}

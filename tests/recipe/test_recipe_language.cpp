@@ -135,3 +135,24 @@ TEST_CASE("cross-field rules: warmup given twice, fp16 on a CPU, offload on a CP
   CHECK_THAT(e, Catch::Contains("use precision = \"bf16\""));
   CHECK_THAT(e, Catch::Contains("topology.offload"));
 }
+
+TEST_CASE("run.device = cuda without CUDA warns that run refuses it at setup with exit 2", "[recipe]") {
+  for (bool cuda_build : {false, true}) {
+    RecipeRequest req;
+    req.path = test::source_dir() + "/recipes/smoke/mrpc_smoke.toml";
+    req.overrides = {"run.device=cuda"};
+    req.check_paths = false;
+    req.caps.cuda_build = cuda_build;  // and no GPU visible
+    RecipeLoad l = load_recipe(req, registry());
+    INFO(format_all(l.diags));
+    REQUIRE(l.recipe);  // valid: a login node without a GPU validates GPU recipes
+    const Diagnostic* device = nullptr;
+    for (const auto& d : l.diags)
+      if (d.key_path == "run.device") device = &d;
+    REQUIRE(device != nullptr);
+    CHECK(device->severity == Severity::Warning);
+    CHECK_THAT(device->hint, Catch::Contains("`runner run` here refuses it at setup (exit code 2") &&
+                                 Catch::Contains("device = \"auto\""));
+    CHECK(device->hint.find("will fail") == std::string::npos);
+  }
+}
