@@ -19,7 +19,7 @@ using runner::test::run_bounded;
 namespace {
 
 std::string deadline_runner() { return "timeout -s KILL 60 " + runner::test::runner_exe(); }
-std::string smoke_recipe() { return runner::test::source_dir() + "/recipes/smoke/mrpc_smoke.toml"; }
+using runner::test::smoke_recipe;
 
 void check_refused(const runner::test::BoundedResult& r) {
   INFO(r.out);

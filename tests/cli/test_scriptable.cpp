@@ -19,7 +19,7 @@ using test::runner_exe;
 
 namespace {
 
-std::string smoke_recipe() { return test::source_dir() + "/recipes/smoke/mrpc_smoke.toml"; }
+using runner::test::smoke_recipe;
 
 // stdout alone, parsed: a JSON document must be all that a script reads there.
 nlohmann::json json_of(const std::string& args, int expected_exit) {

@@ -17,7 +17,7 @@ using namespace runner;
 
 namespace {
 
-std::string smoke_recipe() { return test::source_dir() + "/recipes/smoke/mrpc_smoke.toml"; }
+using runner::test::smoke_recipe;
 
 // Whether `key` ("train.precision") is an option of its section, or of a component
 // that the section may select.

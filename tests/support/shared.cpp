@@ -21,6 +21,8 @@ std::string source_dir() { return RUNNER_SOURCE_ROOT; }
 
 std::string build_dir() { return RUNNER_BUILD_ROOT; }
 
+std::string smoke_recipe() { return source_dir() + "/recipes/smoke/mrpc_smoke.toml"; }
+
 std::string runner_exe() { return build_dir() + "/runner"; }
 
 std::string tmp_dir(const std::string& name) {

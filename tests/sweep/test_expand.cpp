@@ -17,7 +17,7 @@ using namespace runner;
 
 namespace {
 
-std::string smoke_recipe() { return test::source_dir() + "/recipes/smoke/mrpc_smoke.toml"; }
+using runner::test::smoke_recipe;
 
 std::string write_sweep(const std::string& dir, const std::string& name, const std::string& body) {
   std::string path = dir + "/" + name;

@@ -15,7 +15,7 @@ using test::run_bounded;
 
 namespace {
 
-std::string smoke_recipe() { return test::source_dir() + "/recipes/smoke/mrpc_smoke.toml"; }
+using runner::test::smoke_recipe;
 
 std::string write_sweep(const std::string& name, const std::string& body) {
   std::string path = test::tmp_dir("sweep-bounds-" + name) + "/" + name;

@@ -14,7 +14,7 @@ using namespace runner;
 
 namespace {
 
-std::string smoke_recipe() { return test::source_dir() + "/recipes/smoke/mrpc_smoke.toml"; }
+using runner::test::smoke_recipe;
 
 std::string write_sweep(const std::string& body) {
   std::string path = test::tmp_dir("sweep-keys") + "/s.toml";

@@ -21,7 +21,7 @@ using runner::test::run_command;
 
 namespace {
 
-std::string smoke_recipe() { return runner::test::source_dir() + "/recipes/smoke/mrpc_smoke.toml"; }
+using runner::test::smoke_recipe;
 
 // Overrides that keep every test's files in its own directory and the numbers
 // independent of the machine's core count.

@@ -25,7 +25,7 @@ using runner::test::run_command;
 
 namespace {
 
-std::string smoke_recipe() { return runner::test::source_dir() + "/recipes/smoke/mrpc_smoke.toml"; }
+using runner::test::smoke_recipe;
 
 std::string sets(const std::string& dir) {
   return " --set run.output_dir=" + dir + "/runs --set data.cache_dir=" + dir + "/cache --set run.threads=1";
