@@ -83,6 +83,11 @@ void set_options(CURL* c, const HttpRequest& r, Transfer& t, curl_slist* headers
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);  // less than a byte a second ...
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, r.timeout_s);  // ... for this long: give up
   if (r.head) curl_easy_setopt(c, CURLOPT_TIMEOUT, 2 * r.timeout_s);
+  if (!r.method.empty()) {
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, r.body.data());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(r.body.size()));
+  }
   if (r.range_from > 0) curl_easy_setopt(c, CURLOPT_RESUME_FROM_LARGE, curl_off_t(r.range_from));
   curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);

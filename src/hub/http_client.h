@@ -12,6 +12,8 @@ namespace runner::hub {
 
 struct HttpRequest {
   std::string url;
+  std::string method;  // empty: GET (or HEAD with `head`); "POST", "PUT" send `body`
+  std::string body;
   bool head = false;
   bool follow_redirects = true;
   std::vector<std::string> headers;  // "Name: value"

@@ -2,6 +2,7 @@
 #include "registry/builtins.h"
 #include "registry/registry.h"
 #include "run/console_lines.h"
+#include "run/mlflow_logger.h"
 #include "run/tensorboard_logger.h"
 
 #include <fmt/format.h>
@@ -140,6 +141,15 @@ void register_loggers(Registry& r) {
                             {}},
               LoggerFactory([](const nlohmann::json&, const LoggerContext& ctx) {
                 return make_tensorboard_logger(ctx);
+              }));
+  add_builtin(r,
+              ComponentSpec{Kind::Logger, "mlflow",
+                            "The run on an MLflow tracking server ($MLFLOW_TRACKING_URI, experiment "
+                            "$MLFLOW_EXPERIMENT_NAME or run.name): params, metrics, status, final model; "
+                            "sent in the background, never holding training up",
+                            {}},
+              LoggerFactory([](const nlohmann::json&, const LoggerContext& ctx) {
+                return make_mlflow_logger(ctx);
               }));
 }
 

@@ -35,7 +35,7 @@ RunLoggers::RunLoggers(const RunSettings& run, const RunPaths& paths, bool appen
   std::vector<std::string> names = run.loggers;
   for (const char* always : {"jsonl", "text"})
     if (std::find(names.begin(), names.end(), always) == names.end()) names.push_back(always);
-  LoggerContext ctx{paths.dir, append};
+  LoggerContext ctx{paths.dir, append, run.name};
   for (const auto& name : names) {
     owned_.push_back(instantiate<LoggerFactory>(Kind::Logger, name, nlohmann::json::object(), ctx));
     all_.push_back(owned_.back().get());

@@ -3,6 +3,8 @@
 // checks before a resume touches it. The session itself is run/training_session.h.
 #include "run/run_training.h"
 
+#include "run/mlflow_logger.h"
+
 #include "data/data_options.h"
 #include "dist/worker_env.h"
 #include "run/run_data.h"
@@ -134,12 +136,31 @@ void require_device(const Recipe& recipe) {
                               "run.device = \"cuda\", but " + why + "; nothing was run", fix));
 }
 
+// The mlflow logger without a tracking server would only say so after the run
+// directory exists; refused here like a missing device.
+void require_tracking_server(const Recipe& recipe) {
+  const RunSettings run = run_settings_from(recipe.section("run"));
+  if (std::find(run.loggers.begin(), run.loggers.end(), "mlflow") == run.loggers.end()) return;
+  TrackingUriProblem problem = mlflow_tracking_uri_problem();
+  if (problem.what.empty()) return;
+  throw InputError(make_error(recipe.location_of("run.loggers"), "run.loggers",
+                              "run.loggers has \"mlflow\", but " + problem.what + "; nothing was run",
+                              problem.fix));
+}
+
+// What a run needs from the build, the machine and the environment, checked
+// before a run directory exists.
+void require_runnable(const Recipe& recipe) {
+  require_device(recipe);
+  require_tracking_server(recipe);
+}
+
 }  // namespace
 
 // Under data parallelism rank 0 decides the run directory and whether it
 // continues one, and every rank follows (whatever its own flags say).
 int run_recipe(const Recipe& recipe, const RunOptions& options) {
-  require_device(recipe);
+  require_runnable(recipe);
   const RunSettings run = run_settings_from(recipe.section("run"));
   std::shared_ptr<DistContext> dist = join_workers(recipe);
   const LaunchAttempt attempt = launch_attempt_from_process();
@@ -173,7 +194,7 @@ int resume_run(const ResumeOptions& options) {
   RecipeLoad load = load_recipe(request, registry());
   std::cerr << format_all(load.diags);
   if (!load.recipe) return 2;
-  require_device(*load.recipe);
+  require_runnable(*load.recipe);
   SessionStart s{paths, true, origin, options.command_line, options.allow_changes,
                  join_workers(*load.recipe), std::nullopt};
   return resume_session(*load.recipe, s);

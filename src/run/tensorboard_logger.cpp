@@ -34,12 +34,6 @@ double event_wall_time(const nlohmann::json& event) {
   return it != event.end() && it->is_number() ? it->get<double>() : now_seconds();
 }
 
-// Fields of train and eval events that are positions or counts, not measurements.
-bool is_bookkeeping(const std::string& key) {
-  return key == "event" || key == "step" || key == "total_steps" || key == "epoch" || key == "examples" ||
-         key == "effective_batch" || key == "is_best" || key == "wall_time" || key == "elapsed_s";
-}
-
 class TensorBoardLogger : public Logger {
  public:
   explicit TensorBoardLogger(const LoggerContext& ctx) : append_(ctx.append) {
@@ -85,7 +79,7 @@ class TensorBoardLogger : public Logger {
     e.set_wall_time(event_wall_time(event));
     e.set_step(event.value("step", 0LL));
     for (const auto& [key, value] : event.items()) {
-      if (is_bookkeeping(key) || !value.is_number()) continue;
+      if (is_event_bookkeeping(key) || !value.is_number()) continue;
       tensorboard::SummaryValue* v = e.mutable_summary()->add_value();
       v->set_tag(kind + "/" + key);
       v->set_simple_value(value.get<float>());

@@ -1,8 +1,10 @@
 #include "run/test_hooks.h"
 
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 namespace runner {
 namespace {
@@ -48,6 +50,7 @@ StepWatch::StepWatch() {
       env_integer("RUNNER_TEST_KILL_RANK", -1) != env_integer("RANK", 0))
     kill_at_step_ = -1;
   term_at_step_ = env_integer("RUNNER_TEST_TERM_AT_STEP", -1);
+  step_pause_ms_ = env_integer("RUNNER_TEST_STEP_PAUSE_MS", 0);
   if (const char* v = std::getenv("RUNNER_TEST_KILL_IN_CHECKPOINT")) {
     std::string s(v);
     auto colon = s.find(':');
@@ -64,6 +67,7 @@ void StepWatch::log(const nlohmann::json& event) {
   step_ = event.value("step", 0LL);
   if (step_ == kill_at_step_) kill_self();
   if (step_ == term_at_step_) std::raise(SIGTERM);  // as a scheduler's preemption would
+  if (step_pause_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(step_pause_ms_));
 }
 
 CheckpointWriteHook StepWatch::checkpoint_hook() const {

@@ -8,6 +8,9 @@
 //                                         of step N, just before FILE (e.g. model.safetensors)
 //   RUNNER_TEST_TERM_AT_STEP=N            send itself SIGTERM when optimizer step N ends
 //   RUNNER_TEST_KILL_RANK=R               with KILL_AT_STEP: only the worker with RANK=R
+//   RUNNER_TEST_STEP_PAUSE_MS=N           sleep N ms when each optimizer step ends, so that
+//                                         a tiny model's run lasts long enough for a test to
+//                                         act during it (stop a tracking server)
 #pragma once
 
 #include "train/checkpoint_io.h"
@@ -29,6 +32,7 @@ class StepWatch : public Logger {
   long long step_ = 0;
   long long kill_at_step_ = -1;
   long long term_at_step_ = -1;
+  long long step_pause_ms_ = 0;
   long long kill_in_checkpoint_step_ = -1;
   std::string kill_in_checkpoint_file_;
 };

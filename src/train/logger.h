@@ -19,7 +19,15 @@ class Logger {
 struct LoggerContext {
   std::string run_dir;   // the run directory; loggers writing files put them here
   bool append = false;   // resuming: continue existing files
+  std::string run_name;  // run.name, resolved
 };
+
+// Fields of train and eval events that are positions or counts, not measurements:
+// every other number of such an event is a scalar (TensorBoard, MLflow).
+inline bool is_event_bookkeeping(const std::string& key) {
+  return key == "event" || key == "step" || key == "total_steps" || key == "epoch" || key == "examples" ||
+         key == "effective_batch" || key == "is_best" || key == "wall_time" || key == "elapsed_s";
+}
 
 using LoggerFactory =
     std::function<std::unique_ptr<Logger>(const nlohmann::json& options, const LoggerContext&)>;

@@ -1,0 +1,305 @@
+#include "run/mlflow_logger.h"
+
+#include "run/mlflow_client.h"
+#include "runner_build_config.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace runner {
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kSendEvery = std::chrono::seconds(1);
+constexpr auto kLongestPause = std::chrono::seconds(30);
+// About 20 MB of queued numbers: hours of logging at every step while a server is down.
+constexpr size_t kMaxQueued = 200000;
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : fallback;
+}
+
+long long now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The numbers of a train or eval event, named as the TensorBoard scalars are
+// ("train/loss", "eval/f1"), at the event's step and time. JSON has no NaN:
+// a non-finite value stays in metrics.jsonl only.
+std::vector<mlflow::Metric> event_metrics(const nlohmann::json& event) {
+  std::string kind = event.value("event", "");
+  if (kind != "train" && kind != "eval") return {};
+  double wall = event.value("wall_time", 0.0);
+  long long ms = wall > 0 ? std::llround(wall * 1000) : now_ms();
+  long long step = event.value("step", 0LL);
+  std::vector<mlflow::Metric> out;
+  for (const auto& [key, value] : event.items()) {
+    if (is_event_bookkeeping(key) || !value.is_number()) continue;
+    double v = value.get<double>();
+    if (std::isfinite(v)) out.push_back({kind + "/" + key, v, ms, step});
+  }
+  return out;
+}
+
+// The resolved recipe as MLflow params, "section.key" = value.
+void flatten(const nlohmann::json& node, const std::string& prefix, std::vector<mlflow::KeyValue>& out) {
+  if (node.is_object()) {
+    for (const auto& [key, value] : node.items()) flatten(value, prefix.empty() ? key : prefix + "." + key, out);
+    return;
+  }
+  std::string text = node.is_string() ? node.get<std::string>() : node.dump();
+  if (text.size() > mlflow::kMaxParamValueChars) text = text.substr(0, mlflow::kMaxParamValueChars - 3) + "...";
+  out.push_back({prefix, text});
+}
+
+std::vector<mlflow::KeyValue> recipe_params(const std::string& run_dir) {
+  std::ifstream in(run_dir + "/recipe.resolved.json");
+  nlohmann::json recipe = nlohmann::json::parse(in, nullptr, false);
+  std::vector<mlflow::KeyValue> out;
+  if (!recipe.is_discarded()) flatten(recipe, "", out);
+  return out;
+}
+
+std::string mlflow_status(const std::string& run_status) {
+  if (run_status == "completed") return "FINISHED";
+  if (run_status == "interrupted") return "KILLED";
+  return "FAILED";
+}
+
+class MlflowLogger : public Logger {
+ public:
+  explicit MlflowLogger(const LoggerContext& ctx)
+      : client_(env_or("MLFLOW_TRACKING_URI", "")), ctx_(ctx), state_file_(ctx.run_dir + "/mlflow.json") {
+    if (ctx.append) read_state();
+    if (run_id_.empty()) params_ = recipe_params(ctx.run_dir);
+    worker_ = std::thread([this] { work(); });
+  }
+
+  ~MlflowLogger() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    worker_.join();
+  }
+
+  void log(const nlohmann::json& event) override {
+    std::vector<mlflow::Metric> metrics = event_metrics(event);
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& m : metrics) queued_.push_back(std::move(m));
+    while (queued_.size() > kMaxQueued) queued_.pop_front(), ++dropped_;
+    if (event.value("event", "") == "end") end_status_ = event.value("status", "failed");
+  }
+
+ private:
+  void work() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stopping_) {
+      wake_.wait_for(lock, kSendEvery, [this] { return stopping_; });
+      if (stopping_ || Clock::now() < retry_at_) continue;
+      lock.unlock();
+      deliver();
+      lock.lock();
+    }
+    lock.unlock();
+    finish();
+  }
+
+  // The last try, after the run's end: what is queued, the status, the model.
+  void finish() {
+    if (gave_up_ || !deliver()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!queued_.empty() || dropped_ > 0)
+        say(fmt::format("{} metric values were not sent to {}; metrics.jsonl has them all",
+                        queued_.size() + dropped_, client_.uri()));
+      return;
+    }
+    std::string end_status;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      end_status = end_status_;
+    }
+    if (!end_status.empty()) client_.update_run(run_id_, mlflow_status(end_status), now_ms());
+    if (end_status == "completed") upload_final_model();
+  }
+
+  // Everything queued, in batches; false when the server could not be reached.
+  bool deliver() {
+    if (gave_up_ || !ensure_run()) return false;
+    for (;;) {
+      std::vector<mlflow::Metric> batch = next_batch();
+      std::vector<mlflow::KeyValue> params = next_params();
+      if (batch.empty() && params.empty()) return true;
+      mlflow::Answer a = client_.log_batch(run_id_, batch, params, {});
+      if (!a.reached) return unreachable(a);
+      if (!a.ok) say_once(rejected_said_, fmt::format("the tracking server at {} refused {} values: {}",
+                                                      client_.uri(), batch.size() + params.size(), a.problem));
+      params_sent_ += params.size();
+      std::lock_guard<std::mutex> lock(mu_);
+      queued_.erase(queued_.begin(), queued_.begin() + static_cast<long>(batch.size()));
+      pause_ = std::chrono::seconds(0);
+    }
+  }
+
+  std::vector<mlflow::Metric> next_batch() {
+    std::lock_guard<std::mutex> lock(mu_);
+    size_t n = std::min(queued_.size(), mlflow::kMaxMetricsPerBatch);
+    return {queued_.begin(), queued_.begin() + static_cast<long>(n)};
+  }
+
+  std::vector<mlflow::KeyValue> next_params() const {
+    size_t n = std::min(params_.size() - params_sent_, mlflow::kMaxParamsPerBatch);
+    return {params_.begin() + static_cast<long>(params_sent_),
+            params_.begin() + static_cast<long>(params_sent_ + n)};
+  }
+
+  // The MLflow run: created on the first delivery, or the one a resumed run had.
+  bool ensure_run() {
+    if (!run_id_.empty() && !resumed_) return true;
+    if (resumed_) {
+      mlflow::Answer a = client_.update_run(run_id_, "RUNNING", 0);
+      if (!a.reached) return unreachable(a);
+      resumed_ = false;
+      return true;
+    }
+    std::string experiment_name = env_or("MLFLOW_EXPERIMENT_NAME", ctx_.run_name);
+    mlflow::Answer a = client_.experiment_id(experiment_name, experiment_id_);
+    if (a.ok)
+      a = client_.create_run(experiment_id_, fs::path(ctx_.run_dir).filename().string(), now_ms(), run_tags(),
+                             run_id_, artifact_uri_);
+    if (!a.reached) return unreachable(a);
+    if (!a.ok) {
+      gave_up_ = true;
+      say(fmt::format("the tracking server at {} refused to create the run ({}); this run is not tracked "
+                      "there, metrics.jsonl has every metric",
+                      client_.uri(), a.problem));
+      return false;
+    }
+    write_state();
+    return true;
+  }
+
+  std::vector<mlflow::KeyValue> run_tags() const {
+    char host[256] = {0};
+    std::string host_name = gethostname(host, sizeof host - 1) == 0 ? host : "";
+    return {{"mlflow.source.name", "runner"}, {"mlflow.source.type", "LOCAL"},
+            {"mlflow.source.git.commit", RUNNER_GIT_COMMIT}, {"runner.version", RUNNER_VERSION},
+            {"runner.run_dir", ctx_.run_dir}, {"runner.run_name", ctx_.run_name}, {"runner.host", host_name}};
+  }
+
+  bool unreachable(const mlflow::Answer& a) {
+    say_once(unreachable_said_,
+             fmt::format("the MLflow tracking server at {} cannot be reached ({}); training goes on, every "
+                         "metric stays in metrics.jsonl and is sent when the server answers",
+                         client_.uri(), a.problem));
+    pause_ = std::min<std::chrono::seconds>(kLongestPause, pause_ * 2 + std::chrono::seconds(1));
+    std::lock_guard<std::mutex> lock(mu_);
+    retry_at_ = Clock::now() + pause_;
+    return false;
+  }
+
+  void upload_final_model() {
+    fs::path final_dir = fs::path(ctx_.run_dir) / "final";
+    if (!fs::is_directory(final_dir)) return;
+    if (!mlflow::proxied_artifacts(artifact_uri_)) {
+      say(fmt::format("the tracking server stores artifacts at {}, which it does not serve (start it with "
+                      "--serve-artifacts); the final model stays in {}",
+                      artifact_uri_, final_dir.string()));
+      return;
+    }
+    for (const auto& entry : fs::recursive_directory_iterator(final_dir)) {
+      if (!entry.is_regular_file()) continue;
+      std::ifstream in(entry.path(), std::ios::binary);
+      std::stringstream bytes;
+      bytes << in.rdbuf();
+      std::string relative = "final/" + fs::relative(entry.path(), final_dir).generic_string();
+      mlflow::Answer a = client_.upload_artifact(artifact_uri_, relative, bytes.str());
+      if (!a.ok) {
+        say(fmt::format("uploading {} to {} failed ({}); the final model stays in {}", relative,
+                        client_.uri(), a.problem, final_dir.string()));
+        return;
+      }
+    }
+  }
+
+  void read_state() {
+    std::ifstream in(state_file_);
+    nlohmann::json s = nlohmann::json::parse(in, nullptr, false);
+    if (s.is_discarded() || s.value("tracking_uri", "") != client_.uri()) return;
+    run_id_ = s.value("run_id", "");
+    experiment_id_ = s.value("experiment_id", "");
+    artifact_uri_ = s.value("artifact_uri", "");
+    resumed_ = !run_id_.empty();
+  }
+
+  void write_state() const {
+    std::ofstream out(state_file_);
+    out << nlohmann::json{{"tracking_uri", client_.uri()}, {"experiment_id", experiment_id_},
+                          {"run_id", run_id_}, {"artifact_uri", artifact_uri_}}
+               .dump(2)
+        << "\n";
+  }
+
+  static void say(const std::string& message) { std::fprintf(stderr, "warning: mlflow: %s\n", message.c_str()); }
+
+  static void say_once(bool& said, const std::string& message) {
+    if (!said) say(message);
+    said = true;
+  }
+
+  mlflow::Client client_;
+  LoggerContext ctx_;
+  std::string state_file_;
+  std::string experiment_id_, run_id_, artifact_uri_;
+  bool resumed_ = false, gave_up_ = false, unreachable_said_ = false, rejected_said_ = false;
+  std::vector<mlflow::KeyValue> params_;
+  size_t params_sent_ = 0;
+  std::chrono::seconds pause_{0};
+
+  std::mutex mu_;  // guards what log() and the worker share: the queue, the end, the schedule
+  std::condition_variable wake_;
+  std::deque<mlflow::Metric> queued_;
+  size_t dropped_ = 0;
+  std::string end_status_;
+  bool stopping_ = false;
+  Clock::time_point retry_at_{};
+  std::thread worker_;
+};
+
+}  // namespace
+
+std::unique_ptr<Logger> make_mlflow_logger(const LoggerContext& ctx) {
+  return std::make_unique<MlflowLogger>(ctx);
+}
+
+TrackingUriProblem mlflow_tracking_uri_problem() {
+  std::string uri = env_or("MLFLOW_TRACKING_URI", "");
+  if (uri.empty())
+    return {"MLFLOW_TRACKING_URI is not set, so there is no tracking server to send to",
+            "start one (`mlflow server --host 127.0.0.1 --port 5000`) and set "
+            "MLFLOW_TRACKING_URI=http://127.0.0.1:5000, or leave \"mlflow\" out of run.loggers"};
+  if (uri.rfind("http://", 0) != 0 && uri.rfind("https://", 0) != 0)
+    return {"MLFLOW_TRACKING_URI is \"" + uri + "\", but the mlflow logger talks to a tracking server over HTTP",
+            "start `mlflow server` and set MLFLOW_TRACKING_URI=http://HOST:PORT"};
+  return {};
+}
+
+}  // namespace runner
