@@ -12,6 +12,8 @@ random sampler), the same tokenization (truncation to max_length).
                              --steps N --warmup W [--task mrpc|sst2] [--device cuda|cpu]
                              [--batch 32] [--max-length 128] [--fixed-length] [--no-dropout]
                              [--seed 42] [--lr 2e-5] [--warmup-ratio 0.1]
+    accelerate_peer.py finetune --init DIR --tokenizer DIR --data DIR --precision fp32|bf16
+                             --epochs E [--task mrpc|sst2] [--seed S] [--lr 5e-5] [...train's]
     accelerate_peer.py gemm  --device cpu|cuda   (the GEMM ceiling: fp32 and bf16 FLOP/s)
 
 `init` writes a randomly initialised BertForSequenceClassification (bert-base's
@@ -19,7 +21,10 @@ shape from --config, or a preset's sizes, the runner's names). `--init` may also
 a pretrained encoder's folder (all-MiniLM-L6-v2): the head is drawn from the seed.
 `train` prints one JSON line: samples/s and real tokens/s over the N steps after
 the W warm-up steps (CUDA-synchronised), the peak memory (torch's allocator on a
-GPU, the process's peak resident set on the CPU), and the per-step losses. Needs
+GPU, the process's peak resident set on the CPU), and the per-step losses.
+`finetune` trains whole epochs the same way and prints one JSON line with the
+dev set's accuracy (and F1 of class 1 on MRPC) after the last step: the Hugging
+Face side of bench/accuracy_ab.sh. Needs
 torch, transformers and accelerate; the project itself never needs Python (this is
 a bench peer, run only by gpu_ab.sh and peer_ab.sh).
 """
@@ -52,19 +57,19 @@ def cmd_init(a):
     return 0
 
 
-def train_rows(data_dir, task):
-    """(text_a, text_b or None, label) of GLUE's train.tsv, as the runner's glue datasets read it."""
-    with open(f"{data_dir}/train.tsv", newline="", encoding="utf-8") as f:
+def split_rows(data_dir, task, split="train"):
+    """(text_a, text_b or None, label) of GLUE's SPLIT.tsv, as the runner's glue datasets read it."""
+    with open(f"{data_dir}/{split}.tsv", newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
     if task == "sst2":
         return [(r[0], None, int(r[1])) for r in rows[1:]]
     return [(r[3], r[4], int(r[0])) for r in rows[1:]]
 
 
-def encoded(a, tokenizer):
+def encoded(a, tokenizer, split="train"):
     pad = "max_length" if a.fixed_length else False
     out = []
-    for text_a, text_b, label in train_rows(a.data, a.task):
+    for text_a, text_b, label in split_rows(a.data, a.task, split):
         e = tokenizer(text_a, text_b, truncation=True, max_length=a.max_length, padding=pad)
         e["labels"] = label
         out.append(e)
@@ -92,23 +97,39 @@ def optimizer_of(model, lr, weight_decay):
     return torch.optim.AdamW(groups, lr=lr)
 
 
-def cmd_train(a):
+def prepared(a, total_steps):
+    """Accelerator, tokenizer, collator and the prepared model, optimizer and schedule."""
     from accelerate import Accelerator
     from transformers import (AutoTokenizer, BertForSequenceClassification, DataCollatorWithPadding,
                               get_linear_schedule_with_warmup)
-    cuda = a.device == "cuda"
-    accelerator = Accelerator(mixed_precision="no" if a.precision == "fp32" else a.precision, cpu=not cuda)
-    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    accelerator = Accelerator(mixed_precision="no" if a.precision == "fp32" else a.precision,
+                              cpu=a.device != "cuda")
     tokenizer = AutoTokenizer.from_pretrained(a.tokenizer)
     extra = {"hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0,
              "classifier_dropout": 0.0} if a.no_dropout else {}
     torch.manual_seed(a.seed)  # transformers' set_seed: a pretrained encoder's new head comes from it
     model = BertForSequenceClassification.from_pretrained(a.init, num_labels=2, **extra)
-    total = a.warmup + a.steps
     optimizer = optimizer_of(model, a.lr, a.weight_decay)
-    scheduler = get_linear_schedule_with_warmup(optimizer, math.ceil(a.warmup_ratio * total), total)
+    scheduler = get_linear_schedule_with_warmup(optimizer, math.ceil(a.warmup_ratio * total_steps), total_steps)
     model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
-    collate = DataCollatorWithPadding(tokenizer)
+    return accelerator, tokenizer, DataCollatorWithPadding(tokenizer), model, optimizer, scheduler
+
+
+def train_step(accelerator, model, optimizer, scheduler, batch):
+    loss = model(**batch).loss
+    accelerator.backward(loss)
+    accelerator.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return loss
+
+
+def cmd_train(a):
+    cuda = a.device == "cuda"
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    total = a.warmup + a.steps
+    accelerator, tokenizer, collate, model, optimizer, scheduler = prepared(a, total)
     batches = step_batches(a, encoded(a, tokenizer))
     model.train()
     losses, samples, tokens, sum_sq, padded, padded_sq, started = [], 0, 0, 0, 0, 0, None
@@ -123,12 +144,7 @@ def cmd_train(a):
         real_tokens, squares = int(lengths.sum()), int((lengths * lengths).sum())
         rows, width = batch["attention_mask"].shape
         batch = {k: v.to(accelerator.device, non_blocking=True) for k, v in batch.items()}
-        loss = model(**batch).loss
-        accelerator.backward(loss)
-        accelerator.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        scheduler.step()
-        optimizer.zero_grad(set_to_none=True)
+        loss = train_step(accelerator, model, optimizer, scheduler, batch)
         if a.log_losses:
             losses.append(loss.item())
         if step >= a.warmup:
@@ -147,6 +163,44 @@ def cmd_train(a):
                       "padded_tokens_per_step": padded / a.steps, "sum_sq_padded_per_step": padded_sq / a.steps,
                       "peak_allocated_mib": peak_mib, "threads": torch.get_num_threads(),
                       "losses": losses, "torch": torch.__version__}))
+    return 0
+
+
+def dev_metrics(accelerator, model, collate, examples, batch=64):
+    """Accuracy and F1 of class 1 (GLUE's MRPC F1) of argmax predictions over the dev set."""
+    model.eval()
+    hits = tp = fp = fn = 0
+    with torch.no_grad():
+        for start in range(0, len(examples), batch):
+            chunk = collate(examples[start:start + batch])
+            labels = chunk["labels"]
+            logits = model(**{k: v.to(accelerator.device) for k, v in chunk.items()}).logits
+            predicted = logits.argmax(dim=-1).cpu()
+            hits += int((predicted == labels).sum())
+            tp += int(((predicted == 1) & (labels == 1)).sum())
+            fp += int(((predicted == 1) & (labels == 0)).sum())
+            fn += int(((predicted == 0) & (labels == 1)).sum())
+    f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+    return {"accuracy": hits / len(examples), "f1": f1, "examples": len(examples)}
+
+
+def cmd_finetune(a):
+    """Whole epochs in the runner's order, then the dev set's metrics: one JSON line."""
+    started = time.perf_counter()
+    probe = split_rows(a.data, a.task)
+    steps_per_epoch = math.ceil(len(probe) / a.batch)
+    total = a.epochs * steps_per_epoch
+    accelerator, tokenizer, collate, model, optimizer, scheduler = prepared(a, total)
+    batches = step_batches(a, encoded(a, tokenizer))
+    model.train()
+    for _ in range(total):
+        batch = {k: v.to(accelerator.device) for k, v in collate(next(batches)).items()}
+        loss = train_step(accelerator, model, optimizer, scheduler, batch)
+    metrics = dev_metrics(accelerator, model, collate, encoded(a, tokenizer, "dev"))
+    print(json.dumps({"side": "peer", "task": a.task, "seed": a.seed, "steps": total,
+                      "final_train_loss": loss.item(), **metrics, "precision": a.precision,
+                      "threads": torch.get_num_threads(), "seconds": time.perf_counter() - started,
+                      "torch": torch.__version__}))
     return 0
 
 
@@ -182,13 +236,23 @@ def main():
     g = sub.add_parser("gemm")
     g.add_argument("--device", choices=("cpu", "cuda"), default="cuda")
     t = sub.add_parser("train")
+    f = sub.add_parser("finetune")
+    t.add_argument("--steps", type=int, required=True)
+    t.add_argument("--warmup", type=int, required=True)
+    f.add_argument("--epochs", type=int, required=True)
+    for parser in (t, f):
+        training_arguments(parser)
+    a = p.parse_args()
+    return {"init": cmd_init, "train": cmd_train, "finetune": cmd_finetune, "gemm": cmd_gemm}[a.cmd](a)
+
+
+def training_arguments(t):
+    """What train and finetune share."""
     for name in ("--init", "--tokenizer", "--data"):
         t.add_argument(name, required=True)
     t.add_argument("--precision", choices=("fp32", "fp16", "bf16"), required=True)
     t.add_argument("--task", choices=("mrpc", "sst2"), default="mrpc")
     t.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
-    t.add_argument("--steps", type=int, required=True)
-    t.add_argument("--warmup", type=int, required=True)
     t.add_argument("--batch", type=int, default=32)
     t.add_argument("--max-length", type=int, default=128)
     t.add_argument("--fixed-length", action="store_true", help="pad every batch to max_length")
@@ -198,8 +262,6 @@ def main():
     t.add_argument("--lr", type=float, default=2e-5)
     t.add_argument("--weight-decay", type=float, default=0.01)
     t.add_argument("--warmup-ratio", type=float, default=0.1)
-    a = p.parse_args()
-    return {"init": cmd_init, "train": cmd_train, "gemm": cmd_gemm}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Accuracy parity with Hugging Face on the same pretrained checkpoint: the shipped
+# recipes recipes/mrpc_minilm.toml (3 epochs) and recipes/sst2_minilm.yaml (1 epoch),
+# all-MiniLM-L6-v2, trained by the runner and by Transformers + Accelerate
+# (bench/accelerate_peer.py finetune) with the settings the runner resolves from the
+# recipe (lr, weight decay, warm-up ratio, epochs, batch, max length, precision), one
+# run per seed and side; then means, standard deviations and the difference of the
+# means in pooled standard deviations (bench/accuracy_table.py).
+#
+#   bench/accuracy_ab.sh [--tasks mrpc,sst2] [--seeds 42,43,44,45,46] [--jobs 2]
+#                        [--threads 1] [--out build/accuracy_ab] [--table-only]
+#
+# Resumable: each finished run leaves OUT/TASK-SIDE-SEED.json and is not run again,
+# so an interrupted study goes on where it stopped, with the runner binary it
+# started with (copied to OUT/runner; delete it to take a new build). --jobs runs that many at once,
+# each with --threads intra-op threads (on 2 cores, 2 jobs of 1 thread finish the
+# study sooner than 1 job of 2). Needs the peer's venv ($PEER_VENV, default
+# build-piptorch/venv; bench/peer_ab.sh creates one) and the MiniLM package
+# (scripts/setup.sh). On the 2-core machine the whole study is hours (README).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+self=$PWD/bench/accuracy_ab.sh
+tasks=mrpc,sst2 seeds=42,43,44,45,46 jobs=2 threads=1 out=build/accuracy_ab table_only=0
+py=${PEER_VENV:-build-piptorch/venv}/bin/python3
+
+recipe_of() { case $1 in mrpc) echo recipes/mrpc_minilm.toml ;; sst2) echo recipes/sst2_minilm.yaml ;;
+  *) echo "accuracy_ab: unknown task '$1' (mrpc or sst2)" >&2; exit 2 ;; esac; }
+
+# TASK SEED: the runner's run of the shipped recipe; its final evaluation as one JSON line.
+runner_side() {
+  local task=$1 seed=$2 dir=$out/runs/$1-$2
+  rm -rf "$dir"
+  "$out/runner" run "$(recipe_of "$task")" --set "run.seed=$seed" --set "run.threads=$threads" \
+    --set "run.output_dir=$dir" --set 'run.loggers=["jsonl"]' >"$dir.log" 2>&1 || {
+    tail -n 20 "$dir.log" >&2; return 1; }
+  jq -c --arg task "$task" --argjson seed "$seed" --argjson threads "$threads" \
+    '{side: "runner", task: $task, seed: $seed, steps: .global_step, accuracy: .final.accuracy,
+      f1: .final.f1, examples: .final.examples, threads: $threads, seconds: .total_wall_seconds}' \
+    "$dir"/*/*/summary.json && rm -rf "$dir" "$dir.log"
+}
+
+# TASK SEED: the peer's run with the settings the runner resolves from the same recipe.
+peer_side() {
+  local task=$1 seed=$2 config
+  config=$("$out/runner" print-config "$(recipe_of "$task")" --format json)
+  field() { jq -r "$1" <<<"$config"; }
+  OMP_NUM_THREADS=$threads "$py" bench/accelerate_peer.py finetune --device cpu --task "$task" \
+    --seed "$seed" --init "$(field .model.pretrained)" --tokenizer "$(field .tokenizer.path)" \
+    --data "$(field .data.dir)" --precision "$(field .train.precision)" --epochs "$(field .train.epochs)" \
+    --batch "$(field .data.train_batch_size)" --max-length "$(field .data.max_length)" \
+    --lr "$(field .optimizer.lr)" --weight-decay "$(field .optimizer.weight_decay)" \
+    --warmup-ratio "$(field .scheduler.warmup_ratio)" 2>"$out/peer-$task-$seed.log"
+  rm -f "$out/peer-$task-$seed.log"
+}
+
+# TASK SIDE SEED: one run into OUT/TASK-SIDE-SEED.json (written only when it finished).
+one() {
+  local result=$out/$1-$2-$3.json
+  "$2_side" "$1" "$3" >"$result.part" && jq -e .accuracy "$result.part" >/dev/null &&
+    mv "$result.part" "$result" &&
+    echo "accuracy_ab: $(date -u +%H:%M:%S) done $1 $2 seed $3: $(jq -c '{accuracy, f1, seconds}' "$result")"
+}
+
+if [[ ${1:-} == --one ]]; then out=$2 threads=$3; one "$4" "$5" "$6"; exit; fi
+while (($#)); do
+  case $1 in
+    --tasks) tasks=$2; shift 2 ;;
+    --seeds) seeds=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --table-only) table_only=1; shift ;;
+    *) echo "accuracy_ab: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out/runs"
+if ((!table_only)); then
+  [[ -x build/runner ]] || { echo "accuracy_ab: build/runner is missing (scripts/setup.sh)" >&2; exit 1; }
+  # The study keeps the binary it started with: a rebuild during its hours does not mix two runners.
+  [[ -x $out/runner ]] || cp build/runner "$out/runner"
+  "$py" -c 'import torch, transformers, accelerate' 2>/dev/null || {
+    echo "accuracy_ab: no peer venv at ${py%/bin/python3} (set PEER_VENV; bench/peer_ab.sh makes one)" >&2; exit 1; }
+  echo "accuracy_ab: runner $("$out/runner" --version | head -n1), peer $("$py" -c 'import torch, transformers, accelerate as a
+print("torch", torch.__version__, "transformers", transformers.__version__, "accelerate", a.__version__)'),"\
+    "$jobs jobs x $threads threads, cpu: $(lscpu | sed -n 's/^Model name: *//p')"
+  IFS=, read -ra task_list <<<"$tasks"
+  IFS=, read -ra seed_list <<<"$seeds"
+  for task in "${task_list[@]}"; do
+    recipe_of "$task" >/dev/null
+    for seed in "${seed_list[@]}"; do
+      for side in peer runner; do  # the peer first: the longer run of the pair starts earlier
+        [[ -s $out/$task-$side-$seed.json ]] || echo "$task $side $seed"
+      done
+    done
+  done | xargs -P "$jobs" -L 1 bash "$self" --one "$out" "$threads" ||
+    echo "accuracy_ab: some runs failed; their logs stay in $out" >&2
+fi
+python3 bench/accuracy_table.py "$out"
