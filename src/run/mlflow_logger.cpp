@@ -77,6 +77,11 @@ std::vector<mlflow::KeyValue> recipe_params(const std::string& run_dir) {
   return out;
 }
 
+// No answer, a server error or "too many requests" may pass; another 4xx will not.
+bool worth_retrying(const mlflow::Answer& a) {
+  return !a.reached || a.status >= 500 || a.status == 429;
+}
+
 std::string mlflow_status(const std::string& run_status) {
   if (run_status == "completed") return "FINISHED";
   if (run_status == "interrupted") return "KILLED";
@@ -149,7 +154,7 @@ class MlflowLogger : public Logger {
       std::vector<mlflow::KeyValue> params = next_params();
       if (batch.empty() && params.empty()) return true;
       mlflow::Answer a = client_.log_batch(run_id_, batch, params, {});
-      if (!a.reached) return unreachable(a);
+      if (worth_retrying(a)) return unreachable(a);
       if (!a.ok) say_once(rejected_said_, fmt::format("the tracking server at {} refused {} values: {}",
                                                       client_.uri(), batch.size() + params.size(), a.problem));
       params_sent_ += params.size();
@@ -176,7 +181,7 @@ class MlflowLogger : public Logger {
     if (!run_id_.empty() && !resumed_) return true;
     if (resumed_) {
       mlflow::Answer a = client_.update_run(run_id_, "RUNNING", 0);
-      if (!a.reached) return unreachable(a);
+      if (worth_retrying(a)) return unreachable(a);
       resumed_ = false;
       return true;
     }
@@ -185,7 +190,7 @@ class MlflowLogger : public Logger {
     if (a.ok)
       a = client_.create_run(experiment_id_, fs::path(ctx_.run_dir).filename().string(), now_ms(), run_tags(),
                              run_id_, artifact_uri_);
-    if (!a.reached) return unreachable(a);
+    if (worth_retrying(a)) return unreachable(a);
     if (!a.ok) {
       gave_up_ = true;
       say(fmt::format("the tracking server at {} refused to create the run ({}); this run is not tracked "
