@@ -32,6 +32,16 @@ void check_no_backtrace(const std::string& out) {
   CHECK(out.find("Exception raised from") == std::string::npos);
 }
 
+// What a refusal of a missing CUDA says and leaves: exit 2, the fixes, no trace, no run directory.
+void check_cuda_refusal(const runner::test::CommandResult& r, const std::string& dir) {
+  INFO(r.out);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.find("run.device = \"auto\"") != std::string::npos);
+  CHECK(r.out.find("\"bf16\"") != std::string::npos);
+  check_no_backtrace(r.out);
+  CHECK_FALSE(fs::exists(dir + "/runs"));
+}
+
 // A bert-base-uncased folder as the shared one is: config.json and the tokenizer, no weights.
 std::string weightless_model(const std::string& dir) {
   std::string model = dir + "/bert-base-uncased";
@@ -51,13 +61,7 @@ TEST_CASE("a CUDA run on a machine without CUDA is refused before its run direct
   std::string dir = runner::test::tmp_dir("refuse-cuda");
   auto r = run_command(runner_exe() + " " + smoke() + " --set run.output_dir=" + dir +
                        "/runs --set run.device=cuda --set train.precision=fp16");
-  INFO(r.out);
-  CHECK(r.exit_code == 2);
-  CHECK(r.out.find("run.device") != std::string::npos);
-  CHECK(r.out.find("run.device = \"auto\"") != std::string::npos);
-  CHECK(r.out.find("\"bf16\"") != std::string::npos);
-  check_no_backtrace(r.out);
-  CHECK_FALSE(fs::exists(dir + "/runs"));
+  check_cuda_refusal(r, dir);
 }
 
 TEST_CASE("the fp16 flagship recipe on a machine without CUDA is refused at once, without a trace or a run", "[cli]") {
@@ -71,13 +75,9 @@ TEST_CASE("the fp16 flagship recipe on a machine without CUDA is refused at once
   std::ofstream(model + "/model.safetensors") << "";
   auto r = run_command("cd " + dir + " && RUNNER_MODELS=" + dir + " " + runner_exe() + " " + source_dir() +
                        "/recipes/mrpc_fp16.toml");
-  INFO(r.out);
-  CHECK(r.exit_code == 2);
+  check_cuda_refusal(r, dir);
   CHECK(r.out.find("mrpc_fp16.toml:10:10: error: run.device: run.device = \"cuda\", but") != std::string::npos);
-  CHECK(r.out.find("run.device = \"auto\"") != std::string::npos);
   CHECK(r.out.find("train.precision = \"bf16\"") != std::string::npos);
-  check_no_backtrace(r.out);
-  CHECK_FALSE(fs::exists(dir + "/runs"));
   // Without the weights (as ../shared has it) it stops earlier, at the recipe, naming the folder.
   fs::remove(model + "/model.safetensors");
   auto v = run_command("cd " + dir + " && RUNNER_MODELS=" + dir + " " + runner_exe() + " " + source_dir() +

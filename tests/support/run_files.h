@@ -5,6 +5,7 @@
 #include "run/run_dir.h"
 
 #include "catch.h"
+#include "shared.h"
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -12,6 +13,16 @@
 #include <vector>
 
 namespace runner::test {
+
+// --set flags that keep a test's run inside dir (its runs/ and token cache) on one thread.
+inline std::string isolated_run_sets(const std::string& dir) {
+  return " --set run.output_dir=" + dir + "/runs --set data.cache_dir=" + dir + "/cache --set run.threads=1";
+}
+
+// `ENV runner ARGS`: its exit code, stdout and stderr together.
+inline CommandResult runner_cmd(const std::string& env, const std::string& args) {
+  return run_command(env + " " + runner_exe() + " " + args);
+}
 
 // The single run of `run_name` under dir/runs (a data-parallel run: rank 0 alone made one).
 inline std::string only_run_dir(const std::string& dir, const std::string& run_name = "mrpc_smoke") {

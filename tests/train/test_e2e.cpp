@@ -17,7 +17,9 @@
 namespace fs = std::filesystem;
 using runner::test::events;
 using runner::test::only_run_dir;
+using runner::test::isolated_run_sets;
 using runner::test::run_command;
+using runner::test::runner_cmd;
 
 namespace {
 
@@ -25,20 +27,11 @@ using runner::test::smoke_recipe;
 
 // Overrides that keep every test's files in its own directory and the numbers
 // independent of the machine's core count.
-std::string common_sets(const std::string& dir) {
-  return " --set run.output_dir=" + dir + "/runs --set data.cache_dir=" + dir +
-         "/cache --set run.threads=1";
-}
-
 // A short run with checkpoints every 4 steps and an evaluation every 6:
 // 256 examples / 16 = 16 steps per epoch, 32 steps in all.
 std::string resume_sets(const std::string& dir) {
-  return common_sets(dir) +
+  return isolated_run_sets(dir) +
          " --set train.checkpoint_every=4 --set train.eval_every=6 --set train.log_every=2";
-}
-
-runner::test::CommandResult runner_cmd(const std::string& env, const std::string& args) {
-  return run_command(env + " " + runner::test::runner_exe() + " " + args);
 }
 
 // Train and eval events without their timings: what must repeat bit for bit.
@@ -60,7 +53,7 @@ nlohmann::json summary(const std::string& run_dir) {
 
 TEST_CASE("the smoke recipe trains through `runner` and fills the run directory", "[e2e]") {
   std::string dir = runner::test::tmp_dir("e2e_smoke");
-  auto r = runner_cmd("", smoke_recipe() + common_sets(dir));
+  auto r = runner_cmd("", smoke_recipe() + isolated_run_sets(dir));
   INFO(r.out);
   REQUIRE(r.exit_code == 0);
   std::string run = only_run_dir(dir);
@@ -109,7 +102,7 @@ TEST_CASE("a run whose log pipe closes trains to the end and records it", "[e2e]
   // is written to a pipe with no reader. Under SIGPIPE's default action the
   // process died there with no summary; a write that fails must not end a run.
   std::string dir = runner::test::tmp_dir("e2e_closed_pipe");
-  auto r = run_command("{ " + runner::test::runner_exe() + " " + smoke_recipe() + common_sets(dir) +
+  auto r = run_command("{ " + runner::test::runner_exe() + " " + smoke_recipe() + isolated_run_sets(dir) +
                        " 2>&1; echo $? >" + dir + "/exit_code; } | head -c 1 >/dev/null");
   INFO(r.out);
   CHECK(runner::read_file_bytes(dir + "/exit_code") == "0\n");
@@ -156,7 +149,7 @@ TEST_CASE("a run killed at three points and resumed each time ends bitwise equal
 
 TEST_CASE("SIGTERM finishes the step, checkpoints, exits 143 and the run resumes", "[e2e]") {
   std::string dir = runner::test::tmp_dir("e2e_sigterm");
-  auto r = runner_cmd("RUNNER_TEST_TERM_AT_STEP=5", smoke_recipe() + common_sets(dir));
+  auto r = runner_cmd("RUNNER_TEST_TERM_AT_STEP=5", smoke_recipe() + isolated_run_sets(dir));
   INFO(r.out);
   REQUIRE(r.exit_code == 143);
   std::string run = only_run_dir(dir);
@@ -164,7 +157,7 @@ TEST_CASE("SIGTERM finishes the step, checkpoints, exits 143 and the run resumes
   CHECK(summary(run)["signal"] == 15);
   CHECK(runner::verify_checkpoint(run + "/checkpoints/step-00000005").empty());
   // --resume auto picks this unfinished run rather than starting another.
-  r = runner_cmd("", smoke_recipe() + common_sets(dir) + " --resume auto");
+  r = runner_cmd("", smoke_recipe() + isolated_run_sets(dir) + " --resume auto");
   INFO(r.out);
   REQUIRE(r.exit_code == 0);
   CHECK(only_run_dir(dir) == run);
@@ -179,7 +172,7 @@ TEST_CASE("resuming with a changed recipe is refused with the diff unless allowe
   std::string dir = runner::test::tmp_dir("e2e_changed");
   std::string recipe = dir + "/smoke.toml";
   fs::copy_file(smoke_recipe(), recipe);
-  auto r = runner_cmd("RUNNER_TEST_KILL_AT_STEP=3", recipe + common_sets(dir));
+  auto r = runner_cmd("RUNNER_TEST_KILL_AT_STEP=3", recipe + isolated_run_sets(dir));
   INFO(r.out);
   REQUIRE(r.exit_code == 128 + 9);
   std::string run = only_run_dir(dir);

@@ -21,19 +21,13 @@
 namespace fs = std::filesystem;
 using runner::test::events;
 using runner::test::only_run_dir;
+using runner::test::isolated_run_sets;
 using runner::test::run_command;
+using runner::test::runner_cmd;
 
 namespace {
 
 using runner::test::smoke_recipe;
-
-std::string sets(const std::string& dir) {
-  return " --set run.output_dir=" + dir + "/runs --set data.cache_dir=" + dir + "/cache --set run.threads=1";
-}
-
-runner::test::CommandResult runner_cmd(const std::string& env, const std::string& args) {
-  return run_command(env + " " + runner::test::runner_exe() + " " + args);
-}
 
 nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(runner::read_file_bytes(path)); }
 
@@ -68,7 +62,7 @@ int most_significant_digits(const std::string& text) {
 TEST_CASE("every event in metrics.jsonl and train.log carries its wall-clock time and elapsed seconds", "[e2e]") {
   std::string dir = runner::test::tmp_dir("records-time");
   double before = unix_now();
-  auto r = runner_cmd("", smoke_recipe() + sets(dir));
+  auto r = runner_cmd("", smoke_recipe() + isolated_run_sets(dir));
   double after = unix_now();
   INFO(r.out);
   REQUIRE(r.exit_code == 0);
@@ -102,7 +96,7 @@ TEST_CASE("every event in metrics.jsonl and train.log carries its wall-clock tim
 TEST_CASE("a run stopped by max_steps inside an epoch records its final evaluation as an evaluation", "[e2e]") {
   std::string dir = runner::test::tmp_dir("records-max-steps");
   // 16 steps an epoch: the run stops at step 10, with no epoch-end evaluation before it.
-  auto r = runner_cmd("", smoke_recipe() + sets(dir) + " --set train.max_steps=10");
+  auto r = runner_cmd("", smoke_recipe() + isolated_run_sets(dir) + " --set train.max_steps=10");
   INFO(r.out);
   REQUIRE(r.exit_code == 0);
   std::string run = only_run_dir(dir);
@@ -129,7 +123,7 @@ TEST_CASE("a run stopped by max_steps inside an epoch records its final evaluati
 TEST_CASE("a run killed with SIGKILL reads as died, and its resume sums the wall time of both sessions", "[e2e]") {
   std::string dir = runner::test::tmp_dir("records-died");
   auto r = runner_cmd("RUNNER_HEARTBEAT_SECONDS=0.1 RUNNER_TEST_KILL_AT_STEP=10",
-                      smoke_recipe() + sets(dir) + " --set train.checkpoint_every=4");
+                      smoke_recipe() + isolated_run_sets(dir) + " --set train.checkpoint_every=4");
   INFO(r.out);
   REQUIRE(r.exit_code != 0);
   std::string run = only_run_dir(dir);
@@ -163,7 +157,7 @@ TEST_CASE("a run killed with SIGKILL reads as died, and its resume sums the wall
 
 TEST_CASE("a piped console shows step, epoch and loss first, rounded, and ends with the command that applies", "[e2e]") {
   std::string dir = runner::test::tmp_dir("records-console");
-  auto r = runner_cmd("", smoke_recipe() + sets(dir));
+  auto r = runner_cmd("", smoke_recipe() + isolated_run_sets(dir));
   INFO(r.out);
   REQUIRE(r.exit_code == 0);
   std::string run = only_run_dir(dir);
@@ -174,7 +168,7 @@ TEST_CASE("a piped console shows step, epoch and loss first, rounded, and ends w
   CHECK(r.out.find("see it with: runner report " + run + "\n") != std::string::npos);
 
   std::string term_dir = runner::test::tmp_dir("records-console-term");
-  auto t = runner_cmd("RUNNER_TEST_TERM_AT_STEP=5", smoke_recipe() + sets(term_dir));
+  auto t = runner_cmd("RUNNER_TEST_TERM_AT_STEP=5", smoke_recipe() + isolated_run_sets(term_dir));
   INFO(t.out);
   CHECK(t.exit_code == 143);
   CHECK(t.out.find("end interrupted by SIGTERM step=5/32") != std::string::npos);
@@ -187,7 +181,7 @@ TEST_CASE("a terminal's bar shows the epoch and an evaluation under way", "[e2e]
     return;
   }
   std::string dir = runner::test::tmp_dir("records-tty");
-  std::string cmd = runner::test::runner_exe() + " " + smoke_recipe() + sets(dir);
+  std::string cmd = runner::test::runner_exe() + " " + smoke_recipe() + isolated_run_sets(dir);
   auto r = run_command("script -qefc '" + cmd + "' /dev/null");
   INFO(r.out);
   REQUIRE(r.exit_code == 0);
