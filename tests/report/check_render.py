@@ -94,9 +94,12 @@ class SvgIndex(HTMLParser):
         super().__init__()
         self.charts, self.current, self.table_rows = {}, None, {}
         self.table = None
+        self.classes = {}  # class attribute -> elements that have it
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        for name in (a.get("class") or "").split():
+            self.classes[name] = self.classes.get(name, 0) + 1
         if tag == "svg" and "id" in a:
             self.current = self.charts.setdefault(a["id"], {"series": [], "markers": []})
         elif tag == "g" and self.current is not None and "data-series" in a:
@@ -133,6 +136,29 @@ def check_pictures(name, light, dark):
         colours_dark, inked_dark, lum_dark = picture_stats(dark)
         c.check(colours_dark >= 8 and inked_dark >= 0.02, f"{dark}: blank ({colours_dark} colours)")
         c.check(lum_dark < lum_light - 60, f"dark scheme mean luminance {lum_dark:.0f} vs light {lum_light:.0f}")
+
+
+def check_legends(name, classes, figures, items):
+    with Case(f"{name}: one legend a figure, none in the charts") as c:
+        c.check(classes.get("legend-text", 0) == 0, f"{classes.get('legend-text')} legends inside charts")
+        c.check(classes.get("figure-legend", 0) == figures,
+                f"{classes.get('figure-legend', 0)} figure legends, expected {figures}")
+        c.check(classes.get("legend-item", 0) == items, f"{classes.get('legend-item', 0)} legend items, expected {items}")
+
+
+def check_width(light):
+    """One run's page: the charts stand beside the identity table, so the right
+    half of the top of the page is drawn on (it was empty beside a narrow table)."""
+    with Case("smoke: the page uses its width (the right half of its top is not empty)") as c:
+        width, height, rows = png_pixels(light)
+        counts = {}
+        for row in rows[::4]:
+            for px in row[::4]:
+                counts[px] = counts.get(px, 0) + 1
+        background = max(counts, key=counts.get)
+        region = [px for row in rows[100:min(height, 700):2] for px in row[width // 2::2]]
+        inked = sum(1 for px in region if px != background) / max(1, len(region))
+        c.check(inked >= 0.10, f"only {inked:.1%} of the top right quarter differs from the background")
 
 
 def series_points(chart, key):
@@ -189,8 +215,12 @@ def main():
         check_pictures(mode, light, dark)
         if mode == "smoke":
             check_run(record_dir, index.charts)
+            check_legends(mode, index.classes, 1, 1)
+            check_width(light)
         else:
             check_sweep(record_dir, index.charts, index.table_rows)
+            # the metric against the keys (best and final), then the points' runs (4)
+            check_legends(mode, index.classes, 2, 2 + 4)
     return catch_summary.report(results)
 
 
