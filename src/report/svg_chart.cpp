@@ -204,7 +204,7 @@ std::vector<std::string> tick_labels(const std::vector<double>& ticks, bool log)
     }
     return out;
   }
-  TickScale scale = tick_scale(largest, largest < 1e-3);
+  TickScale scale = tick_scale(largest, false);
   double step = ticks.size() > 1 ? std::abs(ticks[1] - ticks[0]) : largest;
   int decimals = step > 0 ? std::max(0, -decimal_exponent(step / std::pow(10.0, scale.exponent))) : 0;
   for (double t : ticks) out.push_back(scaled_number(t, scale, decimals));

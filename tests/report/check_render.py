@@ -5,6 +5,7 @@ blank, the dark scheme is darker than the light one, and the DOM Chromium
 parsed holds the expected SVG series, counted from the run's own metrics.jsonl.
 
 usage: check_render.py [smoke RUN_DIR DOM LIGHT_PNG DARK_PNG] [sweep SWEEP_DIR DOM LIGHT_PNG DARK_PNG]
+                       [smoke-time RUN_DIR DOM - -]  (a report with --x time: its series only)
 Prints one "case: ok|FAILED" line per check and a Catch2-like summary that
 scripts/test.sh counts."""
 import json
@@ -165,10 +166,10 @@ def series_points(chart, key):
     return [int(s["data-points"]) for s in chart["series"] if s["data-series"] == key]
 
 
-def check_run(run_dir, charts):
+def check_run(run_dir, charts, name="smoke"):
     train, evals = events(run_dir, "train"), events(run_dir, "eval")
     summary = json.loads((Path(run_dir) / "summary.json").read_text())
-    with Case("smoke: every chart has the run's series with as many points as metrics.jsonl") as c:
+    with Case(f"{name}: every chart has the run's series with as many points as metrics.jsonl") as c:
         c.check(len(train) > 0 and len(evals) > 0, "the smoke run logged no train or eval events")
         for chart, key, field, source in [("chart-train-loss", "train.loss", "loss", train),
                                           ("chart-lr", "train.lr", "lr", train),
@@ -182,7 +183,7 @@ def check_run(run_dir, charts):
             got = series_points(charts.get(chart, {"series": []}), key)
             c.check(got == [want], f"{chart}: series {key} has {got} points, metrics.jsonl has {want}")
         c.check("chart-loss-scale" not in charts, "an fp32 run has a loss-scale chart")
-    with Case("smoke: the best checkpoint is marked at summary.json's best step") as c:
+    with Case(f"{name}: the best checkpoint is marked at summary.json's best step") as c:
         best = summary.get("best", {}).get("step")
         markers = [m.get("data-step") for m in charts.get("chart-eval-f1", {"markers": []})["markers"]]
         c.check(best is not None and markers == [str(best)], f"markers {markers}, best step {best}")
@@ -212,6 +213,9 @@ def main():
         args = args[5:]
         index = SvgIndex()
         index.feed(Path(dom).read_text())
+        if mode == "smoke-time":
+            check_run(record_dir, index.charts, mode)
+            continue
         check_pictures(mode, light, dark)
         if mode == "smoke":
             check_run(record_dir, index.charts)
