@@ -4,6 +4,9 @@
 
 #include "cli/run_names.h"
 #include "report/report_command.h"
+#include "util/utf8.h"
+
+#include <fmt/format.h>
 
 #include <iostream>
 
@@ -13,6 +16,14 @@ int cmd_report(const ParsedArgs& args) {
   ReportOptions o;
   for (const auto& path : args.positionals()) o.paths.push_back(run_dir_argument(path, std::cerr));
   o.out = args.get("--out", o.out);
+  std::string axis = args.get("--x", "step");
+  std::optional<XAxis> x_axis = parse_x_axis(axis);
+  if (!x_axis) {
+    std::cerr << fmt::format("error: --x: expected step, samples, epoch or time, found \"{}\"\n",
+                             terminal_safe(axis));
+    return kExitBadInput;
+  }
+  o.x_axis = *x_axis;
   return run_report_command(o, std::cout, std::cerr);
 }
 

@@ -49,6 +49,8 @@ const std::vector<FlagSpec>& flag_table() {
       {"--checkpoint", "NAME", "step-00000042 (or 42), best, or final; default the newest valid checkpoint"},
       {"--to", "DIR", "Folder to create (it must not exist, or be empty)"},
       {"--out", "FILE", "Where to write the HTML report (default report.html; replaced atomically)"},
+      {"--x", "step|samples|epoch|time", "The run charts' x axis: optimizer step (default), training samples "
+                                         "(step x effective batch), epoch, or elapsed seconds of the run"},
       {"--json", "", "Print one JSON document for scripts instead of text"},
       {"--defaults", "", "Write the default recipe without asking (MRPC, BERT-Mini, fp32, batch 32, 3 epochs)"},
       {"--force", "", "Replace RECIPE when it exists, without asking"},
@@ -100,7 +102,7 @@ const std::vector<CommandSpec>& command_table() {
        {{"RUN_DIR", "a run directory written by runner run"}}, {"--checkpoint", "--to"}, cmd_export},
       {"report", "Write one self-contained HTML report (charts, identity, differences) of a run, "
                  "several runs overlaid, or a sweep",
-       {{"PATH", "a run directory, several run directories, or a sweep directory"}}, {"--out"},
+       {{"PATH", "a run directory, several run directories, or a sweep directory"}}, {"--out", "--x"},
        cmd_report, true},
       {"ls", "List the runs under DIR (default runs/), newest first: status, steps, best metric, speed",
        {{"DIR", "a folder of runs, e.g. runs/ or runs/<name>", false}}, {"--json"}, cmd_ls},

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace runner {
@@ -22,7 +23,7 @@ const char* kStyle = R"css(
   --border: #30363d;
   --c0: #6cb4ee; --c1: #ff7b72; --c2: #56d364; --c3: #ffa657; --c4: #d2a8ff; --c5: #d4a373;
   --c6: #f778ba; --c7: #39d0d8; } }
-body { background: var(--bg); color: var(--fg); margin: 24px auto; max-width: 1360px; padding: 0 16px;
+body { background: var(--bg); color: var(--fg); margin: 24px auto; max-width: 2400px; padding: 0 16px;
   font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; }
 h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 28px 0 8px; }
 p.sub { color: var(--muted); margin: 0 0 16px; }
@@ -31,7 +32,14 @@ th, td { border: 1px solid var(--border); padding: 4px 8px; text-align: left; ve
 thead th, tbody th { background: var(--panel); font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 code { font: 12px ui-monospace, "DejaVu Sans Mono", monospace; }
-.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(440px, 1fr)); gap: 16px; }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(380px, 1fr)); gap: 16px; }
+.figure-legend { display: flex; flex-wrap: wrap; gap: 4px 18px; margin: 0 0 10px; font-size: 13px; }
+.legend-item { white-space: nowrap; }
+.single-run { display: grid; grid-template-columns: minmax(300px, 420px) minmax(0, 1fr); gap: 0 28px;
+  align-items: start; }
+.single-run table { width: 100%; }
+.single-run td { overflow-wrap: anywhere; }
+@media (max-width: 900px) { .single-run { grid-template-columns: minmax(0, 1fr); } }
 svg.chart { width: 100%; height: auto; background: var(--panel); border: 1px solid var(--border);
   border-radius: 6px; }
 svg.chart text { fill: var(--fg); font: 11px system-ui, "DejaVu Sans", sans-serif; }
@@ -100,6 +108,20 @@ std::string metric_text(std::optional<double> value) {
 
 std::string swatch_html(int colour) {
   return fmt::format("<span class=\"swatch-box c{}\"></span>", colour % 8);
+}
+
+std::string chart_figure_html(const std::vector<ChartSpec>& charts) {
+  std::vector<std::pair<std::string, int>> entries;  // (label, colour), each once
+  for (const auto& chart : charts)
+    for (const auto& s : chart.series)
+      if (std::find(entries.begin(), entries.end(), std::make_pair(s.label, s.colour)) == entries.end())
+        entries.push_back({s.label, s.colour});
+  std::string out = "<div class=\"figure\"><p class=\"figure-legend\">";
+  for (const auto& [label, colour] : entries)
+    out += "<span class=\"legend-item\">" + swatch_html(colour) + xml_escape(label) + "</span>";
+  out += "</p><div class=\"charts\">";
+  for (const auto& chart : charts) out += render_chart(chart);
+  return out + "</div></div>";
 }
 
 }  // namespace runner

@@ -2,6 +2,8 @@
 // tables, and the number and duration formats the tables share.
 #pragma once
 
+#include "report/svg_chart.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,5 +28,9 @@ std::string duration_text(std::optional<double> seconds);
 std::string metric_text(std::optional<double> value);
 // A colour swatch for legends and tables (palette index).
 std::string swatch_html(int colour);
+
+// A figure: one legend (each series label once, with its colour, in order of
+// first appearance) above its charts in a responsive grid; the charts carry none.
+std::string chart_figure_html(const std::vector<ChartSpec>& charts);
 
 }  // namespace runner

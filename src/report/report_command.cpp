@@ -42,13 +42,13 @@ void warn_damaged_lines(const RunHistory& run, std::ostream& err) {
 
 // The runs of the sweep's points, in ranked order; a point whose run cannot be
 // read is left out with a warning, so one damaged run does not hide the others.
-void load_point_runs(const nlohmann::json& ranked, std::vector<RunHistory>& runs,
+void load_point_runs(const nlohmann::json& ranked, XAxis x_axis, std::vector<RunHistory>& runs,
                      std::vector<std::string>& labels, std::ostream& err) {
   for (const auto& p : ranked) {
     std::string dir = record_string(p, "run_dir");
     if (dir.empty()) continue;
     try {
-      runs.push_back(load_run_history(dir));
+      runs.push_back(load_run_history(dir, x_axis));
       labels.push_back(record_string(p, "point", runs.back().name()));
       warn_damaged_lines(runs.back(), err);
     } catch (const InputError& e) {
@@ -58,7 +58,7 @@ void load_point_runs(const nlohmann::json& ranked, std::vector<RunHistory>& runs
   }
 }
 
-std::string sweep_report(const std::string& dir, std::ostream& err) {
+std::string sweep_report(const std::string& dir, XAxis x_axis, std::ostream& err) {
   std::string path = dir + "/sweep_summary.json";
   if (!fs::is_regular_file(path))
     bad_path(path, "the sweep has no summary yet",
@@ -68,7 +68,7 @@ std::string sweep_report(const std::string& dir, std::ostream& err) {
     bad_path(path, "expected an object with a \"points\" list", "run the sweep again to rewrite its summary");
   std::vector<RunHistory> runs;
   std::vector<std::string> labels;
-  load_point_runs(ranked_points(summary), runs, labels, err);
+  load_point_runs(ranked_points(summary), x_axis, runs, labels, err);
   return sweep_report_html(summary, runs, labels);
 }
 
@@ -104,12 +104,12 @@ int run_report_command(const ReportOptions& o, std::ostream& out, std::ostream& 
   if (is_sweep_dir(o.paths[0])) {
     if (o.paths.size() > 1)
       bad_path(o.paths[1], "a sweep directory is reported alone", "pass the sweep directory by itself");
-    html = sweep_report(o.paths[0], err);
+    html = sweep_report(o.paths[0], o.x_axis, err);
   } else {
     std::vector<RunHistory> runs;
     for (const auto& p : o.paths) {
       if (is_sweep_dir(p)) bad_path(p, "a sweep directory is reported alone", "pass the sweep directory by itself");
-      runs.push_back(load_run_history(p));
+      runs.push_back(load_run_history(p, o.x_axis));
       warn_damaged_lines(runs.back(), err);
     }
     html = runs_report_html(runs, run_labels(runs));

@@ -1,6 +1,8 @@
-// `runner report PATH... [--out FILE]` and `runner ls [DIR]`: reading run and
+// `runner report PATH... [--out FILE] [--x AXIS]` and `runner ls [DIR]`: reading run and
 // sweep directories back, for people (HTML, a table) and scripts (--json).
 #pragma once
+
+#include "report/x_axis.h"
 
 #include <iosfwd>
 #include <string>
@@ -11,6 +13,7 @@ namespace runner {
 struct ReportOptions {
   std::vector<std::string> paths;  // one or more run directories, or one sweep directory
   std::string out = "report.html";
+  XAxis x_axis = XAxis::Step;  // what the run charts' x axis counts (--x)
 };
 
 // Writes the report atomically (a temporary file renamed into place), so a

@@ -110,9 +110,7 @@ void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::s
 }
 
 std::string charts_html(const std::vector<RunHistory>& runs, const std::vector<std::string>& labels) {
-  std::string out = "<div class=\"charts\">";
-  for (const auto& spec : run_charts(runs, labels)) out += render_chart(spec);
-  return out + "</div>";
+  return chart_figure_html(run_charts(runs, labels));
 }
 
 std::string differences_html(const std::vector<RunHistory>& runs, const std::vector<std::string>& labels) {
@@ -141,6 +139,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> recipe_differences
   }
   std::vector<std::pair<std::string, std::vector<std::string>>> out;
   for (const auto& key : keys) {
+    if (key == "run.name") continue;  // the runs are told apart by name already: no difference of recipe
     std::vector<std::string> values;
     for (const auto& f : flat) values.push_back(f.count(key) ? f.at(key) : "(absent)");
     if (std::set<std::string>(values.begin(), values.end()).size() > 1) out.push_back({key, values});
@@ -160,12 +159,16 @@ std::vector<std::string> run_labels(const std::vector<RunHistory>& runs) {
 
 std::string runs_report_html(const std::vector<RunHistory>& runs, const std::vector<std::string>& labels) {
   std::string title = runs.size() == 1 ? "Run " + labels[0] : fmt::format("{} runs compared", runs.size());
+  XAxis axis = runs.empty() ? XAxis::Step : runs.front().x_axis;
   std::string body = fmt::format("<h1>{}</h1><p class=\"sub\">runner report \u00b7 every chart is against "
-                                 "the optimizer step; dashed lines mark the best checkpoint</p>",
-                                 xml_escape(title));
-  body += "<h2>Identity</h2>" + render_table(identity_table(runs, labels));
-  body += "<h2>Training and evaluation</h2>" + charts_html(runs, labels);
-  if (runs.size() > 1) body += differences_html(runs, labels);
+                                 "the {}; dashed lines mark the best checkpoint</p>",
+                                 xml_escape(title), xml_escape(x_axis_label(axis)));
+  std::string identity = "<h2>Identity</h2>" + render_table(identity_table(runs, labels));
+  std::string charts = "<h2>Training and evaluation</h2>" + charts_html(runs, labels);
+  // One run's identity is a narrow column: the charts take the width beside it.
+  if (runs.size() == 1) return html_page(title, body + "<div class=\"single-run\"><div>" + identity +
+                                                    "</div><div>" + charts + "</div></div>");
+  body += identity + charts + differences_html(runs, labels);
   return html_page(title, body);
 }
 

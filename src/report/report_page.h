@@ -28,8 +28,14 @@ std::string runs_section_html(const std::vector<RunHistory>& runs, const std::ve
 // without a value last, in their order).
 nlohmann::json ranked_points(const nlohmann::json& sweep_summary);
 
+// The rank of each of ranked_points' points: "1", "2", ...; points whose best
+// value is equal share the rank of the first of them, marked "=2"; a point
+// without a value has its place.
+std::vector<std::string> rank_labels(const nlohmann::json& ranked);
+
 // Resolved-recipe keys ("optimizer.lr") whose values are not the same in every run,
 // with each run's value as JSON text ("(absent)" where a run lacks the key).
+// run.name is left out: runs differ by it trivially.
 std::vector<std::pair<std::string, std::vector<std::string>>> recipe_differences(
     const std::vector<RunHistory>& runs);
 

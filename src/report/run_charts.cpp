@@ -35,8 +35,8 @@ std::vector<std::pair<double, double>> points_of(const std::map<std::string, Dow
 std::vector<ChartMarker> best_markers(const std::vector<RunHistory>& runs) {
   std::vector<ChartMarker> out;
   for (size_t i = 0; i < runs.size(); ++i)
-    if (runs[i].best_step)
-      out.push_back({static_cast<double>(*runs[i].best_step), runs.size() > 1 ? "best" : "best checkpoint",
+    if (runs[i].best_step && runs[i].best_x)
+      out.push_back({*runs[i].best_x, *runs[i].best_step, runs.size() > 1 ? "best" : "best checkpoint",
                      static_cast<int>(i)});
   return out;
 }
@@ -45,7 +45,7 @@ ChartSpec chart_of(const std::vector<RunHistory>& runs, const std::vector<std::s
                    const std::string& id, const std::string& key, bool evals) {
   ChartSpec spec;
   spec.id = id;
-  spec.x_label = "optimizer step";
+  spec.x_label = x_axis_label(runs.empty() ? XAxis::Step : runs.front().x_axis);
   spec.x_from_zero = true;
   for (size_t i = 0; i < runs.size(); ++i) {
     ChartSeries s;

@@ -1,6 +1,7 @@
 // The charts of one or more runs, overlaid: training loss, learning rate,
 // gradient norm, fp16 loss scale, throughput, and every evaluation metric,
-// each against the optimizer step, with each run's best checkpoint marked.
+// each against the x axis the runs were read with (optimizer step, samples,
+// epoch or elapsed time), with each run's best checkpoint marked.
 #pragma once
 
 #include "report/run_history.h"

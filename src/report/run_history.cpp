@@ -40,32 +40,33 @@ bool add_point(std::map<std::string, Downsampler>& series, const std::string& ke
   return true;
 }
 
-// A train event's numbers go to their series; only the newest event is kept whole.
-void add_train_event(nlohmann::json e, RunHistory& h) {
+// A train event's numbers go to their series at the event's x; only the newest event is kept whole.
+void add_train_event(nlohmann::json e, std::optional<double> x, RunHistory& h) {
   ++h.train_events;
-  std::optional<double> step = number_at(e, "step");
   for (const auto& [key, value] : e.items())
-    if (step && key != "step" && value.is_number()) add_point(h.train_series, key, *step, value.get<double>());
+    if (x && key != "step" && value.is_number()) add_point(h.train_series, key, *x, value.get<double>());
   h.last_train = std::move(e);
 }
 
 // An eval event's metrics go to their series; the newest event and the newest
-// best one are kept whole (the best checkpoint of a run still going).
-void add_eval_event(nlohmann::json e, RunHistory& h) {
-  std::optional<double> step = number_at(e, "step");
+// best one (with its x) are kept whole (the best checkpoint of a run still going).
+void add_eval_event(nlohmann::json e, std::optional<double> x, RunHistory& h, std::optional<double>& best_eval_x) {
   for (const auto& [key, value] : e.items()) {
-    if (!step || !value.is_number() || is_eval_bookkeeping(key)) continue;
+    if (!x || !value.is_number() || is_eval_bookkeeping(key)) continue;
     bool is_new = !h.eval_series.count(key);
-    if (add_point(h.eval_series, key, *step, value.get<double>()) && is_new) h.eval_metrics.push_back(key);
+    if (add_point(h.eval_series, key, *x, value.get<double>()) && is_new) h.eval_metrics.push_back(key);
   }
-  if (record_bool(e, "is_best", false)) h.best_eval = e;
+  if (record_bool(e, "is_best", false)) h.best_eval = e, best_eval_x = x;
   h.last_eval = std::move(e);
 }
 
-// Reads the events of metrics.jsonl; a line that is not an event is counted,
-// never fatal, so a run with damaged records still shows what it has.
-void read_events(const std::string& path, RunHistory& h) {
-  if (!fs::exists(path)) return;
+// Reads the events of metrics.jsonl, placed on h.x_axis; a line that is not an
+// event is counted, never fatal, so a run with damaged records still shows what
+// it has. Returns the x of the newest best evaluation.
+std::optional<double> read_events(const std::string& path, RunHistory& h) {
+  std::optional<double> best_eval_x;
+  if (!fs::exists(path)) return best_eval_x;
+  XPlacer placer(h.x_axis, h.resolved);
   check_input_file({path, "", kMaxDataFileBytes, ""});
   std::ifstream in(path);
   std::string line, why;
@@ -80,16 +81,19 @@ void read_events(const std::string& path, RunHistory& h) {
     }
     nlohmann::json& e = *parsed;
     const std::string kind = e["event"].get<std::string>();
-    if (kind == "train") add_train_event(std::move(e), h);
-    else if (kind == "eval") add_eval_event(std::move(e), h);
+    placer.note(e);
+    const std::optional<double> x = placer.x_of(e);  // before e is moved from
+    if (kind == "train") add_train_event(std::move(e), x, h);
+    else if (kind == "eval") add_eval_event(std::move(e), x, h, best_eval_x);
     else if (kind == "checkpoint") h.last_checkpoint = std::move(e);
     else if (kind == "start" && h.start.empty()) h.start = std::move(e);
   }
+  return best_eval_x;
 }
 
 // The best evaluation from summary.json, or from the last eval marked is_best
 // while the run is still going.
-void find_best(RunHistory& h) {
+void find_best_value(RunHistory& h) {
   nlohmann::json best = record_object(h.summary, "best");
   h.best_metric = record_string(best, "metric");
   if (h.best_metric.empty())
@@ -104,6 +108,16 @@ void find_best(RunHistory& h) {
   h.best_step = record_integer(h.best_eval, "step", 0);
   std::string key = h.best_metric.rfind("eval.", 0) == 0 ? h.best_metric.substr(5) : h.best_metric;
   h.best_value = number_at(h.best_eval, key);
+}
+
+// The best evaluation from summary.json, or from the last eval marked is_best
+// while the run is still going; on the x axis, the step itself, or the x of the
+// eval event at that step.
+void find_best(RunHistory& h, std::optional<double> best_eval_x) {
+  find_best_value(h);
+  if (!h.best_step) return;
+  if (h.x_axis == XAxis::Step) h.best_x = static_cast<double>(*h.best_step);
+  else if (record_integer(h.best_eval, "step", -1) == *h.best_step) h.best_x = best_eval_x;
 }
 
 // Seconds from an ISO time "2024-05-01T12:00:00Z" to now; nullopt when it is not one.
@@ -137,19 +151,20 @@ bool looks_like_run_dir(const std::string& dir) {
   return fs::is_regular_file(p.summary()) || fs::is_regular_file(p.env());
 }
 
-RunHistory load_run_history(const std::string& dir) {
+RunHistory load_run_history(const std::string& dir, XAxis x_axis) {
   if (!fs::is_directory(dir)) not_a_run(dir, "no such directory");
   if (!looks_like_run_dir(dir)) not_a_run(dir, "not a run directory: it has neither summary.json nor env.json");
   RunPaths p{dir};
   RunHistory h;
   h.dir = dir;
+  h.x_axis = x_axis;
   if (fs::exists(p.summary())) h.summary = read_run_record(p.summary());
   if (fs::exists(p.env())) h.env = read_run_record(p.env());
   if (fs::exists(p.recipe_resolved())) h.resolved = read_run_record(p.recipe_resolved());
   for (auto* j : {&h.summary, &h.env, &h.resolved})
     if (!j->is_object()) *j = nlohmann::json::object();
-  read_events(p.metrics(), h);
-  find_best(h);
+  std::optional<double> best_eval_x = read_events(p.metrics(), h);
+  find_best(h, best_eval_x);
   return h;
 }
 

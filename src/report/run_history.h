@@ -4,6 +4,7 @@
 #pragma once
 
 #include "report/downsample.h"
+#include "report/x_axis.h"
 #include "util/diagnostic.h"
 
 #include <nlohmann/json.hpp>
@@ -17,12 +18,13 @@ namespace runner {
 
 struct RunHistory {
   std::string dir;
+  XAxis x_axis = XAxis::Step;  // what the x of every series point counts
   nlohmann::json summary = nlohmann::json::object();
   nlohmann::json env = nlohmann::json::object();
   nlohmann::json resolved = nlohmann::json::object();  // the resolved recipe
   nlohmann::json start = nlohmann::json::object();     // the first "start" event
   // The numeric fields of the "train" events ("loss", "lr", ...), each read as
-  // a stream into a bounded series: a run of millions of steps stays small.
+  // a stream into a bounded series against x_axis: a run of millions of steps stays small.
   std::map<std::string, Downsampler> train_series;
   long long train_events = 0;
   nlohmann::json last_train = nlohmann::json::object();       // the newest "train" event
@@ -49,6 +51,7 @@ struct RunHistory {
   std::string best_metric;
   std::optional<double> best_value;
   std::optional<long long> best_step;
+  std::optional<double> best_x;  // the best step on x_axis; nullopt where the records cannot place it
   // Lines of metrics.jsonl that could not be read (not JSON, bare NaN, binary
   // garbage, no "event"): how many, the first one's number, and whether the
   // only one is a last line without its newline (a run killed mid-write).
@@ -73,11 +76,11 @@ nlohmann::json read_run_record(const std::string& path);
 // Whether `dir` holds the records of a run (env.json or summary.json).
 bool looks_like_run_dir(const std::string& dir);
 
-// Reads a run directory. A missing directory, one that is not a run directory,
+// Reads a run directory, its series against `x_axis`. A missing directory, one that is not a run directory,
 // or a record that is not valid JSON throws InputError naming the file and
 // what to pass instead. A line of metrics.jsonl that cannot be read is
 // skipped and counted (damaged_lines_note says so).
-RunHistory load_run_history(const std::string& dir);
+RunHistory load_run_history(const std::string& dir, XAxis x_axis = XAxis::Step);
 
 // Run directories under `root` (itself included), at most `depth` levels down:
 // runs/<name>/<time>-<id>/ and sweeps' runs/<sweep>/<point>/<time>-<id>/.

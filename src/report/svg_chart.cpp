@@ -11,7 +11,6 @@ namespace runner {
 namespace {
 
 constexpr double kWidth = 640, kPlotTop = 36, kLeft = 76, kRight = 18, kPlotHeight = 220;
-constexpr double kLegendRow = 18;
 constexpr int kPalette = 8;
 
 // One axis: the data range after rounding out to ticks, and its pixel span.
@@ -28,6 +27,32 @@ struct ChartAxis {
     return px_lo + t * (px_hi - px_lo);
   }
 };
+
+// The power of ten of |v| (1.5e-4 -> -4), robust to 10^k computed inexactly.
+int decimal_exponent(double v) { return static_cast<int>(std::floor(std::log10(std::abs(v)) + 1e-9)); }
+
+// How an axis writes its numbers: value / 10^exponent, then the suffix.
+struct TickScale {
+  int exponent = 0;
+  std::string suffix;
+};
+
+// Plain between 10^-3 and 10^4; an SI prefix from 10^4 up (k .. T, then a
+// power of ten); below 10^-3, or wherever `power_of_ten` asks, "e" and the exponent.
+TickScale tick_scale(double magnitude, bool power_of_ten) {
+  if (magnitude == 0) return {};
+  int e = decimal_exponent(magnitude);
+  if (power_of_ten || e < -3) return {e, "e" + std::to_string(e)};
+  if (e < 4) return {};
+  static const char* const kPrefixes[] = {"", "k", "M", "G", "T"};
+  if (e >= 15) return {e, "e" + std::to_string(e)};
+  return {e / 3 * 3, kPrefixes[e / 3]};
+}
+
+std::string scaled_number(double v, const TickScale& scale, int decimals) {
+  if (v == 0) return "0";
+  return fmt::format("{:.{}f}{}", v / std::pow(10.0, scale.exponent), decimals, scale.suffix);
+}
 
 bool usable(double v, bool log) { return std::isfinite(v) && (!log || v > 0); }
 
@@ -60,8 +85,7 @@ ChartAxis numeric_axis(double lo, double hi, bool log) {
   }
   a.ticks = log ? log_ticks(lo, hi) : nice_ticks(lo, hi);
   a.lo = a.ticks.front(), a.hi = a.ticks.back();
-  double step = a.ticks.size() > 1 ? a.ticks[1] - a.ticks[0] : 1.0;
-  for (double t : a.ticks) a.labels.push_back(tick_label(t, log ? t : step));
+  a.labels = tick_labels(a.ticks, log);
   return a;
 }
 
@@ -73,26 +97,6 @@ ChartAxis category_axis(const std::vector<std::string>& names) {
     a.labels.push_back(names[i].size() > 16 ? names[i].substr(0, 15) + "\u2026" : names[i]);
   }
   return a;
-}
-
-std::vector<std::string> legend_labels(const ChartSpec& spec) {
-  std::vector<std::string> out;
-  for (const auto& s : spec.series) out.push_back(s.label);
-  return out;
-}
-
-// Legend items laid out left to right, wrapped to the width: (row, x) of each.
-std::vector<std::pair<int, double>> legend_layout(const std::vector<std::string>& labels) {
-  std::vector<std::pair<int, double>> at;
-  int row = 0;
-  double x = kLeft;
-  for (const auto& l : labels) {
-    double w = 22 + 6.6 * static_cast<double>(std::min<size_t>(l.size(), 60));
-    if (x + w > kWidth - kRight && x > kLeft) ++row, x = kLeft;
-    at.push_back({row, x});
-    x += w + 12;
-  }
-  return at;
 }
 
 std::string axes_svg(const ChartAxis& x, const ChartAxis& y, const ChartSpec& spec, double bottom) {
@@ -156,26 +160,11 @@ std::string markers_svg(const ChartSpec& spec, const ChartAxis& x, double bottom
     out += fmt::format("<g class=\"marker\" data-marker=\"{}\" data-step=\"{}\">"
                        "<line class=\"marker-line c{}\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\"/>"
                        "<text class=\"marker-label\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"{}\">{}</text></g>",
-                       xml_escape(m.label), number_text(m.x), m.colour % kPalette, px, px, kPlotTop,
+                       xml_escape(m.label), m.step, m.colour % kPalette, px, px, kPlotTop,
                        bottom, left_side ? px - 4 : px + 4, kPlotTop + 12, left_side ? "end" : "start",
                        xml_escape(m.label));
   }
   return out;
-}
-
-std::string legend_svg(const ChartSpec& spec, double top) {
-  auto labels = legend_labels(spec);
-  auto at = legend_layout(labels);
-  std::string out = "<g class=\"legend\">";
-  for (size_t i = 0; i < labels.size(); ++i) {
-    double y = top + at[i].first * kLegendRow;
-    std::string text = labels[i].size() > 60 ? labels[i].substr(0, 59) + "\u2026" : labels[i];
-    out += fmt::format("<rect class=\"swatch c{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"14\" height=\"4\"/>"
-                       "<text class=\"legend-text\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text>",
-                       spec.series[i].colour % kPalette, at[i].second, y - 4, at[i].second + 18, y,
-                       xml_escape(text));
-  }
-  return out + "</g>";
 }
 
 }  // namespace
@@ -202,17 +191,24 @@ std::vector<double> log_ticks(double lo, double hi) {
   return out;
 }
 
-std::string tick_label(double value, double step) {
-  if (value == 0 || std::abs(value) < std::abs(step) * 1e-6) return "0";
-  double mag = std::abs(value);
-  int step_exp = static_cast<int>(std::floor(std::log10(std::abs(step)) + 1e-9));
-  if (mag >= 1e5 || mag < 1e-3) {
-    int exp = static_cast<int>(std::floor(std::log10(mag) + 1e-9));
-    int digits = std::max(0, exp - step_exp);
-    double mantissa = value / std::pow(10.0, exp);
-    return fmt::format("{:.{}f}e{}", mantissa, digits, exp);
+std::vector<std::string> tick_labels(const std::vector<double>& ticks, bool log) {
+  double largest = 0, smallest = std::numeric_limits<double>::infinity();
+  for (double t : ticks)
+    if (t != 0) largest = std::max(largest, std::abs(t)), smallest = std::min(smallest, std::abs(t));
+  std::vector<std::string> out;
+  if (log) {
+    bool tiny = smallest < 1e-3;
+    for (double t : ticks) {
+      TickScale scale = tick_scale(t, tiny && std::abs(t) < 1);
+      out.push_back(scaled_number(t, scale, std::max(0, scale.exponent - decimal_exponent(t))));
+    }
+    return out;
   }
-  return fmt::format("{:.{}f}", value, std::max(0, -step_exp));
+  TickScale scale = tick_scale(largest, false);
+  double step = ticks.size() > 1 ? std::abs(ticks[1] - ticks[0]) : largest;
+  int decimals = step > 0 ? std::max(0, -decimal_exponent(step / std::pow(10.0, scale.exponent))) : 0;
+  for (double t : ticks) out.push_back(scaled_number(t, scale, decimals));
+  return out;
 }
 
 std::string xml_escape(const std::string& text) {
@@ -241,8 +237,7 @@ std::string element_id(const std::string& prefix, const std::string& name, std::
 }
 
 std::string render_chart(const ChartSpec& spec) {
-  size_t legend_rows = spec.series.empty() ? 0 : legend_layout(legend_labels(spec)).back().first + 1;
-  double bottom = kPlotTop + kPlotHeight, height = bottom + 52 + kLegendRow * static_cast<double>(legend_rows);
+  double bottom = kPlotTop + kPlotHeight, height = bottom + 48;
   std::string out = fmt::format(
       "<svg id=\"{}\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" "
       "role=\"img\" aria-label=\"{}\"><text class=\"chart-title\" x=\"{}\" y=\"18\">{}</text>",
@@ -259,7 +254,6 @@ std::string render_chart(const ChartSpec& spec) {
   out += axes_svg(x, y, spec, bottom);
   for (size_t i = 0; i < spec.series.size(); ++i) out += series_svg(spec.series[i], i, spec, x, y);
   out += markers_svg(spec, x, bottom);
-  out += legend_svg(spec, bottom + 56);
   return out + "</svg>";
 }
 

@@ -1,6 +1,7 @@
 // Line and scatter charts as inline SVG, drawn by the runner so that a report
 // needs nothing from the network: axes with "nice" ticks (1, 2, 5 x 10^k),
-// labelled axes, a legend, optional vertical markers (the best checkpoint).
+// labelled axes, optional vertical markers (the best checkpoint). The legend is
+// the figure's, one for a set of charts (html.h's chart_figure_html).
 // Colours are CSS classes (s0, s1, ...) so the page's light and dark schemes
 // restyle them; every series carries id and data-* attributes that tests read.
 #pragma once
@@ -24,7 +25,8 @@ struct ChartSeries {
 
 struct ChartMarker {
   double x = 0;
-  std::string label;  // drawn at the top of the line, e.g. "best"
+  long long step = 0;  // the optimizer step it marks (data-step), whatever the x axis counts
+  std::string label;   // drawn at the top of the line, e.g. "best"
   int colour = 0;
 };
 
@@ -44,8 +46,12 @@ struct ChartSpec {
 std::vector<double> nice_ticks(double lo, double hi, int target = 5);
 // Powers of ten covering [lo, hi] (both > 0) for a log axis.
 std::vector<double> log_ticks(double lo, double hi);
-// A tick label short enough to read and precise enough to tell neighbours apart.
-std::string tick_label(double value, double step);
+// The labels of an axis's ticks, in one format on every axis: as many decimals
+// as tell neighbours apart, the same on the whole axis; an SI prefix for
+// numbers of 10^4 and more (20k, 1.5M), a shared power of ten for numbers below
+// 10^-3 (0.5e-4, 1.0e-4); "0" for zero. On a log axis (powers of ten) each tick
+// takes its own prefix, and every tick below 1 is a power of ten when one is below 10^-3.
+std::vector<std::string> tick_labels(const std::vector<double>& ticks, bool log);
 
 // The <svg> element; a chart whose series hold no finite point says so in the SVG.
 std::string render_chart(const ChartSpec& spec);

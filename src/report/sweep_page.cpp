@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 namespace runner {
@@ -81,10 +82,12 @@ HtmlTable points_table(const nlohmann::json& summary, const std::vector<std::str
   t.head.push_back("best " + metric);
   t.head.push_back("final " + metric);
   t.head.push_back("wall time");
-  int rank = 0;
-  for (const auto& p : summary["points"]) {
-    std::vector<std::string> row{std::to_string(++rank), swatch_html(rank - 1) +
-                                                             "<code>" + xml_escape(record_string(p, "point", "")) + "</code>"};
+  const nlohmann::json& points = summary["points"];
+  std::vector<std::string> ranks = rank_labels(points);
+  for (size_t i = 0; i < points.size(); ++i) {
+    const nlohmann::json& p = points[i];
+    std::vector<std::string> row{ranks[i], swatch_html(static_cast<int>(i)) + "<code>" +
+                                               xml_escape(record_string(p, "point", "")) + "</code>"};
     nlohmann::json o = record_object(p, "overrides");
     for (const auto& k : keys) row.push_back(o.contains(k) ? "<code>" + xml_escape(value_text(o[k])) + "</code>" : "");
     row.push_back(xml_escape(record_string(p, "status", "")));
@@ -110,6 +113,21 @@ nlohmann::json ranked_points(const nlohmann::json& summary) {
   return rows;
 }
 
+std::vector<std::string> rank_labels(const nlohmann::json& ranked) {
+  std::vector<std::optional<double>> best;
+  for (const auto& p : ranked) best.push_back(number_at(p, "best"));
+  std::vector<std::string> out;
+  size_t first_of_tie = 0;
+  for (size_t i = 0; i < best.size(); ++i) {
+    bool same_as_previous = i > 0 && best[i] && best[i - 1] && *best[i] == *best[i - 1];
+    bool same_as_next = i + 1 < best.size() && best[i] && best[i + 1] && *best[i] == *best[i + 1];
+    if (!same_as_previous) first_of_tie = i;
+    std::string rank = std::to_string(first_of_tie + 1);
+    out.push_back(same_as_previous || same_as_next ? "=" + rank : rank);
+  }
+  return out;
+}
+
 std::string sweep_report_html(const nlohmann::json& sweep_summary, const std::vector<RunHistory>& point_runs,
                               const std::vector<std::string>& point_labels) {
   nlohmann::json summary = sweep_summary;
@@ -118,14 +136,15 @@ std::string sweep_report_html(const nlohmann::json& sweep_summary, const std::ve
   std::string metric = record_string(summary, "metric", "metric");
   std::vector<std::string> keys = swept_keys(summary["points"]);
   std::string body = fmt::format("<h1>Sweep {}</h1><p class=\"sub\">runner report \u00b7 {} points ranked by "
-                                 "the best {} ({} is better)</p>",
+                                 "the best {} ({} is better; points with equal values share a rank, marked =)</p>",
                                  xml_escape(name), summary["points"].size(), xml_escape(metric),
                                  xml_escape(record_string(summary, "direction", "higher")));
   body += "<h2>Points</h2>" + render_table(points_table(summary, keys));
-  body += "<h2>" + xml_escape(metric) + " against each swept key</h2><div class=\"charts\">";
+  body += "<h2>" + xml_escape(metric) + " against each swept key</h2>";
   std::set<std::string> taken;
-  for (const auto& k : keys) body += render_chart(metric_vs_key(summary, k, taken));
-  body += "</div>";
+  std::vector<ChartSpec> charts;
+  for (const auto& k : keys) charts.push_back(metric_vs_key(summary, k, taken));
+  body += chart_figure_html(charts);
   if (!point_runs.empty()) body += runs_section_html(point_runs, point_labels);
   return html_page("Sweep " + name, body);
 }

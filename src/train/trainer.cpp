@@ -96,6 +96,7 @@ long long Trainer::window_size(long long b) const {
 
 TrainOutcome Trainer::train() {
   started_ = std::chrono::steady_clock::now();
+  interval_->since = started_;  // the set-up before (a resume's checkpoint read) is not training either
   model_->train();
   emit({{"event", "start"},
         {"total_steps", total_steps_},
@@ -365,6 +366,8 @@ void Trainer::after_step(bool epoch_end) {
         {"steps_per_epoch", state_.steps_per_epoch}});
   if (settles_at(step, epoch_end)) settle();
   if (logs_at(step)) log_interval();
+  // From here to the end of the step: evaluation, the epoch's end, checkpoints.
+  const auto pause_began = std::chrono::steady_clock::now();
   if (config_.eval_every > 0 && step % config_.eval_every == 0) maybe_evaluate(false);
   // The last step is evaluated like any other, so that the final evaluation is
   // an eval event that competes for best, also where max_steps ends the run
@@ -379,6 +382,7 @@ void Trainer::after_step(bool epoch_end) {
   bool last = step >= total_steps_ || stop_early_ || interrupt() != 0;
   if (periodic || last || save_best_) save_checkpoint();
   save_best_ = false;
+  interval_->paused += std::chrono::steady_clock::now() - pause_began;
 }
 
 // Where the host needs what only the device knows: a log line, an evaluation
@@ -419,9 +423,12 @@ void Trainer::settle() {
     if (!std::isfinite(v[first_loss + k])) report_bad_loss(pending[k], v[first_loss + k]);
 }
 
+// The rates are of training alone: the interval's evaluations and checkpoint
+// writes are left out, so that they do not dip at every evaluation.
 void Trainer::log_interval() {
   Interval& iv = *interval_;
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - iv.since).count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - iv.since - iv.paused).count();
   // Under data parallelism every rank sees an equal share of each step's examples.
   const long long world = parallel_ ? parallel_->world_size() : 1;
   nlohmann::json e = {{"event", "train"},

@@ -24,6 +24,9 @@ struct Trainer::Interval {
   } settled;
   long long steps = 0, samples = 0, tokens = 0;  // host counts
   std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
+  // Spent evaluating and writing checkpoints since `since`: not training, so
+  // left out of the interval's samples/s and tokens/s.
+  std::chrono::steady_clock::duration paused{0};
 };
 
 }  // namespace runner

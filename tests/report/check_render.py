@@ -5,6 +5,7 @@ blank, the dark scheme is darker than the light one, and the DOM Chromium
 parsed holds the expected SVG series, counted from the run's own metrics.jsonl.
 
 usage: check_render.py [smoke RUN_DIR DOM LIGHT_PNG DARK_PNG] [sweep SWEEP_DIR DOM LIGHT_PNG DARK_PNG]
+                       [smoke-time RUN_DIR DOM - -]  (a report with --x time: its series only)
 Prints one "case: ok|FAILED" line per check and a Catch2-like summary that
 scripts/test.sh counts."""
 import json
@@ -94,9 +95,12 @@ class SvgIndex(HTMLParser):
         super().__init__()
         self.charts, self.current, self.table_rows = {}, None, {}
         self.table = None
+        self.classes = {}  # class attribute -> elements that have it
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        for name in (a.get("class") or "").split():
+            self.classes[name] = self.classes.get(name, 0) + 1
         if tag == "svg" and "id" in a:
             self.current = self.charts.setdefault(a["id"], {"series": [], "markers": []})
         elif tag == "g" and self.current is not None and "data-series" in a:
@@ -135,14 +139,37 @@ def check_pictures(name, light, dark):
         c.check(lum_dark < lum_light - 60, f"dark scheme mean luminance {lum_dark:.0f} vs light {lum_light:.0f}")
 
 
+def check_legends(name, classes, figures, items):
+    with Case(f"{name}: one legend a figure, none in the charts") as c:
+        c.check(classes.get("legend-text", 0) == 0, f"{classes.get('legend-text')} legends inside charts")
+        c.check(classes.get("figure-legend", 0) == figures,
+                f"{classes.get('figure-legend', 0)} figure legends, expected {figures}")
+        c.check(classes.get("legend-item", 0) == items, f"{classes.get('legend-item', 0)} legend items, expected {items}")
+
+
+def check_width(light):
+    """One run's page: the charts stand beside the identity table, so the right
+    half of the top of the page is drawn on (it was empty beside a narrow table)."""
+    with Case("smoke: the page uses its width (the right half of its top is not empty)") as c:
+        width, height, rows = png_pixels(light)
+        counts = {}
+        for row in rows[::4]:
+            for px in row[::4]:
+                counts[px] = counts.get(px, 0) + 1
+        background = max(counts, key=counts.get)
+        region = [px for row in rows[100:min(height, 700):2] for px in row[width // 2::2]]
+        inked = sum(1 for px in region if px != background) / max(1, len(region))
+        c.check(inked >= 0.10, f"only {inked:.1%} of the top right quarter differs from the background")
+
+
 def series_points(chart, key):
     return [int(s["data-points"]) for s in chart["series"] if s["data-series"] == key]
 
 
-def check_run(run_dir, charts):
+def check_run(run_dir, charts, name="smoke"):
     train, evals = events(run_dir, "train"), events(run_dir, "eval")
     summary = json.loads((Path(run_dir) / "summary.json").read_text())
-    with Case("smoke: every chart has the run's series with as many points as metrics.jsonl") as c:
+    with Case(f"{name}: every chart has the run's series with as many points as metrics.jsonl") as c:
         c.check(len(train) > 0 and len(evals) > 0, "the smoke run logged no train or eval events")
         for chart, key, field, source in [("chart-train-loss", "train.loss", "loss", train),
                                           ("chart-lr", "train.lr", "lr", train),
@@ -156,7 +183,7 @@ def check_run(run_dir, charts):
             got = series_points(charts.get(chart, {"series": []}), key)
             c.check(got == [want], f"{chart}: series {key} has {got} points, metrics.jsonl has {want}")
         c.check("chart-loss-scale" not in charts, "an fp32 run has a loss-scale chart")
-    with Case("smoke: the best checkpoint is marked at summary.json's best step") as c:
+    with Case(f"{name}: the best checkpoint is marked at summary.json's best step") as c:
         best = summary.get("best", {}).get("step")
         markers = [m.get("data-step") for m in charts.get("chart-eval-f1", {"markers": []})["markers"]]
         c.check(best is not None and markers == [str(best)], f"markers {markers}, best step {best}")
@@ -186,11 +213,18 @@ def main():
         args = args[5:]
         index = SvgIndex()
         index.feed(Path(dom).read_text())
+        if mode == "smoke-time":
+            check_run(record_dir, index.charts, mode)
+            continue
         check_pictures(mode, light, dark)
         if mode == "smoke":
             check_run(record_dir, index.charts)
+            check_legends(mode, index.classes, 1, 1)
+            check_width(light)
         else:
             check_sweep(record_dir, index.charts, index.table_rows)
+            # the metric against the keys (best and final), then the points' runs (4)
+            check_legends(mode, index.classes, 2, 2 + 4)
     return catch_summary.report(results)
 
 

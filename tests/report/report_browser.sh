@@ -48,6 +48,8 @@ TOML
 
 "$runner" report "$run_dir" --out "$work/smoke.html" || fail "runner report of the smoke run failed"
 "$runner" report "$work/runs/tiny4" --out "$work/sweep.html" || fail "runner report of the sweep failed"
+# The same run against its elapsed time: every series keeps its points on that axis too.
+"$runner" report "$run_dir" --x time --out "$work/smoke-time.html" || fail "runner report --x time failed"
 
 # --force-dark-mode makes prefers-color-scheme: dark match.
 render() {  # NAME HEIGHT
@@ -61,6 +63,9 @@ render() {  # NAME HEIGHT
 }
 render smoke 2600
 render sweep 3600
+chromium --headless --no-sandbox --disable-gpu --user-data-dir="$work/chromium-profile" --dump-dom \
+  "file://$work/smoke-time.html" >"$work/smoke-time.dom.html" 2>>"$work/chromium.log" ||
+  fail "chromium could not render smoke-time.html; see $work/chromium.log"
 
 if [[ -n $shots ]]; then  # the README's screenshots: the top of each page, at half scale
   for page in smoke sweep; do
@@ -72,4 +77,5 @@ fi
 
 /usr/bin/python3 "$src/tests/report/check_render.py" \
   smoke "$run_dir" "$work/smoke.dom.html" "$work/smoke-light.png" "$work/smoke-dark.png" \
-  sweep "$work/runs/tiny4" "$work/sweep.dom.html" "$work/sweep-light.png" "$work/sweep-dark.png"
+  sweep "$work/runs/tiny4" "$work/sweep.dom.html" "$work/sweep-light.png" "$work/sweep-dark.png" \
+  smoke-time "$run_dir" "$work/smoke-time.dom.html" - -

@@ -19,6 +19,7 @@ struct FakeRun {
   double lr = 1e-3;
   bool fp16 = false;
   // Train loss at steps 2, 4, 6 and eval accuracy at steps 3 and 6 (best at 3).
+  // Three steps an epoch, an effective batch of 16 and 10 s a step (elapsed_s = 10 x step + 0.5).
   std::vector<double> losses = {0.7, 0.6, 0.5};
   std::vector<double> accuracies = {0.75, 0.70};
 };
@@ -37,25 +38,29 @@ inline std::string make_fake_run(const std::string& parent, const std::string& f
                         {"recipe", {{"path", "/recipes/demo.toml"}, {"overrides", {"optimizer.lr=0.001"}}}}};
   nlohmann::json resolved = {{"run", {{"name", r.name}, {"seed", 7}}},
                              {"optimizer", {{"type", "adamw"}, {"lr", r.lr}}},
-                             {"data", {{"max_length", 64}}},
+                             {"data", {{"max_length", 64}, {"train_batch_size", 16}}},
                              {"train", {{"metric_for_best", "eval.accuracy"}}}};
   nlohmann::json summary = {{"status", r.status}, {"global_step", 6}, {"total_steps", 6},
                             {"total_wall_seconds", 125.0}, {"samples_per_s", 42.5},
                             {"best", {{"value", r.accuracies[0]}, {"step", 3}, {"checkpoint", "step-00000003"},
                                       {"metric", "eval.accuracy"}}},
                             {"final", {{"accuracy", r.accuracies.back()}, {"loss", 0.55}}}};
-  std::string events = nlohmann::json({{"event", "start"}, {"total_steps", 6}}).dump() + "\n";
+  std::string events =
+      nlohmann::json({{"event", "start"}, {"total_steps", 6}, {"steps_per_epoch", 3}}).dump() + "\n";
   for (size_t i = 0; i < r.losses.size(); ++i) {
-    nlohmann::json t = {{"event", "train"}, {"step", 2 * (i + 1)}, {"loss", r.losses[i]}, {"lr", r.lr},
-                        {"grad_norm", 1.5}, {"samples_per_s", 40.0 + i}, {"tokens_per_s", 900.0}};
+    long long step = 2 * static_cast<long long>(i + 1);
+    nlohmann::json t = {{"event", "train"}, {"step", step}, {"epoch", step / 3}, {"loss", r.losses[i]},
+                        {"lr", r.lr}, {"grad_norm", 1.5}, {"samples_per_s", 40.0 + static_cast<double>(i)},
+                        {"tokens_per_s", 900.0}, {"effective_batch", 16}, {"elapsed_s", 10.0 * step + 0.5}};
     if (r.fp16) t["loss_scale"] = 65536.0;
     events += t.dump() + "\n";
     if (i == 0) events += nlohmann::json({{"event", "eval"}, {"step", 3}, {"epoch", 0}, {"loss", 0.6},
-                                          {"accuracy", r.accuracies[0]}, {"examples", 8}, {"is_best", true}})
+                                          {"accuracy", r.accuracies[0]}, {"examples", 8}, {"is_best", true},
+                                          {"elapsed_s", 30.5}})
                               .dump() + "\n";
   }
   events += nlohmann::json({{"event", "eval"}, {"step", 6}, {"epoch", 1}, {"loss", 0.55},
-                            {"accuracy", r.accuracies[1]}, {"examples", 8}})
+                            {"accuracy", r.accuracies[1]}, {"examples", 8}, {"elapsed_s", 60.5}})
                 .dump() + "\n";
   write_text(dir + "/env.json", env.dump(2));
   write_text(dir + "/recipe.resolved.json", resolved.dump(2));

@@ -66,12 +66,36 @@ TEST_CASE("nice ticks are 1, 2 or 5 times a power of ten and cover the data", "[
   REQUIRE(decades.size() == 4);
   CHECK(decades.front() == Approx(1e-5));
   CHECK(decades.back() == Approx(1e-2));
-  CHECK(tick_label(0.4, 0.2) == "0.4");
-  CHECK(tick_label(60, 20) == "60");
-  CHECK(tick_label(2e-5, 1e-5) == "2e-5");
-  CHECK(tick_label(1.5e-4, 5e-5) == "1.5e-4");
-  CHECK(tick_label(120000, 20000) == "1.2e5");
-  CHECK(tick_label(0, 0.5) == "0");
+  using Labels = std::vector<std::string>;
+  CHECK(tick_labels({0, 0.2, 0.4}, false) == Labels{"0", "0.2", "0.4"});
+  CHECK(tick_labels({0, 20, 40, 60}, false) == Labels{"0", "20", "40", "60"});
+  CHECK(tick_labels({0, 5e-5, 1e-4, 1.5e-4}, false) == Labels{"0", "0.5e-4", "1.0e-4", "1.5e-4"});
+  CHECK(tick_labels({0, 2e4, 4e4, 6e4, 8e4, 1e5, 1.2e5}, false) ==
+        Labels{"0", "20k", "40k", "60k", "80k", "100k", "120k"});
+  CHECK(tick_labels({1e-5, 1e-4, 1e-3, 1e-2}, true) == Labels{"1e-5", "1e-4", "1e-3", "1e-2"});
+  CHECK(tick_labels({0.01, 0.1, 1, 10}, true) == Labels{"0.01", "0.1", "1", "10"});
+  CHECK(tick_labels({1, 10, 100, 1e3, 1e4, 1e5}, true) == Labels{"1", "10", "100", "1000", "10k", "100k"});
+}
+
+TEST_CASE("every axis writes its tick labels in one format", "[report]") {
+  // Issue 28, item 10: a learning-rate axis read "0.0010", "8e-4" ... "2e-4", a long run's
+  // step axis "80000", "1.0e5", "1.2e5": two formats on one axis.
+  auto y_ticks = [](double top) {
+    ChartSpec spec;
+    spec.id = "c";
+    ChartSeries s;
+    s.points = {{0, 0}, {1, top}};
+    spec.series = {s};
+    std::string svg = render_chart(spec);
+    std::vector<std::string> out;  // the y ticks come first, end-anchored
+    std::regex tick("<text class=\"tick\" x=\"[0-9.]+\" y=\"[0-9.]+\" text-anchor=\"end\">([^<]*)</text>");
+    for (std::sregex_iterator it(svg.begin(), svg.end(), tick), end; it != end; ++it) out.push_back((*it)[1]);
+    return out;
+  };
+  using Labels = std::vector<std::string>;
+  CHECK(y_ticks(1e-3) == Labels{"0", "0.0002", "0.0004", "0.0006", "0.0008", "0.0010"});
+  CHECK(y_ticks(1.1e5) == Labels{"0", "20k", "40k", "60k", "80k", "100k", "120k"});
+  CHECK(y_ticks(1.4e-4) == Labels{"0", "0.2e-4", "0.4e-4", "0.6e-4", "0.8e-4", "1.0e-4", "1.2e-4", "1.4e-4"});
 }
 
 TEST_CASE("a run's report has every chart with its series, the best checkpoint and the identity", "[report]") {
@@ -115,7 +139,6 @@ TEST_CASE("several runs are overlaid with a legend and a table of their recipe d
   CHECK(count(loss, "class=\"series-group\"") == 2);
   CHECK(loss.find("data-label=\"demo/20260102T030405Z-aaaaaa\"") != std::string::npos);
   CHECK(loss.find("data-label=\"demo/20260102T040000Z-bbbbbb\"") != std::string::npos);
-  CHECK(count(loss, "class=\"legend-text\"") == 2);
   CHECK(count(loss, "class=\"marker\"") == 2);
   // Only b ran in fp16: the loss-scale chart exists and its a-series is empty.
   std::string scale = chart(html, "chart-loss-scale");
@@ -127,6 +150,131 @@ TEST_CASE("several runs are overlaid with a legend and a table of their recipe d
   CHECK(diffs[0].first == "optimizer.lr");
   CHECK(diffs[0].second == std::vector<std::string>{"0.001", "0.0003"});
   CHECK(html.find("id=\"recipe-differences\"") != std::string::npos);
+}
+
+TEST_CASE("overlaid runs have one legend for the figure, none under each chart", "[report]") {
+  // Issue 28, item 10: eight charts each repeated the legend of every run.
+  std::string dir = runner::test::tmp_dir("report-legend");
+  FakeRun a, b;
+  b.lr = 3e-4;
+  std::string ra = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", a);
+  std::string rb = runner::test::make_fake_run(dir + "/runs", "20260102T040000Z-bbbbbb", b);
+  std::string html = report_of({ra, rb}, dir + "/r.html");
+  CHECK(count(html, "class=\"legend-text\"") == 0);
+  CHECK(count(html, "class=\"figure-legend\"") == 1);
+  CHECK(count(html, "class=\"legend-item\"") == 2);
+  size_t legend = html.find("class=\"figure-legend\"");
+  CHECK(legend < html.find("<svg id=\"chart-train-loss\""));  // above the charts it explains
+  CHECK(html.find("demo/20260102T030405Z-aaaaaa</span>", legend) < html.find("<svg", legend));
+}
+
+TEST_CASE("the run charts' x axis is the step, the samples, the epoch or the elapsed time", "[report]") {
+  // Issue 28, item 10: every chart was against the optimizer step. The fixture: 3 steps an
+  // epoch, an effective batch of 16, elapsed_s = 10 x step + 0.5; the best checkpoint at step 3.
+  std::string dir = runner::test::tmp_dir("report-x");
+  std::string run = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", FakeRun{});
+  struct Case {
+    const char* axis;
+    const char* label;
+    const char* train_x;  // train loss at step 2
+    const char* eval_x;   // eval accuracy at step 3
+  };
+  for (const Case& c : {Case{"step", "optimizer step", "2", "3"},
+                        Case{"samples", "training samples (step \u00d7 effective batch)", "32", "48"},
+                        Case{"epoch", "epoch (steps / steps per epoch)", "0.666667", "1"},
+                        Case{"time", "elapsed time (s, resumed sessions included)", "20.5", "30.5"}}) {
+    INFO(c.axis);
+    std::string out = dir + "/" + c.axis + ".html";
+    auto report = runner::test::run_command(runner::test::runner_exe() + " report " + run + " --x " + c.axis +
+                                            " --out " + out);
+    INFO(report.out);
+    REQUIRE(report.exit_code == 0);
+    std::string html = runner::test::read_text(out);
+    std::string loss = chart(html, "chart-train-loss"), accuracy = chart(html, "chart-eval-accuracy");
+    CHECK(loss.find(std::string(">") + c.label + "</text>") != std::string::npos);
+    CHECK(loss.find(std::string(c.label) + " = " + c.train_x + ", ") != std::string::npos);
+    CHECK(accuracy.find(std::string(c.label) + " = " + c.eval_x + ", ") != std::string::npos);
+    CHECK(accuracy.find("data-marker=\"best checkpoint\" data-step=\"3\"") != std::string::npos);
+    CHECK(html.find(std::string("every chart is against the ") + c.label) != std::string::npos);
+  }
+  auto bad = runner::test::run_command(runner::test::runner_exe() + " report " + run + " --x wall --out " +
+                                       dir + "/bad.html");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.out.find("--x: expected step, samples, epoch or time, found \"wall\"") != std::string::npos);
+}
+
+TEST_CASE("samples of an evaluation before the first train event come from the recipe's batch", "[report]") {
+  std::string dir = runner::test::tmp_dir("report-x-samples");
+  std::string run = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", FakeRun{});
+  runner::test::write_text(run + "/metrics.jsonl",
+                           "{\"event\": \"eval\", \"step\": 1, \"accuracy\": 0.5}\n"
+                           "{\"event\": \"train\", \"step\": 2, \"loss\": 0.5, \"effective_batch\": 8}\n"
+                           "{\"event\": \"eval\", \"step\": 2, \"accuracy\": 0.6}\n");
+  RunHistory h = load_run_history(run, XAxis::Samples);  // data.train_batch_size = 16
+  CHECK(h.eval_series.at("accuracy").points() == std::vector<std::pair<double, double>>{{16, 0.5}, {16, 0.6}});
+  CHECK(h.train_series.at("loss").points() == std::vector<std::pair<double, double>>{{16, 0.5}});
+}
+
+TEST_CASE("run.name is left out of the recipe differences", "[report]") {
+  // Issue 28, item 10: the points of a sweep differ by their names, trivially.
+  std::string dir = runner::test::tmp_dir("report-names");
+  FakeRun a, b;
+  a.name = "alpha", b.name = "beta", b.lr = 3e-4;
+  std::string ra = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", a);
+  std::string rb = runner::test::make_fake_run(dir + "/runs", "20260102T040000Z-bbbbbb", b);
+  auto diffs = recipe_differences({load_run_history(ra), load_run_history(rb)});
+  REQUIRE(diffs.size() == 1);
+  CHECK(diffs[0].first == "optimizer.lr");
+  std::string html = report_of({ra, rb}, dir + "/r.html");
+  CHECK(html.find("<code>run.name</code>") == std::string::npos);
+  CHECK(html.find("<code>optimizer.lr</code>") != std::string::npos);
+}
+
+TEST_CASE("one run's page puts its identity beside the charts, in a grid that uses the width", "[report]") {
+  // Issue 28, item 10: one run's page was a narrow identity table with nothing beside it.
+  std::string dir = runner::test::tmp_dir("report-width");
+  std::string run = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", FakeRun{});
+  std::string html = report_of({run}, dir + "/r.html");
+  CHECK(html.find("<div class=\"single-run\"><div><h2>Identity</h2><table id=\"identity\">") !=
+        std::string::npos);
+  CHECK(html.find("</table></div><div><h2>Training and evaluation</h2>") != std::string::npos);
+  // Two columns (the identity, the charts), one on a narrow screen.
+  CHECK(html.find(".single-run { display: grid; grid-template-columns: minmax(300px, 420px) minmax(0, 1fr);") !=
+        std::string::npos);
+  CHECK(html.find("@media (max-width: 900px) { .single-run { grid-template-columns: minmax(0, 1fr); } }") !=
+        std::string::npos);
+  FakeRun other;
+  other.name = "other";
+  std::string second = runner::test::make_fake_run(dir + "/runs", "20260102T040000Z-bbbbbb", other);
+  CHECK(report_of({run, second}, dir + "/two.html").find("<div class=\"single-run\">") == std::string::npos);
+}
+
+TEST_CASE("points of a sweep with equal values share a rank, marked", "[report]") {
+  // Issue 28, item 10: ties were ranked 2 and 3 by their order in the file.
+  std::string dir = runner::test::tmp_dir("report-ties");
+  std::string sweep = dir + "/runs/ties";
+  std::filesystem::create_directories(sweep);
+  nlohmann::json points = nlohmann::json::array();
+  const nlohmann::json bests = {0.7, 0.8, 0.7, 0.6, nullptr};
+  for (size_t i = 0; i < bests.size(); ++i)
+    points.push_back({{"point", "p" + std::to_string(i)}, {"overrides", {{"optimizer.lr", 1e-4 * double(i + 1)}}},
+                      {"status", "completed"}, {"best", bests[i]}, {"final", bests[i]}, {"run_dir", ""}});
+  runner::test::write_text(sweep + "/sweep_summary.json",
+                           nlohmann::json({{"sweep", "ties"}, {"metric", "eval.accuracy"},
+                                           {"direction", "higher"}, {"points", points}}).dump());
+  runner::test::write_text(sweep + "/sweep_ledger.json", "{}");
+  std::string html = report_of({sweep}, dir + "/r.html");
+  std::vector<std::string> ranks;  // the first cell of each row of the points table
+  std::string table = html.substr(html.find("<table id=\"sweep-points\">"));
+  std::regex first_cell("<tr><td>([^<]*)</td>");
+  for (std::sregex_iterator it(table.begin(), table.begin() + static_cast<long>(table.find("</table>")), first_cell),
+       end;
+       it != end; ++it)
+    ranks.push_back((*it)[1]);
+  // 0.8 first, the two 0.7 (p0, p2) tied second, 0.6 fourth, the point without a value last.
+  CHECK(ranks == std::vector<std::string>{"1", "=2", "=2", "4", "5"});
+  size_t p0 = html.find("<code>p0</code>"), p2 = html.find("<code>p2</code>"), p3 = html.find("<code>p3</code>");
+  CHECK((p0 < p2 && p2 < p3));
 }
 
 TEST_CASE("a sweep's report ranks the points and plots the metric against each swept key", "[report]") {
