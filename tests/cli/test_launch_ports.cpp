@@ -6,8 +6,6 @@
 
 #include "shared.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -28,16 +26,11 @@ std::string launch_line(const std::string& dir, const std::string& name, const s
 }  // namespace
 
 TEST_CASE("a --master-port that is taken is refused with the flag as the fix", "[cli]") {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  int taken = 0;
+  int fd = test::bound_loopback_socket(taken);
   REQUIRE(fd >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
   REQUIRE(listen(fd, 1) == 0);
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  std::string port = std::to_string(ntohs(addr.sin_port));
+  std::string port = std::to_string(taken);
   std::string dir = test::tmp_dir("launch-taken-port");
   auto r = run_command(launch_line(dir, "taken", "--master-port " + port));
   close(fd);

@@ -8,9 +8,6 @@
 #include "run_files.h"
 #include "shared.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -24,16 +21,11 @@ namespace {
 
 // A loopback port that nothing listens on: bound by the kernel's choice, then closed.
 int closed_loopback_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  int port = 0;
+  int fd = runner::test::bound_loopback_socket(port);
   REQUIRE(fd >= 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  socklen_t len = sizeof a;
-  REQUIRE(getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
   close(fd);
-  return ntohs(a.sin_port);
+  return port;
 }
 
 size_t occurrences(const std::string& text, const std::string& what) {

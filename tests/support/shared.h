@@ -21,4 +21,8 @@ struct CommandResult {
 // Runs a shell command line and captures what it prints.
 CommandResult run_command(const std::string& command_line);
 
+// A TCP socket bound to 127.0.0.1 on a port the kernel chose (written to `port`);
+// -1 when that failed. Close it to have a port that nothing listens on.
+int bound_loopback_socket(int& port);
+
 }  // namespace runner::test
