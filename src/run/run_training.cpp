@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 namespace fs = std::filesystem;
@@ -155,6 +156,22 @@ void require_runnable(const Recipe& recipe) {
   require_tracking_server(recipe);
 }
 
+// A run that completed its schedule has nothing to resume: it is said and the
+// run is left as it is (a requeued job may resume it again). A --set or an
+// --allow-changes asks for another schedule (more epochs) and goes ahead.
+bool nothing_to_resume(const RunPaths& paths, const ResumeOptions& options) {
+  if (!options.overrides.empty() || !options.allow_changes.empty()) return false;
+  std::ifstream in(paths.summary());
+  nlohmann::json summary = nlohmann::json::parse(in, nullptr, false);
+  if (!summary.is_object() || summary.value("status", nlohmann::json()) != "completed") return false;
+  const nlohmann::json steps = summary.value("global_step", nlohmann::json());
+  std::cerr << fmt::format(
+      "{} completed all {} steps: nothing to resume, nothing changed. To train it longer, give the new "
+      "schedule: runner resume {} --set train.epochs=N --allow-changes train.epochs\n",
+      paths.dir, steps.dump(), paths.dir);
+  return true;
+}
+
 }  // namespace
 
 // Under data parallelism rank 0 decides the run directory and whether it
@@ -181,6 +198,7 @@ int run_recipe(const Recipe& recipe, const RunOptions& options) {
 int resume_run(const ResumeOptions& options) {
   RunPaths paths{fs::absolute(options.run_dir).lexically_normal().string()};
   if (!paths.dir.empty() && paths.dir.back() == '/') paths.dir.pop_back();
+  if (nothing_to_resume(paths, options)) return 0;
   nlohmann::json env = read_json_file(paths.env());
   RecipeOrigin origin = origin_from_env(env, paths.env());
   origin.overrides.insert(origin.overrides.end(), options.overrides.begin(), options.overrides.end());

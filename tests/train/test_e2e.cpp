@@ -197,6 +197,26 @@ TEST_CASE("resuming with a changed recipe is refused with the diff unless allowe
   CHECK(summary(run)["global_step"] == 48);
 }
 
+TEST_CASE("resuming a completed run changes nothing and says how to train it longer", "[e2e]") {
+  std::string dir = runner::test::tmp_dir("e2e_resume_completed");
+  REQUIRE(runner_cmd("", smoke_recipe() + isolated_run_sets(dir)).exit_code == 0);
+  std::string run = only_run_dir(dir);
+  const std::string summary_before = runner::read_file_bytes(run + "/summary.json");
+  const std::string metrics_before = runner::read_file_bytes(run + "/metrics.jsonl");
+  auto r = runner_cmd("", "resume " + run);
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("completed all 32 steps: nothing to resume"));
+  CHECK_THAT(r.out, Catch::Contains("--set train.epochs=N --allow-changes train.epochs"));
+  CHECK(runner::read_file_bytes(run + "/summary.json") == summary_before);  // no new segment
+  CHECK(runner::read_file_bytes(run + "/metrics.jsonl") == metrics_before);
+  // A longer schedule goes ahead: one more epoch of 16 steps.
+  r = runner_cmd("", "resume " + run + " --set train.epochs=3 --allow-changes train.epochs");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  CHECK(summary(run)["global_step"] == 48);
+}
+
 TEST_CASE("resume refuses a directory that is not a run", "[e2e]") {
   std::string dir = runner::test::tmp_dir("e2e_not_a_run");
   auto r = runner_cmd("", "resume " + dir);
