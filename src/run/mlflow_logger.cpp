@@ -1,6 +1,8 @@
 #include "run/mlflow_logger.h"
 
 #include "run/mlflow_client.h"
+#include "util/json_input.h"
+#include "util/process_info.h"
 #include "runner_build_config.h"
 
 #include <fmt/format.h>
@@ -16,7 +18,6 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
-#include <unistd.h>
 
 namespace runner {
 namespace fs = std::filesystem;
@@ -203,11 +204,9 @@ class MlflowLogger : public Logger {
   }
 
   std::vector<mlflow::KeyValue> run_tags() const {
-    char host[256] = {0};
-    std::string host_name = gethostname(host, sizeof host - 1) == 0 ? host : "";
     return {{"mlflow.source.name", "runner"}, {"mlflow.source.type", "LOCAL"},
             {"mlflow.source.git.commit", RUNNER_GIT_COMMIT}, {"runner.version", RUNNER_VERSION},
-            {"runner.run_dir", ctx_.run_dir}, {"runner.run_name", ctx_.run_name}, {"runner.host", host_name}};
+            {"runner.run_dir", ctx_.run_dir}, {"runner.run_name", ctx_.run_name}, {"runner.host", host_name()}};
   }
 
   bool unreachable(const mlflow::Answer& a) {
@@ -248,10 +247,10 @@ class MlflowLogger : public Logger {
   void read_state() {
     std::ifstream in(state_file_);
     nlohmann::json s = nlohmann::json::parse(in, nullptr, false);
-    if (s.is_discarded() || s.value("tracking_uri", "") != client_.uri()) return;
-    run_id_ = s.value("run_id", "");
-    experiment_id_ = s.value("experiment_id", "");
-    artifact_uri_ = s.value("artifact_uri", "");
+    if (record_string(s, "tracking_uri") != client_.uri()) return;  // a hand-edited file reads as absent
+    run_id_ = record_string(s, "run_id");
+    experiment_id_ = record_string(s, "experiment_id");
+    artifact_uri_ = record_string(s, "artifact_uri");
     resumed_ = !run_id_.empty();
   }
 

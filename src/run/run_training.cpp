@@ -163,12 +163,11 @@ bool nothing_to_resume(const RunPaths& paths, const ResumeOptions& options) {
   if (!options.overrides.empty() || !options.allow_changes.empty()) return false;
   std::ifstream in(paths.summary());
   nlohmann::json summary = nlohmann::json::parse(in, nullptr, false);
-  if (!summary.is_object() || summary.value("status", nlohmann::json()) != "completed") return false;
-  const nlohmann::json steps = summary.value("global_step", nlohmann::json());
+  if (record_string(summary, "status") != "completed") return false;
   std::cerr << fmt::format(
       "{} completed all {} steps: nothing to resume, nothing changed. To train it longer, give the new "
       "schedule: runner resume {} --set train.epochs=N --allow-changes train.epochs\n",
-      paths.dir, steps.dump(), paths.dir);
+      paths.dir, record_integer(summary, "global_step"), paths.dir);
   return true;
 }
 

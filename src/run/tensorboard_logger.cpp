@@ -2,12 +2,12 @@
 
 #include "tensorboard_event.pb.h"
 #include "util/crc32c.h"
+#include "util/process_info.h"
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
-#include <unistd.h>
 
 namespace runner {
 namespace fs = std::filesystem;
@@ -20,11 +20,6 @@ void put_le(std::string& out, uint64_t v, int bytes) {
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-std::string host() {
-  char name[256] = {0};
-  return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("localhost");
 }
 
 // The event's own time (the run's loggers stamp each event once), so that a
@@ -42,7 +37,7 @@ class TensorBoardLogger : public Logger {
     fs::create_directories(dir, ec);
     // A new file per session: TensorBoard reads every events file of the folder in order.
     std::string path = (dir / ("events.out.tfevents." +
-                               std::to_string(static_cast<long long>(now_seconds())) + "." + host())).string();
+                               std::to_string(static_cast<long long>(now_seconds())) + "." + host_name())).string();
     if (fs::exists(path)) path += ".1";
     file_ = std::fopen(path.c_str(), "wb");
     if (!file_) throw std::runtime_error("cannot open " + path + " for writing");
