@@ -45,6 +45,14 @@ PRESETS = {"bert-tiny": (2, 128, 2), "bert-mini": (4, 256, 4), "bert-small": (4,
            "bert-medium": (8, 512, 8)}
 
 
+def stack_versions():
+    """The peer's pinned stack as one line, recorded with each result."""
+    import accelerate
+    import transformers
+    return (f"torch {torch.__version__}, transformers {transformers.__version__}, "
+            f"accelerate {accelerate.__version__}")
+
+
 def cmd_init(a):
     from transformers import AutoConfig, BertForSequenceClassification
     config = AutoConfig.from_pretrained(a.config, num_labels=2)
@@ -200,7 +208,7 @@ def cmd_finetune(a):
     print(json.dumps({"side": "peer", "task": a.task, "seed": a.seed, "steps": total,
                       "final_train_loss": loss.item(), **metrics, "precision": a.precision,
                       "threads": torch.get_num_threads(), "seconds": time.perf_counter() - started,
-                      "torch": torch.__version__}))
+                      "version": stack_versions()}))
     return 0
 
 

@@ -8,11 +8,14 @@
 # means in pooled standard deviations (bench/accuracy_table.py).
 #
 #   bench/accuracy_ab.sh [--tasks mrpc,sst2] [--seeds 42,43,44,45,46] [--jobs 2]
-#                        [--threads 1] [--out build/accuracy_ab] [--table-only]
+#                        [--threads 1] [--out build/accuracy_ab]
+#                        [--results bench/results/accuracy_ab] [--table-only]
 #
-# Resumable: each finished run leaves OUT/TASK-SIDE-SEED.json and is not run again,
-# so an interrupted study goes on where it stopped, with the runner binary it
-# started with (copied to OUT/runner; delete it to take a new build). --jobs runs that many at once,
+# Resumable: each finished run leaves RESULTS/TASK-SIDE-SEED.json (with the runner's
+# version or the peer's package versions and the CPU) and is not run again, so an
+# interrupted study goes on where it stopped, with the runner binary it started with
+# (copied to OUT/runner; delete it to take a new build). RESULTS is in the tree, to be
+# committed: a study takes hours, and build/ does not outlive a fresh clone. --jobs runs that many at once,
 # each with --threads intra-op threads (on 2 cores, 2 jobs of 1 thread finish the
 # study sooner than 1 job of 2). Needs the peer's venv ($PEER_VENV, default
 # build-piptorch/venv; bench/peer_ab.sh creates one) and the MiniLM package
@@ -21,6 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 self=$PWD/bench/accuracy_ab.sh
 tasks=mrpc,sst2 seeds=42,43,44,45,46 jobs=2 threads=1 out=build/accuracy_ab table_only=0
+results=bench/results/accuracy_ab
 py=${PEER_VENV:-build-piptorch/venv}/bin/python3
 
 recipe_of() { case $1 in mrpc) echo recipes/mrpc_minilm.toml ;; sst2) echo recipes/sst2_minilm.yaml ;;
@@ -34,8 +38,10 @@ runner_side() {
     --set "run.output_dir=$dir" --set 'run.loggers=["jsonl"]' >"$dir.log" 2>&1 || {
     tail -n 20 "$dir.log" >&2; return 1; }
   jq -c --arg task "$task" --argjson seed "$seed" --argjson threads "$threads" \
+    --arg version "$("$out/runner" --version | head -n1)" \
     '{side: "runner", task: $task, seed: $seed, steps: .global_step, accuracy: .final.accuracy,
-      f1: .final.f1, examples: .final.examples, threads: $threads, seconds: .total_wall_seconds}' \
+      f1: .final.f1, examples: .final.examples, threads: $threads, seconds: .total_wall_seconds,
+      version: $version}' \
     "$dir"/*/*/summary.json && rm -rf "$dir" "$dir.log"
 }
 
@@ -53,15 +59,16 @@ peer_side() {
   rm -f "$out/peer-$task-$seed.log"
 }
 
-# TASK SIDE SEED: one run into OUT/TASK-SIDE-SEED.json (written only when it finished).
+# TASK SIDE SEED: one run into RESULTS/TASK-SIDE-SEED.json (written only when it finished).
 one() {
-  local result=$out/$1-$2-$3.json
-  "$2_side" "$1" "$3" >"$result.part" && jq -e .accuracy "$result.part" >/dev/null &&
-    mv "$result.part" "$result" &&
+  local result=$results/$1-$2-$3.json cpu
+  cpu="$(lscpu | sed -n 's/^Model name: *//p'), family $(lscpu | sed -n 's/^CPU family: *//p')"
+  "$2_side" "$1" "$3" | jq -c --arg cpu "$cpu" '. + {cpu: $cpu}' >"$out/$1-$2-$3.part" &&
+    jq -e .accuracy "$out/$1-$2-$3.part" >/dev/null && mv "$out/$1-$2-$3.part" "$result" &&
     echo "accuracy_ab: $(date -u +%H:%M:%S) done $1 $2 seed $3: $(jq -c '{accuracy, f1, seconds}' "$result")"
 }
 
-if [[ ${1:-} == --one ]]; then out=$2 threads=$3; one "$4" "$5" "$6"; exit; fi
+if [[ ${1:-} == --one ]]; then out=$2 results=$3 threads=$4; one "$5" "$6" "$7"; exit; fi
 while (($#)); do
   case $1 in
     --tasks) tasks=$2; shift 2 ;;
@@ -69,11 +76,12 @@ while (($#)); do
     --jobs) jobs=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --results) results=$2; shift 2 ;;
     --table-only) table_only=1; shift ;;
     *) echo "accuracy_ab: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
-mkdir -p "$out/runs"
+mkdir -p "$out/runs" "$results"
 if ((!table_only)); then
   [[ -x build/runner ]] || { echo "accuracy_ab: build/runner is missing (scripts/setup.sh)" >&2; exit 1; }
   # The study keeps the binary it started with: a rebuild during its hours does not mix two runners.
@@ -89,10 +97,10 @@ print("torch", torch.__version__, "transformers", transformers.__version__, "acc
     recipe_of "$task" >/dev/null
     for seed in "${seed_list[@]}"; do
       for side in peer runner; do  # the peer first: the longer run of the pair starts earlier
-        [[ -s $out/$task-$side-$seed.json ]] || echo "$task $side $seed"
+        [[ -s $results/$task-$side-$seed.json ]] || echo "$task $side $seed"
       done
     done
-  done | xargs -P "$jobs" -L 1 bash "$self" --one "$out" "$threads" ||
+  done | xargs -P "$jobs" -L 1 bash "$self" --one "$out" "$results" "$threads" ||
     echo "accuracy_ab: some runs failed; their logs stay in $out" >&2
 fi
-python3 bench/accuracy_table.py "$out"
+python3 bench/accuracy_table.py "$results"

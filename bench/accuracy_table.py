@@ -2,9 +2,9 @@
 """The table of bench/accuracy_ab.sh: per task and metric, each side's mean and sample
 standard deviation over its seeds, and the difference of the means in pooled standard
 deviations, sqrt(((n1-1) s1^2 + (n2-1) s2^2) / (n1 + n2 - 2)): below 1 is issue 27's
-parity line. Reads OUT/TASK-SIDE-SEED.json (one JSON object each).
+parity line. Reads RESULTS/TASK-SIDE-SEED.json (one JSON object each).
 
-    accuracy_table.py OUT
+    accuracy_table.py RESULTS
 """
 import glob
 import json
@@ -47,18 +47,24 @@ def main():
         if not any(sides.values()):
             continue
         for metric in metrics:
-            ours = [r[metric] for r in sides["runner"]]
-            theirs = [r[metric] for r in sides["peer"]]
+            # A result carried from an earlier study may lack a metric (its "source" says why).
+            ours = [r[metric] for r in sides["runner"] if metric in r]
+            theirs = [r[metric] for r in sides["peer"] if metric in r]
+            if not ours or not theirs:
+                continue
             pooled = pooled_sd(ours, theirs)
             gap = (statistics.mean(ours) - statistics.mean(theirs)) / pooled if pooled > 0 else float("nan")
             print(f"| {task} | {metric} | {summary(ours)} | {summary(theirs)} | {gap:+.2f} |")
     for task in METRICS:
         for side in ("runner", "peer"):
-            done = sorted((r["seed"], r[METRICS[task][0]], r["seconds"]) for r in rows
+            done = sorted((r["seed"], r[METRICS[task][0]], r["seconds"], "source" in r) for r in rows
                           if r["task"] == task and r["side"] == side)
             if done:
-                cells = ", ".join(f"{seed}: {value:.4f} ({seconds:.0f} s)" for seed, value, seconds in done)
+                cells = ", ".join(f"{seed}: {value:.4f} ({seconds:.0f} s){'*' if carried else ''}"
+                                  for seed, value, seconds, carried in done)
                 print(f"{task} {side}: {cells}")
+    if any("source" in r for r in rows):
+        print("* carried from an earlier study (the file's \"source\" says which)")
     return 0
 
 
