@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 namespace runner {
@@ -103,6 +104,19 @@ void topology_fits_build(RuleContext& c) {
   if (c.str("topology", "backend") == "nccl" && (!c.caps.cuda_build || c.trains_on_cpu()))
     c.error("topology", "backend", "the nccl backend needs CUDA devices",
             "use backend = \"gloo\" (or \"auto\") on CPUs");
+}
+
+// As with a missing GPU: valid (a login node validates for the job's environment),
+// but said here, since `runner run` refuses it at setup.
+void loggers_fit_environment(RuleContext& c) {
+  const auto& loggers = c.r.at("run").at("loggers");
+  if (c.caps.mlflow_problem.empty() || std::find(loggers.begin(), loggers.end(), "mlflow") == loggers.end())
+    return;
+  c.warning("run", "loggers",
+            "run.loggers has \"mlflow\", but " + c.caps.mlflow_problem +
+                ": `runner run` in this environment refuses it at setup (exit code 2, before any run "
+                "directory exists)",
+            c.caps.mlflow_fix);
 }
 
 void components_exist(RuleContext& c) {
@@ -204,6 +218,7 @@ void check_recipe_rules(const nlohmann::ordered_json& resolved, const Value& tre
   model_fits_precision(c);
   topology_fits_build(c);
   components_exist(c);
+  loggers_fit_environment(c);
   run_name_is_a_folder_name(c);
   output_dir_fits_path_limits(c);
   threads_fit_machine(c);

@@ -6,13 +6,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
+
 namespace runner {
 
-// What this build and machine can do; the CLI fills it from LibTorch.
+// What this build, machine and environment can do; the CLI fills it from LibTorch
+// and the environment.
 struct Capabilities {
   bool cuda_build = false;      // LibTorch was built with CUDA
   bool cuda_available = false;  // and a GPU is usable now
   bool native_bf16 = false;     // the CPU has AVX512-BF16 or AMX
+  // Why the mlflow logger could not log from here (no HTTP MLFLOW_TRACKING_URI), and
+  // the fix; empty when it can.
+  std::string mlflow_problem, mlflow_fix;
 };
 
 // `tree` is the recipe as written (for locations and for what was set

@@ -59,6 +59,27 @@ TEST_CASE("the mlflow logger without an HTTP tracking server is refused before a
   CHECK_FALSE(fs::exists(dir + "/runs"));
 }
 
+// `validate` is for the job's environment (a login node validates what a compute node
+// runs), so the recipe stays valid, but what `run` would refuse here is said.
+TEST_CASE("validate warns of the mlflow logger where no HTTP tracking server is set", "[mlflow]") {
+  std::string cmd = " " + runner_exe() + " validate " + smoke_recipe() + " --set run.loggers=console,mlflow";
+  auto unset = run_command("env -u MLFLOW_TRACKING_URI" + cmd);
+  INFO(unset.out);
+  CHECK(unset.exit_code == 0);
+  CHECK(unset.out.find("warning") != std::string::npos);
+  CHECK(unset.out.find("MLFLOW_TRACKING_URI is not set") != std::string::npos);
+  CHECK(unset.out.find("refuses it at setup") != std::string::npos);
+  CHECK(unset.out.find("MLFLOW_TRACKING_URI=http://127.0.0.1:5000") != std::string::npos);  // the fix
+
+  auto http = run_command("MLFLOW_TRACKING_URI=http://127.0.0.1:5000" + cmd);
+  INFO(http.out);
+  CHECK(http.exit_code == 0);
+  CHECK(http.out.find("MLFLOW_TRACKING_URI") == std::string::npos);
+
+  auto without = run_command("env -u MLFLOW_TRACKING_URI " + runner_exe() + " validate " + smoke_recipe());
+  CHECK(without.out.find("MLFLOW_TRACKING_URI") == std::string::npos);  // no mlflow logger, nothing to say
+}
+
 TEST_CASE("a tracking server that cannot be reached neither fails nor stops the run and is said once",
           "[mlflow]") {
   std::string dir = runner::test::tmp_dir("mlflow-unreachable");
