@@ -58,16 +58,31 @@ BertSelfAttention::BertSelfAttention(const BertConfig& c)
 }
 
 // q, k, v: [B, heads, L, head_dim]; returns the context [B, heads, L, head_dim].
+// LibTorch 2.x's fused attention where it is fused: on CUDA, and on a CPU where no
+// dropout is drawn. A CPU kernel cannot draw attention dropout, so in training
+// LibTorch falls back to its math path (a bernoulli_ mask over every score, a
+// row check of its safe softmax) that costs more than this eager path with the
+// runner's own dropout (README "Against today's Python stack": the step on
+// LibTorch 2.11 against 1.13, bench/step_bench --profile).
+static bool fused_attention_pays(const torch::Tensor& q, double dropout) {
+#if TORCH_VERSION_MAJOR >= 2
+  return !q.device().is_cpu() || dropout <= 0.0;
+#else
+  (void)q, (void)dropout;
+  return false;  // LibTorch 1.13 has no scaled_dot_product_attention
+#endif
+}
+
 torch::Tensor BertSelfAttention::attend(const torch::Tensor& q, const torch::Tensor& k,
                                         const torch::Tensor& v, const torch::Tensor& mask) {
+  const double dropout = is_training() ? dropout_p : 0.0;
 #if TORCH_VERSION_MAJOR >= 2
-  return at::scaled_dot_product_attention(q, k, v, mask, is_training() ? dropout_p : 0.0);
-#else
+  if (fused_attention_pays(q, dropout)) return at::scaled_dot_product_attention(q, k, v, mask, dropout);
+#endif
   // Hugging Face's eager path, op for op: matmul, divide by sqrt(d), add mask, softmax.
   auto scores = batched_matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(head_dim));
   auto probs = torch::softmax(scores + mask, -1);
-  return batched_matmul(train_dropout(probs, dropout_p, is_training()), v);
-#endif
+  return batched_matmul(train_dropout(probs, dropout, dropout > 0.0), v);
 }
 
 torch::Tensor BertSelfAttention::forward(const torch::Tensor& hidden, const AttentionInputs& a) {
