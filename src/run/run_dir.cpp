@@ -4,6 +4,7 @@
 #include "hub/named_sources.h"
 #include "train/checkpoint_io.h"
 #include "util/diagnostic.h"
+#include "util/process_info.h"
 #include "util/sha256.h"
 
 #include "runner_build_config.h"
@@ -49,11 +50,6 @@ void check_writable(const std::string& dir) {
         {}, "run.output_dir",
         fmt::format("cannot write to {}: {}", dir, ec ? ec.message() : std::strerror(errno)),
         "set run.output_dir to a writable directory"));
-}
-
-std::string host_name() {
-  char buf[256] = {};
-  return gethostname(buf, sizeof buf - 1) == 0 ? buf : "unknown";
 }
 
 }  // namespace
