@@ -64,20 +64,12 @@ BertSelfAttention::BertSelfAttention(const BertConfig& c)
 // row check of its safe softmax) that costs more than this eager path with the
 // runner's own dropout (README "Against today's Python stack": the step on
 // LibTorch 2.11 against 1.13, bench/step_bench --profile).
-static bool fused_attention_pays(const torch::Tensor& q, double dropout) {
-#if TORCH_VERSION_MAJOR >= 2
-  return !q.device().is_cpu() || dropout <= 0.0;
-#else
-  (void)q, (void)dropout;
-  return false;  // LibTorch 1.13 has no scaled_dot_product_attention
-#endif
-}
-
 torch::Tensor BertSelfAttention::attend(const torch::Tensor& q, const torch::Tensor& k,
                                         const torch::Tensor& v, const torch::Tensor& mask) {
   const double dropout = is_training() ? dropout_p : 0.0;
 #if TORCH_VERSION_MAJOR >= 2
-  if (fused_attention_pays(q, dropout)) return at::scaled_dot_product_attention(q, k, v, mask, dropout);
+  if (!q.device().is_cpu() || dropout <= 0.0)
+    return at::scaled_dot_product_attention(q, k, v, mask, dropout);
 #endif
   // Hugging Face's eager path, op for op: matmul, divide by sqrt(d), add mask, softmax.
   auto scores = batched_matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(head_dim));
