@@ -74,7 +74,7 @@ torch::Tensor BertSelfAttention::attend(const torch::Tensor& q, const torch::Ten
   // Hugging Face's eager path, op for op: matmul, divide by sqrt(d), add mask, softmax.
   auto scores = batched_matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(head_dim));
   auto probs = torch::softmax(scores + mask, -1);
-  return batched_matmul(train_dropout(probs, dropout, dropout > 0.0), v);
+  return batched_matmul(train_dropout(probs, dropout_p, is_training()), v);
 }
 
 torch::Tensor BertSelfAttention::forward(const torch::Tensor& hidden, const AttentionInputs& a) {
