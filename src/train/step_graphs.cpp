@@ -4,6 +4,7 @@
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
 
@@ -18,9 +19,20 @@ struct StepGraphs::Shape {
 #endif
 };
 
+#ifdef RUNNER_WITH_CUDA
+struct StepGraphs::Device {
+  c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool();
+  std::optional<at::cuda::MempoolId_t> pool;  // the first capture's, shared by the later ones
+};
+#else
+struct StepGraphs::Device {};
+#endif
+
 StepGraphs::StepGraphs(bool capture, int max_graphs, int warmup_steps)
     : capture_(capture), max_graphs_(max_graphs), warmup_steps_(warmup_steps) {
-#ifndef RUNNER_WITH_CUDA
+#ifdef RUNNER_WITH_CUDA
+  if (capture_) device_ = std::make_unique<Device>();
+#else
   capture_ = false;  // a CPU build has no graphs to capture
 #endif
 }
@@ -58,10 +70,13 @@ std::optional<std::vector<torch::Tensor>> StepGraphs::run(const ModelBatch& batc
   ++s->runs;
   if (!capture_ || s->runs <= warmup_steps_) return warm_up(*s, body);
 #ifdef RUNNER_WITH_CUDA
-  if (!s->graph) return capture(*s, body);
-  s->graph->replay();
+  if (!s->graph) capture(*s, body);
+  else s->graph->replay();
 #endif
-  return s->outputs;
+  // Another shape's replay may reuse these outputs' memory (the shared pool).
+  std::vector<torch::Tensor> copies;
+  for (const auto& t : s->outputs) copies.push_back(t.clone());
+  return copies;
 }
 
 #ifdef RUNNER_WITH_CUDA
@@ -72,7 +87,7 @@ std::vector<torch::Tensor> StepGraphs::warm_up(Shape& s, const Body& body) {
   c10::cuda::device_synchronize();
   std::vector<torch::Tensor> out;
   {
-    c10::cuda::CUDAStreamGuard side(c10::cuda::getStreamFromPool());
+    c10::cuda::CUDAStreamGuard side(device_->side);
     out = body(s.inputs);
   }
   c10::cuda::device_synchronize();
@@ -80,15 +95,19 @@ std::vector<torch::Tensor> StepGraphs::warm_up(Shape& s, const Body& body) {
 }
 
 // Capturing records the kernels without running them: one replay then takes the step.
+// The warm-ups' freed blocks are cached for eager use, where the capture cannot take
+// them: given back first, so that the step's memory is not held twice.
 std::vector<torch::Tensor> StepGraphs::capture(Shape& s, const Body& body) {
   c10::cuda::device_synchronize();
+  c10::cuda::CUDACachingAllocator::emptyCache();
   s.graph = std::make_unique<at::cuda::CUDAGraph>();
   {
-    c10::cuda::CUDAStreamGuard side(c10::cuda::getStreamFromPool());
-    s.graph->capture_begin();
+    c10::cuda::CUDAStreamGuard side(device_->side);
+    s.graph->capture_begin(device_->pool.value_or(at::cuda::MempoolId_t{0, 0}));
     s.outputs = body(s.inputs);
     s.graph->capture_end();
   }
+  if (!device_->pool) device_->pool = s.graph->pool();
   s.graph->replay();
   return s.outputs;
 }

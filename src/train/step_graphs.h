@@ -6,13 +6,19 @@
 // - inputs are copied into static buffers that the graph reads;
 // - a shape is run eagerly a few times (warm-up: cuBLAS handles, autograd's
 //   streams, the optimizer's state), captured on a side stream, then replayed;
-// - the body's outputs are static tensors, overwritten by the next replay: the
-//   caller consumes or copies them before that;
+// - the body's outputs are static tensors, overwritten by the next replay: run()
+//   hands the caller copies;
 // - nothing in the body reads the device from the host (train/trainer.h), and
 //   every state it updates keeps its address (the optimizer's moments, the lr
 //   table, the loss scale): all updated in place.
 // Past `max_graphs` shapes, or on the CPU where there is nothing to capture, the
 // same static-buffer body runs eagerly (the CPU is how the tests check it).
+// Memory, as torch.cuda.graphs keeps it: every warm-up and capture runs on one side
+// stream (the caching allocator keeps freed blocks per stream: a new stream each
+// time held a step's activations once per warm-up), the graphs share one memory
+// pool (one graph replays at a time and none leaves a tensor live between replays
+// but its outputs, which stay reserved), and the warm-ups' cached blocks go back to
+// the driver before a capture takes its own.
 #pragma once
 
 #include "model/model.h"
@@ -47,6 +53,8 @@ class StepGraphs {
 
   bool capture_;
   int max_graphs_, warmup_steps_;
+  struct Device;                    // the side stream and the shared pool (CUDA builds)
+  std::unique_ptr<Device> device_;
   std::map<std::pair<int64_t, int64_t>, std::unique_ptr<Shape>> shapes_;
 };
 

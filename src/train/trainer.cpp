@@ -233,9 +233,8 @@ bool Trainer::graphed_step(const TrainBatch& batch) {
     return std::vector<torch::Tensor>{loss.value, loss.bad, r.skip, r.norm, r.lr};
   });
   if (!outputs) return false;
-  const std::vector<torch::Tensor>& o = *outputs;
-  // The outputs are overwritten by the next replay: the pending loss is a copy.
-  record_loss({o[0].clone(), o[1]}, batch);
+  const std::vector<torch::Tensor>& o = *outputs;  // copies: the trainer may keep them
+  record_loss({o[0], o[1]}, batch);
   count_micro_batch(batch);
   finish_step({o[2], o[3], o[4]}, false);
   return true;
