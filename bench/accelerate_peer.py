@@ -8,6 +8,7 @@ the same initial weights (a folder both start from), the same epoch order
 random sampler), the same tokenization (truncation to max_length).
 
     accelerate_peer.py init  --config DIR --out DIR [--seed 42] [--preset bert-mini]
+    accelerate_peer.py init  --pretrained DIR --out DIR [--seed 42]   (encoder + a head from the seed)
     accelerate_peer.py train --init DIR --tokenizer DIR --data DIR --precision fp32|fp16|bf16
                              --steps N --warmup W [--task mrpc|sst2] [--device cuda|cpu]
                              [--batch 32] [--max-length 128] [--fixed-length] [--no-dropout]
@@ -55,6 +56,11 @@ def stack_versions():
 
 def cmd_init(a):
     from transformers import AutoConfig, BertForSequenceClassification
+    if a.pretrained:  # the classifier as finetune draws it; saved, both sides start from it
+        torch.manual_seed(a.seed)
+        BertForSequenceClassification.from_pretrained(a.pretrained, num_labels=2).save_pretrained(
+            a.out, safe_serialization=True)
+        return 0
     config = AutoConfig.from_pretrained(a.config, num_labels=2)
     if a.preset:
         layers, hidden, heads = PRESETS[a.preset]
@@ -237,7 +243,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     i = sub.add_parser("init")
-    i.add_argument("--config", required=True)
+    source = i.add_mutually_exclusive_group(required=True)
+    source.add_argument("--config", help="a config.json's folder: random weights of that shape")
+    source.add_argument("--pretrained", help="a BertModel checkpoint's folder: its encoder, a new head")
     i.add_argument("--out", required=True)
     i.add_argument("--seed", type=int, default=42)
     i.add_argument("--preset", choices=sorted(PRESETS), help="the runner preset's sizes instead of --config's")
