@@ -180,6 +180,21 @@ TEST_CASE("cuda: the fp16 in-training evaluation equals a fresh evaluation of th
   CHECK(relative(again.at("loss"), r.eval_events[0].at("loss")) <= 1.0 / 1024);
 }
 
+namespace {
+
+// data.pad_to_multiple_of = 32, as a run on a GPU pads its batches for graphs.
+std::vector<TrainBatch> bucketed(std::vector<TrainBatch> batches) {
+  for (TrainBatch& b : batches) {
+    ModelBatch& t = b.tensors;
+    const int64_t len = t.input_ids.size(1), extra = (len + 31) / 32 * 32 - len;
+    auto pad = [&](const torch::Tensor& x) { return torch::constant_pad_nd(x, {0, extra}, 0); };
+    t = {pad(t.input_ids), pad(t.token_type_ids), pad(t.attention_mask), t.labels, std::nullopt};
+  }
+  return batches;
+}
+
+}  // namespace
+
 TEST_CASE("cuda: CUDA graphs train as the eager step does", "[cuda]") {
   // fp32, 32 steps of 5 examples padded to their longest (up to 8 shapes graphed,
   // the rest eager): the replayed kernels are the eager step's, but cuBLAS may
@@ -209,10 +224,40 @@ TEST_CASE("cuda: CUDA graphs train as the eager step does", "[cuda]") {
   for (size_t i = 0; i < 32; ++i) {
     INFO("step " << i + 1 << ": " << losses[1][i]["loss"] << " vs " << losses[0][i]["loss"]);
     CHECK(relative(losses[1][i].at("loss"), losses[0][i].at("loss")) <= 1e-6);
-    // The graphs share one memory pool: a step's gradient norm, kept until the log
-    // line, must be its own, not what another shape's replay left at that address.
     // The norm sums every gradient, each through the whole backward's products: 1e-5
     // (~80 ulps) leaves room for cuBLAS' other algorithms on the capture stream.
     CHECK(relative(losses[1][i].at("grad_norm"), losses[0][i].at("grad_norm")) <= 1e-5);
+  }
+}
+
+TEST_CASE("cuda: graphs of two shapes share one pool and each step keeps its own results", "[cuda]") {
+  // Padded to a multiple of 32, the 32 batches of 5 take two shapes: (5, 64) for 11
+  // of them and (5, 96) for 21. Each is run eagerly three times, captured on its
+  // fourth batch and replayed after, the two interleaved. A log line every 4 steps
+  // reads the last step's gradient norm after other steps ran: the graphs share one
+  // memory pool, so a later shape's replay may reuse an earlier one's output memory
+  // unless StepGraphs hands out copies. Tolerances as in the test above.
+  REQUIRE(torch::cuda::is_available());
+  std::vector<nlohmann::json> logs[2];
+  for (int graphed = 0; graphed < 2; ++graphed) {
+    at::manual_seed(42);
+    auto model = test::load_golden_tiny_bert(kGpu);  // padded execution in both runs
+    test::GoldenLoop loop;
+    TrainerConfig cfg = test::golden_trainer_config(loop);
+    cfg.cuda_graphs = graphed ? CudaGraphs::On : CudaGraphs::Off;
+    cfg.eval_every = 0;
+    cfg.log_every = 4;
+    test::CaptureEvents events;
+    FixedBatches data(bucketed(test::golden_batches("mrpc_train.jsonl", 160, 5, kGpu)));
+    Trainer trainer(cfg, model, test::golden_adamw(*model), test::golden_schedule(), data, nullptr, {&events});
+    trainer.train();
+    logs[graphed] = events.of("train");
+  }
+  REQUIRE(logs[0].size() == 8);
+  REQUIRE(logs[1].size() == 8);
+  for (size_t i = 0; i < 8; ++i) {
+    INFO("log line " << i + 1 << ": " << logs[1][i] << " vs " << logs[0][i]);
+    CHECK(relative(logs[1][i].at("loss"), logs[0][i].at("loss")) <= 1e-6);
+    CHECK(relative(logs[1][i].at("grad_norm"), logs[0][i].at("grad_norm")) <= 1e-5);
   }
 }

@@ -55,7 +55,7 @@ inline TrainBatch collate(const std::vector<GoldenRow>& rows, size_t begin, size
     out.example_ids.push_back("row/" + std::to_string(i));
     out.tokens += n;
   }
-  out.tensors = {ids, types, mask, labels};
+  out.tensors = {ids, types, mask, labels, std::nullopt};
   out.examples = b;
   return out;
 }
@@ -67,7 +67,8 @@ inline std::vector<TrainBatch> golden_batches(const std::string& file, size_t ro
   for (size_t i = 0; i < all.size(); i += batch_size) {
     TrainBatch b = collate(all, i, std::min(all.size(), i + batch_size));
     ModelBatch& t = b.tensors;
-    t = {t.input_ids.to(device), t.token_type_ids.to(device), t.attention_mask.to(device), t.labels.to(device)};
+    t = {t.input_ids.to(device), t.token_type_ids.to(device), t.attention_mask.to(device),
+         t.labels.to(device), std::nullopt};
     batches.push_back(std::move(b));
   }
   return batches;
