@@ -193,41 +193,51 @@ std::vector<TrainBatch> bucketed(std::vector<TrainBatch> batches) {
   return batches;
 }
 
+struct GoldenGpuRun {
+  std::vector<nlohmann::json> train, graph_notes;  // the "train" and "cuda_graphs" events
+};
+
+// The golden loop in fp32 on the GPU (tiny_bert, padded execution), graphs on or off.
+GoldenGpuRun train_golden(CudaGraphs graphs, std::vector<TrainBatch> batches, long long log_every) {
+  at::manual_seed(42);
+  auto model = test::load_golden_tiny_bert(kGpu);
+  test::GoldenLoop loop;
+  TrainerConfig cfg = test::golden_trainer_config(loop);
+  cfg.cuda_graphs = graphs;
+  cfg.eval_every = 0;
+  cfg.log_every = log_every;
+  test::CaptureEvents events;
+  FixedBatches data(std::move(batches));
+  Trainer trainer(cfg, model, test::golden_adamw(*model), test::golden_schedule(), data, nullptr, {&events});
+  trainer.train();
+  return {events.of("train"), events.of("cuda_graphs")};
+}
+
+// Graphed against eager, log line by log line. The replayed kernels are the eager
+// step's, but cuBLAS may choose other algorithms on the capture stream, so sums may
+// round differently: 1e-6 relative is ~8 float32 ulps on each loss; the norm sums
+// every gradient, each through the whole backward's products: 1e-5 (~80 ulps).
+void check_same_training(const GoldenGpuRun& graphed, const GoldenGpuRun& eager, size_t lines) {
+  REQUIRE(eager.train.size() == lines);
+  REQUIRE(graphed.train.size() == lines);
+  for (size_t i = 0; i < lines; ++i) {
+    INFO("log line " << i + 1 << ": " << graphed.train[i] << " vs " << eager.train[i]);
+    CHECK(relative(graphed.train[i].at("loss"), eager.train[i].at("loss")) <= 1e-6);
+    CHECK(relative(graphed.train[i].at("grad_norm"), eager.train[i].at("grad_norm")) <= 1e-5);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("cuda: CUDA graphs train as the eager step does", "[cuda]") {
-  // fp32, 32 steps of 5 examples padded to their longest (up to 8 shapes graphed,
-  // the rest eager): the replayed kernels are the eager step's, but cuBLAS may
-  // choose other algorithms on the capture stream, so sums may round
-  // differently: 1e-6 relative is ~8 float32 ulps on each loss.
+  // 32 steps of 5 examples padded to their longest (up to 8 shapes graphed, the rest eager).
   REQUIRE(torch::cuda::is_available());
-  std::vector<nlohmann::json> losses[2];
-  for (int graphed = 0; graphed < 2; ++graphed) {
-    at::manual_seed(42);
-    auto model = test::load_golden_tiny_bert(kGpu);
-    test::GoldenLoop loop;
-    TrainerConfig cfg = test::golden_trainer_config(loop);
-    cfg.cuda_graphs = graphed ? CudaGraphs::On : CudaGraphs::Off;
-    cfg.eval_every = 0;
-    test::CaptureEvents events;
-    FixedBatches data(test::golden_batches("mrpc_train.jsonl", 160, 5, kGpu));
-    Trainer trainer(cfg, model, test::golden_adamw(*model), test::golden_schedule(), data, nullptr, {&events});
-    trainer.train();
-    losses[graphed] = events.of("train");
-    if (graphed) {
-      REQUIRE(events.of("cuda_graphs").size() == 1);
-      CHECK(events.of("cuda_graphs")[0]["captured"] == true);
-    }
-  }
-  REQUIRE(losses[0].size() == 32);
-  REQUIRE(losses[1].size() == 32);
-  for (size_t i = 0; i < 32; ++i) {
-    INFO("step " << i + 1 << ": " << losses[1][i]["loss"] << " vs " << losses[0][i]["loss"]);
-    CHECK(relative(losses[1][i].at("loss"), losses[0][i].at("loss")) <= 1e-6);
-    // The norm sums every gradient, each through the whole backward's products: 1e-5
-    // (~80 ulps) leaves room for cuBLAS' other algorithms on the capture stream.
-    CHECK(relative(losses[1][i].at("grad_norm"), losses[0][i].at("grad_norm")) <= 1e-5);
-  }
+  auto batches = [] { return test::golden_batches("mrpc_train.jsonl", 160, 5, kGpu); };
+  GoldenGpuRun eager = train_golden(CudaGraphs::Off, batches(), 1);
+  GoldenGpuRun graphed = train_golden(CudaGraphs::On, batches(), 1);
+  REQUIRE(graphed.graph_notes.size() == 1);
+  CHECK(graphed.graph_notes[0]["captured"] == true);
+  check_same_training(graphed, eager, 32);
 }
 
 TEST_CASE("cuda: graphs of two shapes share one pool and each step keeps its own results", "[cuda]") {
@@ -236,28 +246,8 @@ TEST_CASE("cuda: graphs of two shapes share one pool and each step keeps its own
   // fourth batch and replayed after, the two interleaved. A log line every 4 steps
   // reads the last step's gradient norm after other steps ran: the graphs share one
   // memory pool, so a later shape's replay may reuse an earlier one's output memory
-  // unless StepGraphs hands out copies. Tolerances as in the test above.
+  // unless StepGraphs hands out copies.
   REQUIRE(torch::cuda::is_available());
-  std::vector<nlohmann::json> logs[2];
-  for (int graphed = 0; graphed < 2; ++graphed) {
-    at::manual_seed(42);
-    auto model = test::load_golden_tiny_bert(kGpu);  // padded execution in both runs
-    test::GoldenLoop loop;
-    TrainerConfig cfg = test::golden_trainer_config(loop);
-    cfg.cuda_graphs = graphed ? CudaGraphs::On : CudaGraphs::Off;
-    cfg.eval_every = 0;
-    cfg.log_every = 4;
-    test::CaptureEvents events;
-    FixedBatches data(bucketed(test::golden_batches("mrpc_train.jsonl", 160, 5, kGpu)));
-    Trainer trainer(cfg, model, test::golden_adamw(*model), test::golden_schedule(), data, nullptr, {&events});
-    trainer.train();
-    logs[graphed] = events.of("train");
-  }
-  REQUIRE(logs[0].size() == 8);
-  REQUIRE(logs[1].size() == 8);
-  for (size_t i = 0; i < 8; ++i) {
-    INFO("log line " << i + 1 << ": " << logs[1][i] << " vs " << logs[0][i]);
-    CHECK(relative(logs[1][i].at("loss"), logs[0][i].at("loss")) <= 1e-6);
-    CHECK(relative(logs[1][i].at("grad_norm"), logs[0][i].at("grad_norm")) <= 1e-5);
-  }
+  auto batches = [] { return bucketed(test::golden_batches("mrpc_train.jsonl", 160, 5, kGpu)); };
+  check_same_training(train_golden(CudaGraphs::On, batches(), 4), train_golden(CudaGraphs::Off, batches(), 4), 8);
 }
