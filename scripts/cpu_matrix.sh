@@ -3,15 +3,19 @@
 # (`bash scripts/test.sh cpu-matrix [AREAS...]`, on demand: each variant is a
 # whole test run). The machines differ in vector width (Zen 3: AVX2; Zen 4/5:
 # AVX-512 with AVX512-BF16; some Intel hosts: AMX too), and a tolerance that
-# holds on one only is a bug (issue 25). Each variant forces one of:
-#   OPENBLAS_CORETYPE   OpenBLAS's fp32 GEMM kernels (Haswell = AVX2, Zen, SkylakeX = AVX-512)
-#   ONEDNN_MAX_CPU_ISA  oneDNN's widest ISA for its bf16 matmuls: AVX512_CORE_BF16 is a
-#                       Zen 4 here (no AMX). Not AVX2: LibTorch 1.13 reads the CPU's flags
-#                       itself and still sends bf16 matmuls to oneDNN, which then cannot
-#                       build them ("could not create a primitive descriptor iterator"); a
-#                       real Zen 3 takes ATen's own bf16 GEMM, which the bf16 parity test
-#                       runs on every CPU (Bf16Autocast with aten_gemm).
-#   RUNNER_KERNEL_ISA   the runner's own loops (fused AdamW, dropout): avx2, generic
+# holds on one only is a bug (issue 25). Each variant forces one or more of:
+#   OPENBLAS_CORETYPE    OpenBLAS's fp32 GEMM kernels (Haswell = AVX2, Zen, SkylakeX = AVX-512)
+#   ONEDNN_MAX_CPU_ISA   oneDNN's widest ISA for its bf16 matmuls: AVX512_CORE_BF16 is a
+#                        Zen 4 here (no AMX).
+#   RUNNER_CPU_BF16      =emulated: the runner sees no native bf16 and runs bf16 matmuls on
+#                        ATen's own GEMM, the path LibTorch takes on a CPU without AVX-512
+#                        (its oneDNN check asks for avx512bw/vl/dq; on a real Zen 3 oneDNN
+#                        prints no bf16 primitive under ONEDNN_VERBOSE=1). Capping oneDNN at
+#                        AVX2 instead is not that path: LibTorch still calls oneDNN, which
+#                        then fails ("could not create a primitive descriptor").
+#   ATEN_CPU_CAPABILITY  ATen's own vectorised kernels (softmax, GELU, casts): avx2
+#   RUNNER_KERNEL_ISA    the runner's own loops (fused AdamW, dropout): avx2, generic
+# The "Zen 3" variant sets all of them as an AVX2 CPU without native bf16 has them.
 # Ends with one line "N passed, N failed" over all variants.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -23,15 +27,18 @@ variants=(
   "ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16"
   "RUNNER_KERNEL_ISA=avx2"
   "RUNNER_KERNEL_ISA=generic"
+  "RUNNER_CPU_BF16=emulated ATEN_CPU_CAPABILITY=avx2 RUNNER_KERNEL_ISA=avx2 OPENBLAS_CORETYPE=Haswell"
 )
-[[ -n ${CPU_MATRIX_VARIANTS:-} ]] && read -r -a variants <<<"$CPU_MATRIX_VARIANTS"
+# CPU_MATRIX_VARIANTS: variants separated by ";" (each one or more VAR=value words).
+[[ -n ${CPU_MATRIX_VARIANTS:-} ]] && IFS=';' read -r -a variants <<<"$CPU_MATRIX_VARIANTS"
 
 echo "cpu-matrix: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), ${#variants[@]} variants"
 total_passed=0 total_failed=0 rows=()
 for v in "${variants[@]}"; do
-  log=build/cpu-matrix-${v//[=\/]/_}.log
+  log=build/cpu-matrix-${v//[= \/]/_}.log
   start=$(date +%s)
-  env "$v" bash scripts/test.sh "$@" >"$log" 2>&1
+  read -r -a assignments <<<"$v"
+  env "${assignments[@]}" bash scripts/test.sh "$@" >"$log" 2>&1
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n1)
   [[ -n $line ]] || line="0 passed, 1 failed"  # no summary: the run itself broke
   read -r p _ f _ <<<"$line"

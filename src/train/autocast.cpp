@@ -44,6 +44,13 @@ AutocastGuard::AutocastGuard(Precision precision, c10::DeviceType device)
   set_enabled(device_, true);
   set_dtype(device_, precision == Precision::Fp16 ? at::kHalf : at::kBFloat16);
   at::autocast::increment_nesting();
+  // A CPU without AVX-512 runs bf16 matmuls on ATen's own GEMM (LibTorch's oneDNN
+  // check asks for avx512bw/vl/dq); forced emulation takes the same path here.
+  if (device_ == c10::DeviceType::CPU && precision == Precision::Bf16 && cpu_bf16_emulation_forced() &&
+      at::globalContext().userEnabledMkldnn()) {
+    at::globalContext().setUserEnabledMkldnn(false);
+    restore_onednn_ = true;
+  }
 }
 
 AutocastGuard::~AutocastGuard() {
@@ -51,6 +58,7 @@ AutocastGuard::~AutocastGuard() {
   if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
   set_enabled(device_, previous_enabled_);
   set_dtype(device_, previous_dtype_);
+  if (restore_onednn_) at::globalContext().setUserEnabledMkldnn(true);
 }
 
 }  // namespace runner

@@ -1,6 +1,7 @@
 #include "util/cpu_info.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <sched.h>
 #include <sstream>
@@ -27,7 +28,13 @@ std::string cpu_model() {
   return m.empty() ? "unknown" : m;
 }
 
+bool cpu_bf16_emulation_forced() {
+  const char* v = std::getenv("RUNNER_CPU_BF16");
+  return v && std::string(v) == "emulated";
+}
+
 bool cpu_has_native_bf16() {
+  if (cpu_bf16_emulation_forced()) return false;
   std::string flags = " " + cpuinfo_field("flags") + " ";
   return flags.find(" avx512_bf16 ") != std::string::npos ||
          flags.find(" amx_bf16 ") != std::string::npos;

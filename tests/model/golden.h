@@ -4,6 +4,7 @@
 
 #include "model/bert_component.h"
 #include "model/model_factory.h"
+#include "util/cpu_info.h"
 #include "shared.h"
 
 #include <ATen/autocast_mode.h>
@@ -90,8 +91,10 @@ struct ThreadsGuard {  // the golden files were made single-threaded
 // taking the device type, as src/train/autocast.cpp does.
 struct Bf16Autocast {
   bool mkldnn = at::globalContext().userEnabledMkldnn();
+  // aten_gemm=false: the CPU's own choice, or ATen's GEMM where emulation is forced
+  // (RUNNER_CPU_BF16=emulated: the path of a CPU without AVX-512, util/cpu_info.h).
   explicit Bf16Autocast(bool aten_gemm) {
-    if (aten_gemm) at::globalContext().setUserEnabledMkldnn(false);
+    if (aten_gemm || cpu_bf16_emulation_forced()) at::globalContext().setUserEnabledMkldnn(false);
     set_cpu_autocast(true);
   }
   ~Bf16Autocast() {

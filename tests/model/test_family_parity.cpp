@@ -3,6 +3,7 @@
 // tiny_electra (golden/README.md section 4).
 #include "catch.h"
 
+#include "bf16_bound.h"
 #include "golden.h"
 #include "model/distilbert.h"
 #include "registry/registry.h"
@@ -113,31 +114,43 @@ TEST_CASE("family parity: unpadded execution equals the padded path", "[model][f
 
 TEST_CASE("family parity: DistilBERT bf16 autocast logits within the golden file's tolerance",
           "[model][family]") {
-  if (!cpu_has_native_bf16()) {
-    WARN("skipped: this CPU has no native bf16 (avx512_bf16 / amx_bf16); the golden bf16 logits "
-         "were made with oneDNN's native bf16 GEMM");
-    return;
-  }
   test::ThreadsGuard one_thread;
   const auto expected = test::family_expected("distilbert");
   const auto& bf16 = expected.at("bf16_autocast");
   auto want = test::float_tensor(bf16.at("logits"));
-  const double tolerance = 0.15;  // the file: "~0.15 absolute on logits", CPU-dependent
+  auto fp32 = test::float_tensor(expected.at("logits"));
+  // The file's bf16 logits come from oneDNN's native bf16 GEMM ("~0.15 absolute on
+  // logits", CPU-dependent): a reference only on such a CPU. Every CPU is held to
+  // the derived bound against fp32 (bf16_bound.h), for the GEMM it runs.
+  const bool native = cpu_has_native_bf16();
+  const bool sums_in_bf16 = test::bf16_gemm_sums_in_bf16();
   for (Execution e : {Execution::Padded, Execution::Unpadded}) {
     auto model = test::load_tiny("tiny_distilbert", golden("tiny_distilbert"));
     model->eval();
     model->set_execution(e);
+    auto params = model->named_parameters();
+    torch::Tensor head_input;  // the classifier's fp32 input: relu(pre_classifier(cls))
+    {
+      torch::NoGradGuard no_grad;
+      auto cls = model->forward(test::parity_batch()).pooled;
+      head_input = torch::relu(torch::linear(cls, params["pre_classifier.weight"], params["pre_classifier.bias"]));
+    }
+    // tiny_distilbert (golden config.json): 2 layers, dim 64, hidden_dim 128, 4 heads; 74 keys.
+    const double bound = test::bf16_logit_bound(
+        test::EncoderPath{2, 64, 128, 16, 74}, sums_in_bf16,
+        test::classifier_product_norm(head_input, params["classifier.weight"], params["classifier.bias"]));
     test::Bf16Autocast autocast(/*aten_gemm=*/false);
     auto out = model->forward(test::parity_batch());
-    double err = max_abs_diff(out.logits, want);
+    const double to_file = max_abs_diff(out.logits, want), to_fp32 = max_abs_diff(out.logits, fp32);
     std::ostringstream what;
-    what << (e == Execution::Padded ? "padded" : "unpadded") << ": bf16 logits max abs error " << err
-         << " against Hugging Face's bf16 (tolerance " << tolerance << "), loss "
-         << out.loss.item<double>() << " vs " << bf16.at("loss").get<double>();
+    what << (e == Execution::Padded ? "padded" : "unpadded") << ": bf16 logits " << to_fp32
+         << " from Hugging Face's fp32 (derived bound " << bound << "), " << to_file
+         << " from its bf16 (file tolerance 0.15" << (native ? "" : ", not a reference on this CPU") << ")";
     WARN(what.str());
     INFO(what.str());
     CHECK(out.logits.scalar_type() == torch::kBFloat16);
-    CHECK(err <= tolerance);
+    CHECK(to_fp32 <= bound);
+    if (native) CHECK(to_file <= 0.15);  // the file's stated tolerance for its own CPU class
   }
 }
 
