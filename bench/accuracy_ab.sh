@@ -19,7 +19,7 @@
 # each with --threads intra-op threads (on 2 cores, 2 jobs of 1 thread finish the
 # study sooner than 1 job of 2). Needs the peer's venv ($PEER_VENV, default
 # build-piptorch/venv; bench/peer_ab.sh creates one) and the MiniLM package
-# (scripts/setup.sh). On the 2-core machine the whole study is hours (README).
+# (scripts/setup.sh). On 2 cores the whole study takes hours (docs/dev/parity.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 self=$PWD/bench/accuracy_ab.sh

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# The checks of a lent GPU machine in one call (README "The GPU step"). Such a machine
-# is lent for minutes, starts bare, and sees the checkout but not ../shared, so:
+# Checks a GPU machine in one short run (docs/gpu.md, "Checking a GPU machine in
+# one short run"), for a machine that is reachable only for a while and may lack
+# ../shared:
 #
-#   bash scripts/device_check.sh prepare        here: copies what the checks read from
-#                                               ../shared into .gpu/ (ignored by git)
-#   bash scripts/device_check.sh run [SECONDS]  there, with .gpu carried: everything
-#                                               below within SECONDS (default 570)
+#   bash scripts/device_check.sh prepare                 beside ../shared: copies what the
+#                                                        checks read into .gpu/ (ignored by git),
+#                                                        to be copied along with the checkout
+#   bash scripts/device_check.sh run LOG_DIR [SECONDS]   on the GPU machine: everything below
+#                                                        within SECONDS (default 570)
 #
-# `run` builds build-cuda with the gpu-kit (../shared/gpu-kit; ~2 minutes on 16 cores),
+# `run` builds build-cuda with the gpu-kit (.gpu/gpu-kit; ~2 minutes on 16 cores),
 # then, in order of value, each step under its own time cap: tests/cuda (with the
 # committed fp16 golden), the attention-path test on the wheel's LibTorch 2.x,
 # bench/gpu_ab.sh (one round, or fewer steps when time is short), and the smoke
-# recipe in fp16, bf16 and fp32. Logs go to $OUT (or build-cuda/device_check), and
-# a line per step to its steps.txt.
+# recipe in fp16, bf16 and fp32. Each step's log goes to LOG_DIR, a line per step
+# to LOG_DIR/steps.txt and the machine's description to LOG_DIR/machine.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 kit=.gpu
@@ -24,12 +26,15 @@ prepare() {
   cp -r "$shared/gpu-kit" "$kit/" && cp -r "$shared/data/glue/MRPC" "$kit/data/glue/" &&
     cp -r "$shared/models/bert-base-uncased" "$kit/models/" && cp -r "$shared/golden/tiny_bert" "$kit/golden/" &&
     cp "$shared"/golden/tokenization/mrpc_{train,dev}.jsonl "$kit/golden/tokenization/" && chmod -R u+w "$kit" &&
-    echo "device_check: $(du -sh "$kit" | cut -f1) in $kit/; carry [\"$kit\"] and run: bash scripts/device_check.sh run"
+    echo "device_check: $(du -sh "$kit" | cut -f1) in $kit/; copy it with the checkout, then: bash scripts/device_check.sh run LOG_DIR"
 }
 
 run_checks() {
-  local budget=${1:-570} out=${OUT:-build-cuda/device_check} S=$PWD/$kit t0=$SECONDS
-  mkdir -p "$out"
+  local out=${1:-} budget=${2:-570} S=$PWD/$kit t0=$SECONDS
+  if [[ -z $out ]]; then echo "device_check: run needs a LOG_DIR: bash scripts/device_check.sh run LOG_DIR [SECONDS]" >&2; return 2; fi
+  if [[ ! $budget =~ ^[0-9]+$ ]]; then echo "device_check: SECONDS must be a whole number, not '$budget'" >&2; return 2; fi
+  if [[ ! -d $S/gpu-kit ]]; then echo "device_check: $kit/gpu-kit is missing: run 'bash scripts/device_check.sh prepare' beside ../shared first" >&2; return 2; fi
+  mkdir -p "$out" || { echo "device_check: cannot create LOG_DIR '$out'" >&2; return 2; }
   export RUNNER_SHARED=$S RUNNER_DATA=$S/data RUNNER_MODELS=$S/models HF_HUB_OFFLINE=1 PYTHONUNBUFFERED=1
   left() { echo $((budget - (SECONDS - t0))); }
   say() { echo "[$((SECONDS - t0))s] $*" | tee -a "$out/steps.txt"; }
@@ -67,5 +72,5 @@ run_checks() {
 case ${1:-} in
   prepare) prepare ;;
   run) shift; run_checks "$@" ;;
-  *) echo "device_check: prepare | run [SECONDS] (see the comment at the top)" >&2; exit 2 ;;
+  *) echo "device_check: prepare | run LOG_DIR [SECONDS] (see the comment at the top)" >&2; exit 2 ;;
 esac

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/) with ASan + UBSan and runs each for
 # SECONDS (default 60), per input at most 1 s and 1 GB. Prints one table row
-# per target (Markdown, for README "Reliability") and exits 1 when any target
+# per target (Markdown, for docs/dev/reliability.md) and exits 1 when any target
 # found a crash, a hang, a leak or an input over the memory limit.
 #
 #   scripts/fuzz.sh [--install] [SECONDS] [TARGET...]

@@ -1,5 +1,5 @@
 // The shape of the code, checked on the source tree:
-// - the folders of src/ form layers, listed low to high in README.md's
+// - the folders of src/ form layers, listed low to high in docs/extending.md's
 //   "Project layout" block; no file includes from a higher layer than its own;
 // - no function in src/run or src/train is longer than 60 lines.
 #include "catch.h"
@@ -25,12 +25,12 @@ std::vector<std::string> read_lines(const fs::path& p) {
   return lines;
 }
 
-// "src/util/  ..." lines of the README's layout block, in order.
-std::map<std::string, int> readme_layers() {
+// "src/util/  ..." lines of docs/extending.md's layout block, in order.
+std::map<std::string, int> documented_layers() {
   std::map<std::string, int> rank;
   bool in_layout = false;
   static const std::regex folder(R"(^src/([a-z_]+)/)");
-  for (const auto& line : read_lines(fs::path(RUNNER_SOURCE_ROOT) / "README.md")) {
+  for (const auto& line : read_lines(fs::path(RUNNER_SOURCE_ROOT) / "docs" / "extending.md")) {
     if (line.rfind("## Project layout", 0) == 0) in_layout = true;
     else if (in_layout && line.rfind("## ", 0) == 0) break;
     std::smatch m;
@@ -69,8 +69,8 @@ std::vector<std::pair<std::string, size_t>> function_lengths(const fs::path& fil
 
 }  // namespace
 
-TEST_CASE("layering: no include reaches up to a higher layer of the README's layout", "[layering]") {
-  const auto rank = readme_layers();
+TEST_CASE("layering: no include reaches up to a higher layer of the documented layout", "[layering]") {
+  const auto rank = documented_layers();
   REQUIRE(rank.size() >= 10);
   const fs::path src = fs::path(RUNNER_SOURCE_ROOT) / "src";
   static const std::regex include(R"(^#include "([a-z_]+)/)");
@@ -79,7 +79,7 @@ TEST_CASE("layering: no include reaches up to a higher layer of the README's lay
     if (!dir.is_directory() || dir.path().filename() == "pch") continue;
     const std::string own = dir.path().filename().string();
     INFO("folder src/" << own);
-    REQUIRE(rank.count(own) == 1);  // every folder has its place in the README
+    REQUIRE(rank.count(own) == 1);  // every folder has its place in docs/extending.md
     for (const auto& file : sources_under(dir.path()))
       for (const auto& line : read_lines(file)) {
         std::smatch m;

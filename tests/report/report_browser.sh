@@ -67,7 +67,7 @@ chromium --headless --no-sandbox --disable-gpu --user-data-dir="$work/chromium-p
   "file://$work/smoke-time.html" >"$work/smoke-time.dom.html" 2>>"$work/chromium.log" ||
   fail "chromium could not render smoke-time.html; see $work/chromium.log"
 
-if [[ -n $shots ]]; then  # the README's screenshots: the top of each page, at half scale
+if [[ -n $shots ]]; then  # the screenshots in README.md and docs/results.md: the top of each page, at half scale
   for page in smoke sweep; do
     chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$work/chromium-profile" \
       --window-size=1360,1500 --force-device-scale-factor=0.5 --screenshot="$shots/report-$page.png" \

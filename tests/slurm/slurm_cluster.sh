@@ -2,7 +2,7 @@
 # Data parallelism under a real Slurm: as root, starts a one-node cluster on
 # this machine (munged, slurmctld, slurmd; 2 CPUs, loopback only, every file
 # under a temporary folder), then
-#   1. `srun -n 2 runner run RECIPE` and scripts/slurm/train.sbatch (the README's
+#   1. `srun -n 2 runner run RECIPE` and scripts/slurm/train.sbatch (docs/distributed-and-slurm.md's
 #      script, 1 node x 2 tasks) give the same metrics as `runner launch
 #      --nproc-per-node 2` (the same two-process computation: equal bits);
 #   2. `scontrol requeue` of the running sbatch job: the requeued job resumes
@@ -33,10 +33,10 @@ summary_line() {
   else echo "All tests passed ($assertions assertions in $passed test cases)"; fi
 }
 
-begin "the README shows scripts/slurm/train.sbatch as it is"
-# The README's block after its marker line, up to the closing fence.
-shown=$(sed -n '/^<!-- scripts\/slurm\/train.sbatch/,/^```$/p' "$src/README.md" | sed '1,2d;$d')
-check "README block == scripts/slurm/train.sbatch" test "$shown" = "$(cat "$src/scripts/slurm/train.sbatch")"
+begin "docs/distributed-and-slurm.md shows scripts/slurm/train.sbatch as it is"
+# The page's block after its marker line, up to the closing fence.
+shown=$(sed -n '/^<!-- scripts\/slurm\/train.sbatch/,/^```$/p' "$src/docs/distributed-and-slurm.md" | sed '1,2d;$d')
+check "docs block == scripts/slurm/train.sbatch" test "$shown" = "$(cat "$src/scripts/slurm/train.sbatch")"
 end
 
 skip() {
@@ -185,7 +185,7 @@ wait_job() {
   echo "still ${st:-unknown} after $2 s"
 }
 
-begin "runner launch, srun -n 2 and the README's sbatch script train alike"
+begin "runner launch, srun -n 2 and the documented sbatch script train alike"
 "$runner" launch --nproc-per-node 2 --master-port "$(free_port)" "$recipe" $(sets launch) >launch.log 2>&1
 check "runner launch succeeds (launch.log)" test $? -eq 0
 MASTER_PORT=$(free_port) srun -n 2 --cpus-per-task=1 runner run "$recipe" $(sets srun) \
