@@ -1,6 +1,7 @@
 #include "report/run_history.h"
 
 #include "run/run_dir.h"
+#include "run/run_lock.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
@@ -190,9 +191,18 @@ std::string RunHistory::name() const {
   return n.empty() ? fs::path(dir).lexically_normal().parent_path().filename().string() : n;
 }
 
+// The owner's lock (run/run_lock.h) is asked first: a process holding it is
+// the run's trainer whatever summary.json says, and a lock nobody holds means
+// the recorded "running" outlived its process. A status that is not a string
+// (an edited file) reads as unknown.
 std::string RunHistory::status() const {
+  RunOwner owner = run_owner(dir);
+  if (owner == RunOwner::Live) return "running";
+  const nlohmann::json* field = summary.is_object() && summary.contains("status") ? &summary["status"] : nullptr;
+  if (field && !field->is_string()) return "unknown";
   std::string recorded = record_string(summary, "status", env.empty() ? "unknown" : "running");
-  return recorded == "running" ? liveness() : recorded;
+  if (recorded != "running") return recorded;
+  return owner == RunOwner::None ? "died" : liveness();
 }
 
 // A run whose summary says running: still so while its process is there. On
@@ -206,6 +216,8 @@ std::string RunHistory::liveness() const {
   if (state == ProcessState::Alive) return "running";
   std::optional<double> since = seconds_since(record_string(summary, "heartbeat_utc"));
   double every = number_at(summary, "heartbeat_every_s").value_or(30.0);
+  // A heartbeat from the future (an edited file, a wrong clock) proves nothing either.
+  if (since && *since < -std::max(3 * every, 60.0)) return "stale";
   return since && *since > std::max(3 * every, 60.0) ? "stale" : "running";
 }
 
