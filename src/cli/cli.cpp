@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "util/diagnostic.h"
+#include "util/output_check.h"
 #include "util/paths.h"
 #include "util/suggest.h"
 #include "util/utf8.h"
@@ -123,7 +124,12 @@ int cli_main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
-    return dispatch(args);
+    int rc = dispatch(args);
+    // Every command's standard output, checked once at the end: a full disk or
+    // /dev/full turns a success into exit 2 with a message (a command that
+    // failed has said why already).
+    if (rc == kExitOk && !standard_output_complete(std::cerr)) rc = kExitBadInput;
+    return rc;
   } catch (const InputError& e) {
     std::cerr << e.diagnostic().format() << "\n";
     return kExitBadInput;
