@@ -149,7 +149,8 @@ nlohmann::json read_run_record(const std::string& path) {
 
 bool looks_like_run_dir(const std::string& dir) {
   RunPaths p{dir};
-  return fs::is_regular_file(p.summary()) || fs::is_regular_file(p.env());
+  std::error_code ec;
+  return fs::is_regular_file(p.summary(), ec) || fs::is_regular_file(p.env(), ec);
 }
 
 RunHistory load_run_history(const std::string& dir, XAxis x_axis) {
@@ -243,18 +244,47 @@ std::optional<double> RunHistory::samples_per_s() const {
   return std::nullopt;
 }
 
-std::vector<std::string> find_run_dirs(const std::string& root, int depth) {
-  std::vector<std::string> out;
+namespace {
+
+// The OS's reason in words of its own (strerror), without the library's
+// "filesystem error: status:" framing.
+std::string reason_of(const std::error_code& ec) { return ec.message(); }
+
+void search_into(const fs::path& root, int depth, RunDirSearch& found) {
   std::error_code ec;
-  if (!fs::is_directory(root, ec)) return out;
-  if (looks_like_run_dir(root)) return {root};
-  if (depth <= 0) return out;
-  for (const auto& e : fs::directory_iterator(root, ec)) {
-    if (!e.is_directory(ec) || e.path().filename() == "checkpoints") continue;
-    auto sub = find_run_dirs(e.path().string(), depth - 1);
-    out.insert(out.end(), sub.begin(), sub.end());
+  RunPaths p{root.string()};
+  bool summary = fs::is_regular_file(p.summary(), ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    found.unreadable.push_back({root.string(), reason_of(ec)});
+    return;
   }
-  return out;
+  if (summary || fs::is_regular_file(p.env(), ec)) {
+    found.runs.push_back(root.string());
+    return;
+  }
+  if (depth <= 0) return;
+  fs::directory_iterator it(root, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    std::error_code entry_ec;
+    bool is_dir = it->is_directory(entry_ec);
+    if (!is_dir || it->path().filename() == "checkpoints") continue;
+    search_into(it->path(), depth - 1, found);
+  }
+  if (ec) found.unreadable.push_back({root.string(), reason_of(ec)});  // at the start, or part way
+}
+
+}  // namespace
+
+RunDirSearch search_run_dirs(const std::string& root, int depth) {
+  RunDirSearch found;
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) return found;
+  search_into(root, depth, found);
+  return found;
+}
+
+std::vector<std::string> find_run_dirs(const std::string& root, int depth) {
+  return search_run_dirs(root, depth).runs;
 }
 
 }  // namespace runner
