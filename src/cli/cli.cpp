@@ -52,8 +52,17 @@ bool arguments_are_utf8(const std::vector<std::string>& args) {
   return true;
 }
 
+// "DIR|RUN|ID" (predict --model) may be a path too: any alternative counts.
 bool is_path_metavar(const std::string& metavar) {
-  return metavar == "FILE" || metavar == "DIR" || metavar == "PATH" || metavar == "RUN_DIR";
+  size_t start = 0;
+  while (start <= metavar.size()) {
+    size_t end = std::min(metavar.find('|', start), metavar.size());
+    std::string alternative = metavar.substr(start, end - start);
+    if (alternative == "FILE" || alternative == "DIR" || alternative == "PATH" || alternative == "RUN_DIR")
+      return true;
+    start = end + 1;
+  }
+  return false;
 }
 
 // A path past the system's limits would meet the file system's raw "File name

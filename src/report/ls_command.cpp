@@ -110,7 +110,8 @@ int run_ls_command(const LsOptions& o, std::ostream& out, std::ostream& err) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& r : rows) all.push_back(r.fields);
     // A folder name need not be UTF-8: such bytes print as U+FFFD, never as an exception.
-    out << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    // Nor can a name's ESC, U+2028 or U+202E reach a terminal that shows it.
+    out << json_terminal_safe(all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)) << "\n";
   } else if (rows.empty()) {
     out << fmt::format("no runs under {}\n", terminal_safe(o.dir));
   } else {
