@@ -135,7 +135,8 @@ Answer Client::call(const std::string& method, const std::string& path, const st
   request.method = method == "GET" ? "" : method;
   request.body = body;
   request.timeout_s = timeout_s_;
-  request.total_timeout_ms = 4000 * timeout_s_;
+  request.total_timeout_ms =
+      4000 * timeout_s_ + std::chrono::duration_cast<std::chrono::milliseconds>(upload_allowance(body.size())).count();
   request.max_body_bytes = kMaxAnswerBytes;
   request.should_stop = give_up_;
   request.follow_redirects = false;

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ constexpr size_t kMaxParamValueChars = 500;  // the smallest any server version 
 // The longest answer read: the tracking API's answers are a few KB, so a longer
 // one is not a tracking server's and is cut off as it arrives.
 constexpr size_t kMaxAnswerBytes = 16u << 20;
+// An upload is given, beyond a request's own limit, one second per MiB: the
+// slowest transfer still worth waiting for (a 440 MB model in about 7 minutes).
+inline std::chrono::seconds upload_allowance(size_t bytes) { return std::chrono::seconds(bytes >> 20); }
 
 class Client {
  public:

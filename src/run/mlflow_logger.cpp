@@ -35,7 +35,8 @@ constexpr auto kLongestPause = std::chrono::seconds(30);
 // About 20 MB of queued numbers: hours of logging at every step while a server is down.
 constexpr size_t kMaxQueued = 200000;
 // After training, the last delivery, the status and the upload get this long
-// together: a slow or stuck server delays the end of the process by no more.
+// together, plus each final-model file's upload_allowance: a slow or stuck
+// server delays the end of the process by no more.
 constexpr auto kFinishBudget = std::chrono::seconds(15);
 
 std::string env_or(const char* name, const std::string& fallback) {
@@ -238,6 +239,8 @@ class MlflowLogger : public Logger {
       std::stringstream bytes;
       bytes << in.rdbuf();
       std::string relative = "final/" + fs::relative(entry.path(), final_dir).generic_string();
+      // A file's upload adds its own time at the slowest rate still worth waiting for.
+      finish_by_ += std::chrono::duration_cast<Clock::duration>(mlflow::upload_allowance(bytes.str().size())).count();
       mlflow::Answer a = client_.upload_artifact(artifact_uri_, relative, bytes.str());
       if (!a.ok) {
         say(fmt::format("uploading {} to {} failed ({}); the final model stays in {}", relative,
