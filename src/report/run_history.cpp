@@ -270,7 +270,9 @@ void search_into(const fs::path& root, int depth, RunDirSearch& found) {
     if (!is_dir || it->path().filename() == "checkpoints") continue;
     search_into(it->path(), depth - 1, found);
   }
-  if (ec) found.unreadable.push_back({root.string(), reason_of(ec)});  // at the start, or part way
+  // At the start or part way; a folder that vanished meanwhile (a process's
+  // /proc entry) is no longer there to be listed.
+  if (ec && ec != std::errc::no_such_file_or_directory) found.unreadable.push_back({root.string(), reason_of(ec)});
 }
 
 }  // namespace
