@@ -49,7 +49,7 @@ TEST_CASE("standard output on /dev/full is exit 2 naming it, for every kind of c
     auto r = run_bounded("timeout -s KILL 120 " + runner_exe() + args + " > /dev/full");
     INFO(args << "\n" << r.out);
     CHECK(r.exit_code == 2);
-    CHECK(has(r.out, "standard output: cannot be written: no space is left on the device"));
+    CHECK(has(r.out, "standard output: error: cannot be written: no space is left on the device"));
   }
 }
 
@@ -71,7 +71,7 @@ TEST_CASE("a closed pipe stops predict and tokenize at once", "[cli]") {
     std::string err = runner::test::read_text(dir + "/err");
     INFO(args << "\n" << r.out << err);
     CHECK(has(r.out, "rc=2"));
-    CHECK(has(err, "standard output: cannot be written: the reader of the pipe closed it"));
+    CHECK(has(err, "standard output: error: cannot be written: the reader of the pipe closed it"));
     CHECK(std::stol(runner::test::read_text(dir + "/fed")) < 100000);
   }
 }
