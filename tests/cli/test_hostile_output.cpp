@@ -46,7 +46,8 @@ TEST_CASE("standard output on /dev/full is exit 2 naming it, for every kind of c
         std::string(" completion bash"), " ls " + dir + "/runs", " ls --json " + dir + "/runs",
         " tokenize --tokenizer " + tokenizer_dir() + " --input " + pairs, predict_args(pairs),
         " validate " + runner::test::smoke_recipe()}) {
-    auto r = run_bounded("timeout -s KILL 120 " + runner_exe() + args + " > /dev/full");
+    // In a subshell: the harness sends the command's standard error to the captured output.
+    auto r = runner::test::run_command("(timeout -s KILL 120 " + runner_exe() + args + " > /dev/full)");
     INFO(args << "\n" << r.out);
     CHECK(r.exit_code == 2);
     CHECK(has(r.out, "standard output: error: cannot be written: no space is left on the device"));
