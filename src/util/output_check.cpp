@@ -2,6 +2,9 @@
 
 #include "util/diagnostic.h"
 
+#include <poll.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +16,14 @@ namespace {
 std::string fix_for(int error_number) {
   if (error_number == EPIPE) return "the command reading the output ended first; nothing else is wrong";
   return "free space on that disk, or send the output elsewhere";
+}
+
+// The reason of a failure that happened in an earlier write, when errno no
+// longer tells it: a pipe whose reader went away shows POLLERR on its write end.
+int earlier_failure(std::ostream& out) {
+  if (&out != &std::cout) return 0;
+  pollfd p{STDOUT_FILENO, POLLOUT, 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & POLLERR) ? EPIPE : 0;
 }
 
 }  // namespace
@@ -34,7 +45,7 @@ void require_written(std::ostream& out, const std::string& what) {
   if (&out == &std::cout) std::fflush(stdout);
   bool lost = !out || (&out == &std::cout && std::ferror(stdout));
   if (!lost) return;
-  int error_number = errno;
+  int error_number = errno != 0 ? errno : earlier_failure(out);
   throw InputError(make_error(SourceLocation{what, 0, 0, {}}, "",
                               "cannot be written: " + write_failure_reason(error_number) +
                                   "; what was written before is incomplete",
