@@ -15,11 +15,15 @@
 namespace runner::test {
 
 struct TrackingAnswer {
-  int status = 200;
+  TrackingAnswer(int status_ = 200, std::string body_ = "", std::vector<std::string> headers_ = {},
+                 size_t streamed_bytes_ = 0, int trickle_ms_ = 0)
+      : status(status_), body(std::move(body_)), headers(std::move(headers_)),
+        streamed_bytes(streamed_bytes_), trickle_ms(trickle_ms_) {}
+  int status;
   std::string body;
   std::vector<std::string> headers;  // "Name: value"
-  size_t streamed_bytes = 0;  // > 0: `body` is repeated to this many bytes (Content-Length says so)
-  int trickle_ms = 0;         // > 0: one byte of `body` per this many ms, the body never ending
+  size_t streamed_bytes;  // > 0: `body` is repeated to this many bytes (Content-Length says so)
+  int trickle_ms;         // > 0: one byte of `body` per this many ms, the body never ending
 };
 
 struct TrackingRequest {
