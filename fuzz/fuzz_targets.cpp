@@ -20,6 +20,7 @@ const std::vector<Target>& targets() {
       {"run_dirs", run_dirs, "a run directory's records and a sweep summary through runner ls and runner report"},
       {"hf_cache_layout", hf_cache_layout,
        "refs, blobs, snapshot links and .no_exist of a Hugging Face cache, resolved offline"},
+      {"mlflow_answer", mlflow_answer, "an MLflow tracking server's answer (status and body) through read_answer"},
   };
   return list;
 }

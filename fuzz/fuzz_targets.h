@@ -32,6 +32,7 @@ void checkpoint_manifest(std::string_view bytes);
 void config_json(std::string_view bytes);
 void run_dirs(std::string_view bytes);
 void hf_cache_layout(std::string_view bytes);
+void mlflow_answer(std::string_view bytes);
 
 const std::vector<Target>& targets();
 const Target* find_target(std::string_view name);  // nullptr when unknown

@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "util/diagnostic.h"
+#include "util/output_check.h"
 #include "util/paths.h"
 #include "util/suggest.h"
 #include "util/utf8.h"
@@ -51,8 +52,17 @@ bool arguments_are_utf8(const std::vector<std::string>& args) {
   return true;
 }
 
+// "DIR|RUN|ID" (predict --model) may be a path too: any alternative counts.
 bool is_path_metavar(const std::string& metavar) {
-  return metavar == "FILE" || metavar == "DIR" || metavar == "PATH" || metavar == "RUN_DIR";
+  size_t start = 0;
+  while (start <= metavar.size()) {
+    size_t end = std::min(metavar.find('|', start), metavar.size());
+    std::string alternative = metavar.substr(start, end - start);
+    if (alternative == "FILE" || alternative == "DIR" || alternative == "PATH" || alternative == "RUN_DIR")
+      return true;
+    start = end + 1;
+  }
+  return false;
 }
 
 // A path past the system's limits would meet the file system's raw "File name
@@ -123,7 +133,12 @@ int cli_main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
-    return dispatch(args);
+    int rc = dispatch(args);
+    // Every command's standard output, checked once at the end: a full disk or
+    // /dev/full turns a success into exit 2 with a message (a command that
+    // failed has said why already).
+    if (rc == kExitOk && !standard_output_complete(std::cerr)) rc = kExitBadInput;
+    return rc;
   } catch (const InputError& e) {
     std::cerr << e.diagnostic().format() << "\n";
     return kExitBadInput;

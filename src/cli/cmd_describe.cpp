@@ -6,6 +6,7 @@
 
 #include "recipe/sections.h"
 #include "util/suggest.h"
+#include "util/utf8.h"
 
 #include <fmt/format.h>
 
@@ -61,8 +62,9 @@ const SectionSpec* section_of_kind(Kind kind) {
 int unknown_component(Kind kind, const std::string& name) {
   std::vector<std::string> known = registry().names(kind);
   std::string hint = did_you_mean(name, known);
-  std::cerr << fmt::format("error: unknown {} \"{}\" (known: {}){}\n", kind_name(kind), name, join(known),
-                           hint.empty() ? "" : "\n  hint: " + hint);
+  std::cerr << terminal_safe(fmt::format("error: unknown {} \"{}\" (known: {}){}\n", kind_name(kind), name,
+                                         join(known), hint.empty() ? "" : "\n  hint: " + hint),
+                             true);
   return kExitBadInput;
 }
 
@@ -132,8 +134,9 @@ int cmd_describe(const ParsedArgs& args) {
   for (const auto& s : recipe_sections()) known.push_back(s.name);
   for (Kind k : all_kinds()) known.push_back(kind_name(k));
   std::string hint = did_you_mean(what, known);
-  std::cerr << fmt::format("error: describe: unknown section or kind \"{}\" (known: {}){}\n", what,
-                           join(known), hint.empty() ? "" : "\n  hint: " + hint);
+  std::cerr << terminal_safe(fmt::format("error: describe: unknown section or kind \"{}\" (known: {}){}\n", what,
+                                         join(known), hint.empty() ? "" : "\n  hint: " + hint),
+                             true);
   return kExitBadInput;
 }
 

@@ -10,7 +10,9 @@
 #include "util/cpu_info.h"
 #include "util/kernel_isa.h"
 #include "util/paths.h"
+#include "util/redacted_uri.h"
 #include "util/suggest.h"
+#include "util/utf8.h"
 
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
@@ -58,7 +60,7 @@ ojson environment() {
       {"threads", {{"intra_op", at::get_num_threads()}, {"inter_op", at::get_num_interop_threads()},
                    {"OMP_NUM_THREADS", env_or("OMP_NUM_THREADS")}, {"OMP_WAIT_POLICY", env_or("OMP_WAIT_POLICY")}}},
       {"paths", {{"data_root", data_root()}, {"models_root", model_root()}, {"token_cache", cache_root()},
-                 {"hf_hub_cache", hub.cache_dir}, {"hf_endpoint", hub.endpoint}, {"offline", hub.offline},
+                 {"hf_hub_cache", hub.cache_dir}, {"hf_endpoint", redacted_uri(hub.endpoint)}, {"offline", hub.offline},
                  {"python_packages", hub::python_package_dirs()}}},
   };
 }
@@ -77,6 +79,8 @@ std::string text_of(const std::string& key, const ojson& v, int indent) {
     for (const auto& item : v) items.push_back(item.is_string() ? item.get<std::string>() : item.dump());
     shown = items.empty() ? "(none)" : join(items);
   }
+  // Values come from environment variables too: escaped, so none can drive the terminal.
+  shown = terminal_safe(shown, true);
   if (shown.find('\n') == std::string::npos) return fmt::format("{}{}: {}\n", pad, key, shown);
   std::string s = fmt::format("{}{}:\n", pad, key);
   size_t start = 0;
@@ -94,7 +98,7 @@ std::string text_of(const std::string& key, const ojson& v, int indent) {
 int cmd_env(const ParsedArgs& args) {
   ojson env = environment();
   if (args.has("--json")) {
-    std::cout << env.dump(2, ' ', false, ojson::error_handler_t::replace) << "\n";
+    std::cout << json_terminal_safe(env.dump(2, ' ', false, ojson::error_handler_t::replace)) << "\n";
     return kExitOk;
   }
   for (const auto& [key, value] : env.items()) std::cout << text_of(key, value, 0);

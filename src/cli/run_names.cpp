@@ -1,6 +1,7 @@
 #include "cli/run_names.h"
 
 #include "run/run_dir.h"
+#include "util/diagnostic.h"
 
 #include <fmt/format.h>
 
@@ -30,6 +31,11 @@ std::string newest_run_in(const fs::path& folder) {
 }  // namespace
 
 std::string run_dir_argument(const std::string& arg, std::ostream& err) {
+  // '' would resolve as the current folder, or as the newest run under runs/.
+  if (arg.empty())
+    throw InputError(make_error(SourceLocation{"''", 0, 0, {}}, "",
+                                "expected a run directory or a run name, found an empty argument",
+                                "pass a run directory such as runs/NAME/<time>-<id>; `runner ls` lists them"));
   fs::path given = fs::path(arg).lexically_normal();
   if (!given.has_filename()) given = given.parent_path();  // "runs/NAME/"
   std::error_code ec;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 
@@ -16,6 +17,7 @@ struct Transfer {
   CURL* curl;
   const HttpRequest* request;
   HttpResponse* response;
+  size_t received = 0;
 };
 
 std::string trim(std::string s) {
@@ -40,6 +42,11 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
 
 size_t on_body(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
+  t->received += size * count;
+  if (t->request->max_body_bytes > 0 && t->received > t->request->max_body_bytes) {
+    t->response->too_large = true;
+    return 0;
+  }
   long status = 0;
   curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &status);
   // Error pages go to memory (a few KB kept for the message), never to the caller's sink.
@@ -61,6 +68,10 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
 int on_progress(void* user, curl_off_t total, curl_off_t now, curl_off_t, curl_off_t) {
   auto* t = static_cast<Transfer*>(user);
   if (t->request->on_progress) t->request->on_progress(now, total);
+  if (t->request->should_stop && t->request->should_stop()) {
+    t->response->stopped_by_caller = true;
+    return 1;  // libcurl ends the transfer with CURLE_ABORTED_BY_CALLBACK
+  }
   return 0;
 }
 
@@ -83,6 +94,7 @@ void set_options(CURL* c, const HttpRequest& r, Transfer& t, curl_slist* headers
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);  // less than a byte a second ...
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, r.timeout_s);  // ... for this long: give up
   if (r.head) curl_easy_setopt(c, CURLOPT_TIMEOUT, 2 * r.timeout_s);
+  if (r.total_timeout_ms > 0) curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, r.total_timeout_ms);
   if (!r.method.empty()) {
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, r.method.c_str());
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, r.body.data());
@@ -93,7 +105,7 @@ void set_options(CURL* c, const HttpRequest& r, Transfer& t, curl_slist* headers
   curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
-  curl_easy_setopt(c, CURLOPT_NOPROGRESS, r.on_progress ? 0L : 1L);
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, r.on_progress || r.should_stop ? 0L : 1L);
   curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
   curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
 }
@@ -117,6 +129,18 @@ std::string describe_transport_failure(CURLcode rc) {
   }
 }
 
+// The request's own limits come first: they say what was cut short and why.
+std::string transport_problem(CURLcode rc, const HttpRequest& request, const HttpResponse& response) {
+  if (response.too_large) return "the answer was longer than " + std::to_string(request.max_body_bytes) + " bytes";
+  if (response.stopped_by_caller && rc == CURLE_ABORTED_BY_CALLBACK) return "the request was abandoned";
+  if (rc == CURLE_OPERATION_TIMEDOUT && request.total_timeout_ms > 0) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.1f", request.total_timeout_ms / 1000.0);
+    return std::string("no whole answer within ") + seconds + " s";
+  }
+  return describe_transport_failure(rc);
+}
+
 }  // namespace
 
 std::string HttpResponse::header(const std::string& lower_case_name) const {
@@ -137,8 +161,8 @@ HttpResponse http_fetch(const HttpRequest& request) {
   set_options(curl.get(), request, t, headers.get());
   CURLcode rc = curl_easy_perform(curl.get());
   curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &response.status);
-  if (rc != CURLE_OK) {
-    response.transport_error = describe_transport_failure(rc);
+  if (rc != CURLE_OK || response.too_large) {
+    response.transport_error = transport_problem(rc, request, response);
     response.timed_out = rc == CURLE_OPERATION_TIMEDOUT;
   }
   return response;

@@ -19,6 +19,9 @@ struct HttpRequest {
   std::vector<std::string> headers;  // "Name: value"
   long long range_from = 0;          // > 0 asks for "Range: bytes=N-"
   long timeout_s = 10;  // to connect, and the longest stretch with no byte received
+  long total_timeout_ms = 0;  // > 0: the whole request, however the bytes trickle in
+  size_t max_body_bytes = 0;  // > 0: a longer answer is cut off, counted as it arrives
+  std::function<bool()> should_stop;  // asked about once a second; true abandons the request
   std::function<bool(const char* data, size_t size)> on_body;  // returns false to stop; unset: keep in body
   std::function<void(long long received, long long total)> on_progress;
 };
@@ -30,6 +33,7 @@ struct HttpResponse {
   std::string transport_error;  // what went wrong below HTTP; empty when an answer came whole
   bool timed_out = false;
   bool stopped_by_caller = false;
+  bool too_large = false;  // the answer passed max_body_bytes
 
   std::string header(const std::string& lower_case_name) const;
 };

@@ -1,4 +1,5 @@
 #include "model/predict.h"
+
 #include "model/host_read.h"
 
 #include "model/model_factory.h"
@@ -7,6 +8,7 @@
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
+#include "util/output_check.h"
 #include "util/utf8.h"
 
 #include <fmt/format.h>
@@ -65,6 +67,8 @@ void predict_batch(SequenceClassifier& model, std::vector<PendingExample>& batch
     out << line.dump() << "\n";
   }
   batch.clear();
+  // Each batch goes out at once: a reader that went away (`| head`) stops the work here.
+  require_written(out, "standard output");
 }
 
 // The first characters of a line, for a message about it (escaped for a terminal).

@@ -42,13 +42,32 @@ LsRow row_of(const RunHistory& r) {
   return row;
 }
 
-// A run directory whose records cannot be read still gets a line saying so.
-LsRow unreadable_row(const std::string& dir, const InputError& e) {
-  std::string name = fs::path(dir).lexically_normal().parent_path().filename().string();
+// A run directory whose records cannot be read, or a folder that cannot be
+// looked into, still gets a line saying so; the error is in --json.
+LsRow unreadable_row(const std::string& dir, const std::string& name, const std::string& error) {
   LsRow row;
-  row.fields = {{"name", name}, {"dir", dir}, {"status", "unreadable"}, {"error", e.diagnostic().format()}};
+  row.fields = {{"name", name}, {"dir", dir}, {"status", "unreadable"}, {"error", error}};
   row.cells = {name, "-", "unreadable", "-", "-", "-", "-", dir};
   return row;
+}
+
+std::vector<LsRow> rows_under(const std::string& root) {
+  RunDirSearch found = search_run_dirs(root);
+  std::vector<LsRow> rows;
+  for (const auto& dir : found.runs) {
+    try {
+      rows.push_back(row_of(load_run_history(dir)));
+    } catch (const InputError& e) {
+      std::string name = fs::path(dir).lexically_normal().parent_path().filename().string();
+      rows.push_back(unreadable_row(dir, name, e.diagnostic().format()));
+    } catch (const fs::filesystem_error& e) {
+      std::string name = fs::path(dir).lexically_normal().parent_path().filename().string();
+      rows.push_back(unreadable_row(dir, name, e.code().message()));
+    }
+  }
+  for (const auto& folder : found.unreadable)
+    rows.push_back(unreadable_row(folder.path, "(folder)", folder.path + ": cannot be read: " + folder.why));
+  return rows;
 }
 
 std::string table_text(std::vector<LsRow> rows) {
@@ -80,14 +99,7 @@ int run_ls_command(const LsOptions& o, std::ostream& out, std::ostream& err) {
                        "(run.output_dir, default runs/)\n", o.dir);
     return 2;
   }
-  std::vector<LsRow> rows;
-  for (const auto& dir : find_run_dirs(o.dir)) {
-    try {
-      rows.push_back(row_of(load_run_history(dir)));
-    } catch (const InputError& e) {
-      rows.push_back(unreadable_row(dir, e));
-    }
-  }
+  std::vector<LsRow> rows = rows_under(o.dir);
   // Newest first: ISO times sort as text; a run folder's name starts with its UTC time too.
   auto key = [](const LsRow& r) {
     return record_string(r.fields, "started_utc") + " " +
@@ -98,7 +110,8 @@ int run_ls_command(const LsOptions& o, std::ostream& out, std::ostream& err) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& r : rows) all.push_back(r.fields);
     // A folder name need not be UTF-8: such bytes print as U+FFFD, never as an exception.
-    out << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    // Nor can a name's ESC, U+2028 or U+202E reach a terminal that shows it.
+    out << json_terminal_safe(all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)) << "\n";
   } else if (rows.empty()) {
     out << fmt::format("no runs under {}\n", terminal_safe(o.dir));
   } else {

@@ -4,10 +4,12 @@
 #include "report/run_history.h"
 #include "util/diagnostic.h"
 #include "util/json_input.h"
+#include "util/output_check.h"
 #include "util/utf8.h"
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -81,7 +83,14 @@ void write_atomically(const std::string& path, const std::string& text) {
   {
     std::ofstream f(tmp, std::ios::binary);
     f << text;
-    if (!f.flush()) bad_path(path, "cannot write " + tmp, "check the folder's permissions and free space");
+    f.close();
+    if (!f) {
+      int error_number = errno;
+      std::error_code ec;
+      fs::remove(tmp, ec);  // a cut report is no report: nothing half-written stays behind
+      bad_path(path, "cannot write " + tmp + ": " + write_failure_reason(error_number),
+               "check the folder's permissions and free space");
+    }
   }
   std::error_code ec;
   fs::rename(tmp, target, ec);

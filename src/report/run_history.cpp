@@ -1,6 +1,7 @@
 #include "report/run_history.h"
 
 #include "run/run_dir.h"
+#include "run/run_lock.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
@@ -148,7 +149,8 @@ nlohmann::json read_run_record(const std::string& path) {
 
 bool looks_like_run_dir(const std::string& dir) {
   RunPaths p{dir};
-  return fs::is_regular_file(p.summary()) || fs::is_regular_file(p.env());
+  std::error_code ec;
+  return fs::is_regular_file(p.summary(), ec) || fs::is_regular_file(p.env(), ec);
 }
 
 RunHistory load_run_history(const std::string& dir, XAxis x_axis) {
@@ -190,9 +192,18 @@ std::string RunHistory::name() const {
   return n.empty() ? fs::path(dir).lexically_normal().parent_path().filename().string() : n;
 }
 
+// The owner's lock (run/run_lock.h) is asked first: a process holding it is
+// the run's trainer whatever summary.json says, and a lock nobody holds means
+// the recorded "running" outlived its process. A status that is not a string
+// (an edited file) reads as unknown.
 std::string RunHistory::status() const {
+  RunOwner owner = run_owner(dir);
+  if (owner == RunOwner::Live) return "running";
+  const nlohmann::json* field = summary.is_object() && summary.contains("status") ? &summary["status"] : nullptr;
+  if (field && !field->is_string()) return "unknown";
   std::string recorded = record_string(summary, "status", env.empty() ? "unknown" : "running");
-  return recorded == "running" ? liveness() : recorded;
+  if (recorded != "running") return recorded;
+  return owner == RunOwner::None ? "died" : liveness();
 }
 
 // A run whose summary says running: still so while its process is there. On
@@ -206,6 +217,8 @@ std::string RunHistory::liveness() const {
   if (state == ProcessState::Alive) return "running";
   std::optional<double> since = seconds_since(record_string(summary, "heartbeat_utc"));
   double every = number_at(summary, "heartbeat_every_s").value_or(30.0);
+  // A heartbeat from the future (an edited file, a wrong clock) proves nothing either.
+  if (since && *since < -std::max(3 * every, 60.0)) return "stale";
   return since && *since > std::max(3 * every, 60.0) ? "stale" : "running";
 }
 
@@ -231,18 +244,49 @@ std::optional<double> RunHistory::samples_per_s() const {
   return std::nullopt;
 }
 
-std::vector<std::string> find_run_dirs(const std::string& root, int depth) {
-  std::vector<std::string> out;
+namespace {
+
+// The OS's reason in words of its own (strerror), without the library's
+// "filesystem error: status:" framing.
+std::string reason_of(const std::error_code& ec) { return ec.message(); }
+
+void search_into(const fs::path& root, int depth, RunDirSearch& found) {
   std::error_code ec;
-  if (!fs::is_directory(root, ec)) return out;
-  if (looks_like_run_dir(root)) return {root};
-  if (depth <= 0) return out;
-  for (const auto& e : fs::directory_iterator(root, ec)) {
-    if (!e.is_directory(ec) || e.path().filename() == "checkpoints") continue;
-    auto sub = find_run_dirs(e.path().string(), depth - 1);
-    out.insert(out.end(), sub.begin(), sub.end());
+  RunPaths p{root.string()};
+  bool summary = fs::is_regular_file(p.summary(), ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    found.unreadable.push_back({root.string(), reason_of(ec)});
+    return;
   }
-  return out;
+  if (summary || fs::is_regular_file(p.env(), ec)) {
+    found.runs.push_back(root.string());
+    return;
+  }
+  if (depth <= 0) return;
+  fs::directory_iterator it(root, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    std::error_code entry_ec;
+    bool is_dir = it->is_directory(entry_ec);
+    if (!is_dir || it->path().filename() == "checkpoints") continue;
+    search_into(it->path(), depth - 1, found);
+  }
+  // At the start or part way; a folder that vanished meanwhile (a process's
+  // /proc entry) is no longer there to be listed.
+  if (ec && ec != std::errc::no_such_file_or_directory) found.unreadable.push_back({root.string(), reason_of(ec)});
+}
+
+}  // namespace
+
+RunDirSearch search_run_dirs(const std::string& root, int depth) {
+  RunDirSearch found;
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) return found;
+  search_into(root, depth, found);
+  return found;
+}
+
+std::vector<std::string> find_run_dirs(const std::string& root, int depth) {
+  return search_run_dirs(root, depth).runs;
 }
 
 }  // namespace runner

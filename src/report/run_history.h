@@ -73,7 +73,8 @@ bool is_eval_bookkeeping(const std::string& key);
 // InputError naming it and the byte where it breaks.
 nlohmann::json read_run_record(const std::string& path);
 
-// Whether `dir` holds the records of a run (env.json or summary.json).
+// Whether `dir` holds the records of a run (env.json or summary.json); a
+// folder that cannot be looked into is none.
 bool looks_like_run_dir(const std::string& dir);
 
 // Reads a run directory, its series against `x_axis`. A missing directory, one that is not a run directory,
@@ -84,6 +85,16 @@ RunHistory load_run_history(const std::string& dir, XAxis x_axis = XAxis::Step);
 
 // Run directories under `root` (itself included), at most `depth` levels down:
 // runs/<name>/<time>-<id>/ and sweeps' runs/<sweep>/<point>/<time>-<id>/.
-std::vector<std::string> find_run_dirs(const std::string& root, int depth = 4);
+// A folder that cannot be read (no permission, an I/O error) is listed in
+// `unreadable` with the reason, and the search goes on past it.
+struct RunDirSearch {
+  std::vector<std::string> runs;
+  struct Unreadable {
+    std::string path, why;
+  };
+  std::vector<Unreadable> unreadable;
+};
+RunDirSearch search_run_dirs(const std::string& root, int depth = 4);
+std::vector<std::string> find_run_dirs(const std::string& root, int depth = 4);  // the runs alone
 
 }  // namespace runner

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,7 +17,7 @@ struct Answer {
   bool reached = false;  // an HTTP answer came (false: refused, timed out, dropped)
   long status = 0;
   std::string problem;   // why it failed, in words, for the one message a user sees
-  nlohmann::json body;
+  nlohmann::json body;   // the answer's JSON; null when it was not JSON
 };
 
 struct Metric {
@@ -34,13 +36,23 @@ struct KeyValue {
 constexpr size_t kMaxMetricsPerBatch = 1000;
 constexpr size_t kMaxParamsPerBatch = 100;
 constexpr size_t kMaxParamValueChars = 500;  // the smallest any server version accepts
+// The longest answer read: the tracking API's answers are a few KB, so a longer
+// one is not a tracking server's and is cut off as it arrives.
+constexpr size_t kMaxAnswerBytes = 16u << 20;
+// An upload is given, beyond a request's own limit, one second per MiB: the
+// slowest transfer still worth waiting for (a 440 MB model in about 7 minutes).
+inline std::chrono::seconds upload_allowance(size_t bytes) { return std::chrono::seconds(bytes >> 20); }
 
 class Client {
  public:
-  // tracking_uri: "http://host:port" (a trailing slash is dropped).
+  // tracking_uri: "http://host:port" (a trailing slash is dropped). timeout_s
+  // bounds connecting and each silence; a whole request gets 4 times that.
   explicit Client(std::string tracking_uri, long timeout_s = 5);
 
-  const std::string& uri() const { return uri_; }
+  // The URI as it may be shown or recorded: no password, no query.
+  const std::string& shown_uri() const { return shown_uri_; }
+  // Asked about once a second during each request: true abandons it.
+  void abandon_when(std::function<bool()> give_up) { give_up_ = std::move(give_up); }
 
   // The id of the experiment with this name, created when there is none.
   Answer experiment_id(const std::string& name, std::string& id) const;
@@ -59,11 +71,24 @@ class Client {
   Answer call(const std::string& method, const std::string& path, const std::string& body,
               bool json_answer = true) const;
 
-  std::string uri_;
+  std::string uri_, shown_uri_;
   long timeout_s_;
+  std::function<bool()> give_up_;
 };
 
-// True for the artifact roots upload_artifact can write (the server proxies them).
+// True for the artifact roots upload_artifact can write: the server proxies
+// them, and their path has no "." or ".." segment that could leave the root.
 bool proxied_artifacts(const std::string& artifact_uri);
+
+// What an HTTP answer that came whole says: ok for a 2xx (with a JSON body
+// when `json_answer`), else the problem in words (a redirect names its
+// `location`). Never throws, whatever the bytes.
+Answer read_answer(long status, const std::string& body, const std::string& location, bool json_answer);
+// An answer's body read as the tracking API's JSON; null with `problem` set when
+// it is not JSON at all (a web page, binary bytes). Never throws.
+nlohmann::json parse_answer(const std::string& body, long status, std::string& problem);
+// The string at a path of objects ("run", "info", "run_id"); "" when any step
+// is missing or of another type.
+std::string string_at(const nlohmann::json& body, std::initializer_list<const char*> path);
 
 }  // namespace runner::mlflow

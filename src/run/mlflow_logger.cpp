@@ -1,14 +1,19 @@
 #include "run/mlflow_logger.h"
 
 #include "run/mlflow_client.h"
+#include "run/mlflow_payload.h"
+#include "train/interrupt.h"
 #include "util/json_input.h"
 #include "util/process_info.h"
+#include "util/redacted_uri.h"
+#include "util/utf8.h"
 #include "runner_build_config.h"
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <chrono>
-#include <cmath>
+#include <limits>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -29,53 +34,14 @@ constexpr auto kSendEvery = std::chrono::seconds(1);
 constexpr auto kLongestPause = std::chrono::seconds(30);
 // About 20 MB of queued numbers: hours of logging at every step while a server is down.
 constexpr size_t kMaxQueued = 200000;
+// After training, the last delivery, the status and the upload get this long
+// together, plus each final-model file's upload_allowance: a slow or stuck
+// server delays the end of the process by no more.
+constexpr auto kFinishBudget = std::chrono::seconds(15);
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::string(v) : fallback;
-}
-
-long long now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// The numbers of a train or eval event, named as the TensorBoard scalars are
-// ("train/loss", "eval/f1"), at the event's step and time. JSON has no NaN:
-// a non-finite value stays in metrics.jsonl only.
-std::vector<mlflow::Metric> event_metrics(const nlohmann::json& event) {
-  std::string kind = event.value("event", "");
-  if (kind != "train" && kind != "eval") return {};
-  double wall = event.value("wall_time", 0.0);
-  long long ms = wall > 0 ? std::llround(wall * 1000) : now_ms();
-  long long step = event.value("step", 0LL);
-  std::vector<mlflow::Metric> out;
-  for (const auto& [key, value] : event.items()) {
-    if (is_event_bookkeeping(key) || !value.is_number()) continue;
-    double v = value.get<double>();
-    if (std::isfinite(v)) out.push_back({kind + "/" + key, v, ms, step});
-  }
-  return out;
-}
-
-// The resolved recipe as MLflow params, "section.key" = value.
-void flatten(const nlohmann::json& node, const std::string& prefix, std::vector<mlflow::KeyValue>& out) {
-  if (node.is_object()) {
-    for (const auto& [key, value] : node.items()) flatten(value, prefix.empty() ? key : prefix + "." + key, out);
-    return;
-  }
-  std::string text = node.is_string() ? node.get<std::string>() : node.dump();
-  if (text.size() > mlflow::kMaxParamValueChars) text = text.substr(0, mlflow::kMaxParamValueChars - 3) + "...";
-  out.push_back({prefix, text});
-}
-
-std::vector<mlflow::KeyValue> recipe_params(const std::string& run_dir) {
-  std::ifstream in(run_dir + "/recipe.resolved.json");
-  nlohmann::json recipe = nlohmann::json::parse(in, nullptr, false);
-  std::vector<mlflow::KeyValue> out;
-  if (!recipe.is_discarded()) flatten(recipe, "", out);
-  return out;
 }
 
 // No answer, a server error or "too many requests" may pass; another 4xx will not.
@@ -95,6 +61,7 @@ class MlflowLogger : public Logger {
       : client_(env_or("MLFLOW_TRACKING_URI", "")), ctx_(ctx), state_file_(ctx.run_dir + "/mlflow.json") {
     if (ctx.append) read_state();
     if (run_id_.empty()) params_ = recipe_params(ctx.run_dir);
+    client_.abandon_when([this] { return past_finish(); });
     worker_ = std::thread([this] { work(); });
   }
 
@@ -103,6 +70,8 @@ class MlflowLogger : public Logger {
       std::lock_guard<std::mutex> lock(mu_);
       stopping_ = true;
     }
+    if (!end_seen_) signal_at_end_ = pending_interrupt();
+    finish_by_ = (Clock::now() + kFinishBudget).time_since_epoch().count();
     wake_.notify_all();
     worker_.join();
   }
@@ -112,11 +81,34 @@ class MlflowLogger : public Logger {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& m : metrics) queued_.push_back(std::move(m));
     while (queued_.size() > kMaxQueued) queued_.pop_front(), ++dropped_;
-    if (event.value("event", "") == "end") end_status_ = event.value("status", "failed");
+    if (event.value("event", "") == "end") {
+      end_status_ = record_string(event, "status", "failed");
+      signal_at_end_ = pending_interrupt();
+      end_seen_ = true;
+    }
   }
 
  private:
+  // A logger's trouble never ends the run: whatever goes wrong in the worker
+  // (a file of the final model that vanished, memory) is said and ends only it.
   void work() {
+    try {
+      send_until_stopped();
+    } catch (const std::exception& e) {
+      say(fmt::format("stopped sending to {}: {}; metrics.jsonl has every metric", client_.shown_uri(),
+                      terminal_safe(e.what())));
+    }
+  }
+
+  // True once the end's budget is spent, or a SIGINT/SIGTERM came after training
+  // ended: the request in flight is abandoned so that the process can exit.
+  bool past_finish() const {
+    if (Clock::now().time_since_epoch().count() > finish_by_.load()) return true;
+    int signal = pending_interrupt();
+    return finish_by_.load() != kNoDeadline && signal != 0 && signal != signal_at_end_.load();
+  }
+
+  void send_until_stopped() {
     std::unique_lock<std::mutex> lock(mu_);
     while (!stopping_) {
       wake_.wait_for(lock, kSendEvery, [this] { return stopping_; });
@@ -131,13 +123,16 @@ class MlflowLogger : public Logger {
 
   // The last try, after the run's end: what is queued, the status, the model.
   void finish() {
-    if (gave_up_ || !deliver()) {
+    if (gave_up_) return;  // said when it gave up, with where the metrics are
+    if (!deliver()) {
       std::lock_guard<std::mutex> lock(mu_);
       if (!queued_.empty() || dropped_ > 0)
         say(fmt::format("{} metric values were not sent to {}; metrics.jsonl has them all",
-                        queued_.size() + dropped_, client_.uri()));
+                        queued_.size() + dropped_, client_.shown_uri()));
+      say_refused();
       return;
     }
+    say_refused();
     std::string end_status;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -156,8 +151,11 @@ class MlflowLogger : public Logger {
       if (batch.empty() && params.empty()) return true;
       mlflow::Answer a = client_.log_batch(run_id_, batch, params, {});
       if (worth_retrying(a)) return unreachable(a);
-      if (!a.ok) say_once(rejected_said_, fmt::format("the tracking server at {} refused {} values: {}",
-                                                      client_.uri(), batch.size() + params.size(), a.problem));
+      if (!a.ok) {
+        refused_ += batch.size() + params.size();
+        say_once(rejected_said_, fmt::format("the tracking server at {} refused {} values: {}",
+                                             client_.shown_uri(), batch.size() + params.size(), a.problem));
+      }
       params_sent_ += params.size();
       std::lock_guard<std::mutex> lock(mu_);
       queued_.erase(queued_.begin(), queued_.begin() + static_cast<long>(batch.size()));
@@ -196,7 +194,7 @@ class MlflowLogger : public Logger {
       gave_up_ = true;
       say(fmt::format("the tracking server at {} refused to create the run ({}); this run is not tracked "
                       "there, metrics.jsonl has every metric",
-                      client_.uri(), a.problem));
+                      client_.shown_uri(), a.problem));
       return false;
     }
     write_state();
@@ -213,20 +211,26 @@ class MlflowLogger : public Logger {
     say_once(unreachable_said_,
              fmt::format("the MLflow tracking server at {} cannot be reached ({}); training goes on, every "
                          "metric stays in metrics.jsonl and is sent when the server answers",
-                         client_.uri(), a.problem));
+                         client_.shown_uri(), a.problem));
     pause_ = std::min<std::chrono::seconds>(kLongestPause, pause_ * 2 + std::chrono::seconds(1));
     std::lock_guard<std::mutex> lock(mu_);
     retry_at_ = Clock::now() + pause_;
     return false;
   }
 
+  void say_refused() const {
+    if (refused_ > 0)
+      say(fmt::format("the tracking server at {} refused {} values in all; metrics.jsonl has them all",
+                      client_.shown_uri(), refused_));
+  }
+
   void upload_final_model() {
     fs::path final_dir = fs::path(ctx_.run_dir) / "final";
     if (!fs::is_directory(final_dir)) return;
     if (!mlflow::proxied_artifacts(artifact_uri_)) {
-      say(fmt::format("the tracking server stores artifacts at {}, which it does not serve (start it with "
-                      "--serve-artifacts); the final model stays in {}",
-                      artifact_uri_, final_dir.string()));
+      say(fmt::format("the tracking server stores artifacts at {}, which it does not serve as a plain path "
+                      "under its artifact root (start it with --serve-artifacts); the final model stays in {}",
+                      redacted_uri(artifact_uri_), terminal_safe(final_dir.string())));
       return;
     }
     for (const auto& entry : fs::recursive_directory_iterator(final_dir)) {
@@ -235,10 +239,12 @@ class MlflowLogger : public Logger {
       std::stringstream bytes;
       bytes << in.rdbuf();
       std::string relative = "final/" + fs::relative(entry.path(), final_dir).generic_string();
+      // A file's upload adds its own time at the slowest rate still worth waiting for.
+      finish_by_ += std::chrono::duration_cast<Clock::duration>(mlflow::upload_allowance(bytes.str().size())).count();
       mlflow::Answer a = client_.upload_artifact(artifact_uri_, relative, bytes.str());
       if (!a.ok) {
         say(fmt::format("uploading {} to {} failed ({}); the final model stays in {}", relative,
-                        client_.uri(), a.problem, final_dir.string()));
+                        client_.shown_uri(), a.problem, final_dir.string()));
         return;
       }
     }
@@ -246,20 +252,29 @@ class MlflowLogger : public Logger {
 
   void read_state() {
     std::ifstream in(state_file_);
-    nlohmann::json s = nlohmann::json::parse(in, nullptr, false);
-    if (record_string(s, "tracking_uri") != client_.uri()) return;  // a hand-edited file reads as absent
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string why;
+    nlohmann::json s = try_parse_json(text.str(), why).value_or(nullptr);
+    if (record_string(s, "tracking_uri") != client_.shown_uri()) return;  // a hand-edited file reads as absent
     run_id_ = record_string(s, "run_id");
     experiment_id_ = record_string(s, "experiment_id");
     artifact_uri_ = record_string(s, "artifact_uri");
     resumed_ = !run_id_.empty();
   }
 
-  void write_state() const {
+  // The URI is recorded as shown (no password, no query): a resume compares it
+  // with its own, shown the same way.
+  void write_state() {
     std::ofstream out(state_file_);
-    out << nlohmann::json{{"tracking_uri", client_.uri()}, {"experiment_id", experiment_id_},
+    out << nlohmann::json{{"tracking_uri", client_.shown_uri()}, {"experiment_id", experiment_id_},
                           {"run_id", run_id_}, {"artifact_uri", artifact_uri_}}
-               .dump(2)
+               .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
         << "\n";
+    out.flush();
+    if (!out)
+      say(fmt::format("{} could not be written (disk full?); a resume of this run starts a new MLflow run",
+                      terminal_safe(state_file_)));
   }
 
   static void say(const std::string& message) { std::fprintf(stderr, "warning: mlflow: %s\n", message.c_str()); }
@@ -274,6 +289,10 @@ class MlflowLogger : public Logger {
   std::string state_file_;
   std::string experiment_id_, run_id_, artifact_uri_;
   bool resumed_ = false, gave_up_ = false, unreachable_said_ = false, rejected_said_ = false;
+  size_t refused_ = 0;
+  static constexpr Clock::rep kNoDeadline = std::numeric_limits<Clock::rep>::max();
+  std::atomic<Clock::rep> finish_by_{kNoDeadline};
+  std::atomic<int> signal_at_end_{0};
   std::vector<mlflow::KeyValue> params_;
   size_t params_sent_ = 0;
   std::chrono::seconds pause_{0};
@@ -283,6 +302,7 @@ class MlflowLogger : public Logger {
   std::deque<mlflow::Metric> queued_;
   size_t dropped_ = 0;
   std::string end_status_;
+  bool end_seen_ = false;
   bool stopping_ = false;
   Clock::time_point retry_at_{};
   std::thread worker_;
@@ -301,7 +321,7 @@ TrackingUriProblem mlflow_tracking_uri_problem() {
             "start one (`mlflow server --host 127.0.0.1 --port 5000`) and set "
             "MLFLOW_TRACKING_URI=http://127.0.0.1:5000, or leave \"mlflow\" out of run.loggers"};
   if (uri.rfind("http://", 0) != 0 && uri.rfind("https://", 0) != 0)
-    return {"MLFLOW_TRACKING_URI is \"" + uri + "\", but the mlflow logger talks to a tracking server over HTTP",
+    return {"MLFLOW_TRACKING_URI is \"" + redacted_uri(uri) + "\", but the mlflow logger talks to a tracking server over HTTP",
             "start `mlflow server` and set MLFLOW_TRACKING_URI=http://HOST:PORT"};
   return {};
 }

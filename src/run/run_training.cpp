@@ -10,6 +10,7 @@
 #include "run/run_data.h"
 #include "run/run_options.h"
 #include "run/run_parallel.h"
+#include "run/run_lock.h"
 #include "run/run_records.h"
 #include "run/training_session.h"
 #include "train/batch_topology.h"
@@ -89,6 +90,7 @@ void announce_run_dir(const std::string& dir) {
 }
 
 int resume_session(const Recipe& recipe, SessionStart start) {
+  if (is_primary(start.dist.get())) own_run_dir(start.paths.dir);  // before anything is read to be changed
   check_resume_allowed(recipe, start);
   if (!is_primary(start.dist.get())) return run_session(recipe, start);
   write_resolved_recipe(recipe, start.paths);
@@ -114,6 +116,7 @@ std::string choose_run_dir(const Recipe& recipe, const RunOptions& options, cons
                              run.output_dir);
   }
   RunPaths paths = create_run_dir(run.output_dir, run.name);
+  own_run_dir(paths.dir);  // `run --resume auto` elsewhere could pick it as unfinished
   created_output_dir = paths.created_output_dir;
   std::cerr << fmt::format("run directory: {}\n", paths.dir);
   announce_run_dir(paths.dir);

@@ -7,6 +7,7 @@
 #include "util/diagnostic.h"
 #include "util/json_input.h"
 #include "util/numbers.h"
+#include "util/utf8.h"
 
 #include <fmt/format.h>
 
@@ -184,10 +185,11 @@ int run_compare_command(const CompareOptions& o, std::ostream& out, std::ostream
     }
     return regressed ? 1 : 0;
   } catch (const InputError& e) {
-    err << e.diagnostic().format() << "\n";
+    // A --metric or a path is quoted in the message as given: escaped for the terminal.
+    err << terminal_safe(e.diagnostic().format(), true) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    err << "error: " << e.what() << "\n";
+    err << "error: " << terminal_safe(e.what(), true) << "\n";
     return 2;
   }
 }

@@ -61,14 +61,17 @@ std::string points_table(const LoadedSweep& s, const std::vector<Diagnostics>& c
 int dry_run(const LoadedSweep& s, const SweepCommandOptions& o, std::ostream& out,
             std::ostream& err) {
   std::vector<Diagnostics> checks = validate_points(s.sweep, s.points, o.caps);
-  out << fmt::format("Sweep {}: {} points from {}, runs under {}/<point id>/\n\n", s.sweep.name,
-                     s.points.size(), s.sweep.base, sweep_dir_of(s.sweep));
-  out << points_table(s, checks);
+  // Names and values come from the sweep file: shown safe for a terminal.
+  out << terminal_safe(fmt::format("Sweep {}: {} points from {}, runs under {}/<point id>/\n\n", s.sweep.name,
+                                   s.points.size(), s.sweep.base, sweep_dir_of(s.sweep)),
+                       true);
+  out << terminal_safe(points_table(s, checks), true);
   size_t bad = 0;
   for (size_t i = 0; i < checks.size(); ++i) {
     if (checks[i].empty()) continue;
     ++bad;
-    err << fmt::format("point {} ({}) is invalid:\n{}", i + 1, s.points[i].id, format_all(checks[i]));
+    err << terminal_safe(fmt::format("point {} ({}) is invalid:\n{}", i + 1, s.points[i].id, format_all(checks[i])),
+                         true);
   }
   if (bad == 0) return 0;
   err << fmt::format("{}: {} of {} points invalid; fix them before running the sweep\n",

@@ -1,10 +1,12 @@
 #include "tokenizer/tokenize_command.h"
 
+
 #include "tokenizer/encoding.h"
 #include "tokenizer/wordpiece_loader.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
+#include "util/output_check.h"
 #include "hub/named_sources.h"
 #include "util/paths.h"
 
@@ -85,7 +87,9 @@ int run_tokenize_command(const TokenizeCommandOptions& options, std::istream& in
         return 2;
       }
       out << encoded << '\n';
+      if (!out) require_written(out, "standard output");  // a closed pipe: stop now, not at the end
     }
+    require_written(out, "standard output");
   } catch (const InputError& e) {
     err << e.diagnostic().format() << "\n";
     return 2;

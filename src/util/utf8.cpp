@@ -33,9 +33,12 @@ char32_t decode(std::string_view s, size_t i, size_t n) {
   return c;
 }
 
-// C1 controls, and the marks that reorder the text around them on screen.
+// C1 controls, the line and paragraph separators (a line break to some
+// terminals and editors, none to others), and the marks that reorder the text
+// around them on screen.
 bool hidden_control(char32_t c) {
-  return (c >= 0x80 && c <= 0x9F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+  return (c >= 0x80 && c <= 0x9F) || c == 0x2028 || c == 0x2029 || (c >= 0x202A && c <= 0x202E) ||
+         (c >= 0x2066 && c <= 0x2069);
 }
 
 }  // namespace
@@ -62,6 +65,21 @@ std::string terminal_safe(std::string_view text, bool keep_line_breaks) {
     if (hidden_control(c)) out += fmt::format("\\u{:04x}", static_cast<uint32_t>(c));
     else out.append(text.substr(i, n));
     i += n;
+  }
+  return out;
+}
+
+std::string json_terminal_safe(std::string_view json) {
+  std::string out;
+  out.reserve(json.size());
+  size_t i = 0;
+  while (i < json.size()) {
+    const auto byte = static_cast<unsigned char>(json[i]);
+    const size_t n = byte < 0x80 ? 1 : sequence_length(json, i);
+    const char32_t c = n == 0 ? 0xFFFD : decode(json, i, n);
+    if (byte == 0x7F || (n > 1 && hidden_control(c))) out += fmt::format("\\u{:04x}", static_cast<uint32_t>(c));
+    else out.append(json.substr(i, n == 0 ? 1 : n));
+    i += n == 0 ? 1 : n;
   }
   return out;
 }

@@ -30,4 +30,9 @@ std::optional<InvalidUtf8> first_invalid_utf8(std::string_view text);
 // stays one (a message or a table of several lines).
 std::string terminal_safe(std::string_view text, bool keep_line_breaks = false);
 
+// JSON text (nlohmann's dump, which escapes C0 controls already) with DEL and
+// the characters terminal_safe escapes written as \uXXXX escapes: the same
+// JSON values, and nothing in them that can drive or reorder a terminal.
+std::string json_terminal_safe(std::string_view json);
+
 }  // namespace runner

@@ -1,0 +1,97 @@
+#include "run/run_lock.h"
+
+#include "run/run_dir.h"
+#include "util/diagnostic.h"
+#include "util/json_input.h"
+#include "util/process_info.h"
+#include "util/utf8.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <mutex>
+#include <set>
+
+namespace runner {
+namespace {
+
+struct flock whole_file(short type) {
+  struct flock l{};
+  l.l_type = type;
+  l.l_whence = SEEK_SET;
+  l.l_start = 0;
+  l.l_len = 0;  // to the end of the file, however long it grows
+  return l;
+}
+
+// What the owner wrote into the lock file, for the refusal's message.
+std::string owner_words(int fd) {
+  char text[4096];
+  ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+  std::string why;
+  auto owner = try_parse_json(std::string(text, n > 0 ? static_cast<size_t>(n) : 0), why);
+  if (!owner) return "another process";
+  return terminal_safe(fmt::format("process {} on {} since {}", record_integer(*owner, "pid"),
+                                   record_string(*owner, "host", "?"), record_string(*owner, "since_utc", "?")));
+}
+
+void write_owner(int fd) {
+  ProcessIdentity me = current_process();
+  std::string text = nlohmann::json{{"pid", me.pid}, {"host", me.host}, {"since_utc", utc_timestamp()}}.dump(
+                         -1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  // The record only names the owner for others' messages; the lock itself is
+  // the fact, so a record that could not be written (a full disk) changes nothing.
+  bool written = ::ftruncate(fd, 0) == 0 && ::pwrite(fd, text.data(), text.size(), 0) == ssize_t(text.size());
+  (void)written;
+}
+
+[[noreturn]] void refuse_lock(const std::string& run_dir, const std::string& path, const std::string& what,
+                         const std::string& fix) {
+  throw InputError(make_error(SourceLocation{path, 0, 0, {}}, "", what + "; nothing in " + run_dir + " was changed",
+                              fix));
+}
+
+}  // namespace
+
+std::string owner_lock_path(const std::string& run_dir) { return run_dir + "/owner.lock"; }
+
+void own_run_dir(const std::string& run_dir) {
+  static std::mutex mu;
+  static std::set<std::string> owned;  // the descriptors stay open until the process ends
+  std::lock_guard<std::mutex> lock(mu);
+  if (owned.count(run_dir)) return;
+  std::string path = owner_lock_path(run_dir);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    refuse_lock(run_dir, path, fmt::format("cannot open the run's lock file ({})", std::strerror(errno)),
+           "check that the run directory exists and is writable");
+  struct flock l = whole_file(F_WRLCK);
+  if (::fcntl(fd, F_OFD_SETLK, &l) != 0) {
+    int err = errno;
+    std::string owner = owner_words(fd);
+    ::close(fd);
+    if (err == EAGAIN || err == EACCES)
+      refuse_lock(run_dir, path, "this run is being trained by " + owner,
+             "wait until it ends (`runner ls` shows it running), or stop that process; two processes "
+             "training one run would overwrite each other's checkpoints");
+    refuse_lock(run_dir, path, fmt::format("cannot lock the run ({})", std::strerror(err)),
+           "put the runs folder on a file system that supports locks (run.output_dir)");
+  }
+  write_owner(fd);
+  owned.insert(run_dir);
+}
+
+RunOwner run_owner(const std::string& run_dir) {
+  int fd = ::open(owner_lock_path(run_dir).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return RunOwner::Absent;
+  struct flock l = whole_file(F_WRLCK);  // would a writer's lock be granted? F_OFD_GETLK takes nothing
+  int rc = ::fcntl(fd, F_OFD_GETLK, &l);
+  ::close(fd);
+  if (rc != 0) return RunOwner::Absent;
+  return l.l_type == F_UNLCK ? RunOwner::None : RunOwner::Live;
+}
+
+}  // namespace runner

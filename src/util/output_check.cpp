@@ -1,0 +1,65 @@
+#include "util/output_check.h"
+
+#include "util/diagnostic.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+namespace runner {
+namespace {
+
+std::string fix_for(int error_number) {
+  if (error_number == EPIPE) return "the command reading the output ended first; nothing else is wrong";
+  return "free space on that disk, or send the output elsewhere";
+}
+
+// The reason of a failure that happened in an earlier write, when errno no
+// longer tells it: a pipe whose reader went away shows POLLERR on its write end.
+int earlier_failure(std::ostream& out) {
+  if (&out != &std::cout) return 0;
+  pollfd p{STDOUT_FILENO, POLLOUT, 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & POLLERR) ? EPIPE : 0;
+}
+
+}  // namespace
+
+std::string write_failure_reason(int error_number) {
+  switch (error_number) {
+    case ENOSPC: return "no space is left on the device";
+    case EDQUOT: return "the disk quota is used up";
+    case EPIPE: return "the reader of the pipe closed it";
+    case EFBIG: return "the file grew past the largest the system allows";
+    case 0: return "the write failed";
+    default: return std::strerror(error_number);
+  }
+}
+
+void require_written(std::ostream& out, const std::string& what) {
+  errno = 0;
+  out.flush();
+  if (&out == &std::cout) std::fflush(stdout);
+  bool lost = !out || (&out == &std::cout && std::ferror(stdout));
+  if (!lost) return;
+  int error_number = errno != 0 ? errno : earlier_failure(out);
+  throw InputError(make_error(SourceLocation{what, 0, 0, {}}, "",
+                              "cannot be written: " + write_failure_reason(error_number) +
+                                  "; what was written before is incomplete",
+                              fix_for(error_number)));
+}
+
+bool standard_output_complete(std::ostream& err) {
+  try {
+    require_written(std::cout, "standard output");
+    return true;
+  } catch (const InputError& e) {
+    err << e.diagnostic().format() << "\n";
+    return false;
+  }
+}
+
+}  // namespace runner
