@@ -96,6 +96,7 @@ long long Trainer::window_size(long long b) const {
 
 TrainOutcome Trainer::train() {
   started_ = std::chrono::steady_clock::now();
+  last_checkpoint_ = started_;
   interval_->since = started_;  // the set-up before (a resume's checkpoint read) is not training either
   model_->train();
   emit({{"event", "start"},
@@ -109,7 +110,13 @@ TrainOutcome Trainer::train() {
                                 "check data.train_split and data.max_train_examples"));
   schedule_.refill(state_.scheduler_step, settle_capacity(), device_);
   start_graphs();
-  while (!finished()) run_epoch();
+  try {
+    while (!finished()) run_epoch();
+  } catch (...) {
+    end_checkpoints(true);
+    throw;
+  }
+  end_checkpoints(false);
   TrainOutcome out;
   out.status = stop_early_ ? TrainStatus::EarlyStopped : TrainStatus::Completed;
   if (int sig = interrupt()) {
@@ -124,6 +131,7 @@ TrainOutcome Trainer::train() {
   out.samples = state_.samples_seen;
   out.train_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  if (checkpointer_) out.checkpoints = checkpointer_->totals().json();
   return out;
 }
 
@@ -367,6 +375,7 @@ void Trainer::after_step(bool epoch_end) {
   if (logs_at(step)) log_interval();
   // From here to the end of the step: evaluation, the epoch's end, checkpoints.
   const auto pause_began = std::chrono::steady_clock::now();
+  interval_->step_ended = pause_began;
   if (config_.eval_every > 0 && step % config_.eval_every == 0) maybe_evaluate(false);
   // The last step is evaluated like any other, so that the final evaluation is
   // an eval event that competes for best, also where max_steps ends the run
@@ -377,11 +386,24 @@ void Trainer::after_step(bool epoch_end) {
     ++state_.epoch;
     state_.batch_in_epoch = 0;
   }
-  bool periodic = config_.checkpoint_every > 0 && step % config_.checkpoint_every == 0;
+  bool periodic = (config_.checkpoint_every > 0 && step % config_.checkpoint_every == 0) ||
+                  checkpoint_due_by_time(step);
   bool last = step >= total_steps_ || stop_early_ || interrupt() != 0;
   if (periodic || last || save_best_) save_checkpoint();
   save_best_ = false;
+  report_written_checkpoints();
   interval_->paused += std::chrono::steady_clock::now() - pause_began;
+}
+
+// train.checkpoint_every_minutes since the last checkpoint (or the start). Under
+// data parallelism the ranks' clocks differ and every rank must take the
+// checkpoint together: they agree at log steps, where they meet anyway.
+bool Trainer::checkpoint_due_by_time(long long step) {
+  if (config_.checkpoint_every_minutes <= 0 || config_.checkpoints_dir.empty()) return false;
+  const auto since = std::chrono::steady_clock::now() - last_checkpoint_;
+  const bool due = std::chrono::duration<double>(since).count() >= config_.checkpoint_every_minutes * 60.0;
+  if (!parallel_) return due;
+  return logs_at(step) && parallel_->any_rank({due})[0];
 }
 
 // Where the host needs what only the device knows: a log line, an evaluation
@@ -426,8 +448,7 @@ void Trainer::settle() {
 // writes are left out, so that they do not dip at every evaluation.
 void Trainer::log_interval() {
   Interval& iv = *interval_;
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - iv.since - iv.paused).count();
+  const double seconds = iv.trained_seconds(std::chrono::steady_clock::now());
   // Under data parallelism every rank sees an equal share of each step's examples.
   const long long world = parallel_ ? parallel_->world_size() : 1;
   nlohmann::json e = {{"event", "train"},

@@ -18,6 +18,7 @@
 #include "train/logger.h"
 #include "train/batch_source.h"
 #include "train/batch_topology.h"
+#include "train/checkpointer.h"
 #include "train/device_schedule.h"
 #include "train/step_graphs.h"
 #include "train/parallel.h"
@@ -44,6 +45,7 @@ struct TrainOutcome {
   long long global_step = 0;
   long long samples = 0;
   double train_seconds = 0.0;
+  nlohmann::json checkpoints;       // CheckpointTotals::json(), or null without checkpoints
 };
 
 class Trainer {
@@ -63,7 +65,8 @@ class Trainer {
   // Evaluates now and returns the event ({"event": "eval", "loss": ..., metrics}).
   nlohmann::json evaluate();
   TrainingState capture_state() const;
-  // The checkpoint written for the current step; empty if checkpoints are off.
+  // Takes the checkpoint of the current step, written in the background; returns
+  // the path it will have, empty if checkpoints are off.
   std::string save_checkpoint();
   // Test hook passed to write_checkpoint.
   void set_checkpoint_hook(CheckpointWriteHook hook) { checkpoint_hook_ = std::move(hook); }
@@ -80,6 +83,7 @@ class Trainer {
   };
   std::pair<BatchTopology, BatchTopology> topologies(const TrainingState& s) const;
   void check_topology(const TrainingState& s, const BatchTopology& then, const BatchTopology& now) const;
+  void check_progress(const TrainingState& s, long long position) const;
   bool finished() const;
   int interrupt() const;  // the stop signal, agreed by all ranks under data parallelism
   bool writes_files() const { return !parallel_ || parallel_->rank() == 0; }
@@ -107,6 +111,7 @@ class Trainer {
   void add_to_interval(bool any_rank_bad_loss);
   void after_step(bool epoch_end);
   bool settles_at(long long step, bool epoch_end) const;
+  bool checkpoint_due_by_time(long long step);
   long long settle_capacity() const;
   void settle();
   void report_bad_loss(const PendingLoss& micro_batch, double loss);
@@ -118,6 +123,13 @@ class Trainer {
   void maybe_evaluate(bool epoch_end);
   void record_eval(nlohmann::json& event);
   void emit(const nlohmann::json& event);
+  TrainingState live_state() const;  // the tensors as they are, not copied
+  nlohmann::json interval_record() const;  // the log interval's sums, for a checkpoint
+  void restore_interval(const nlohmann::json& record, const BatchTopology& then, const BatchTopology& now);
+  void report_written_checkpoints();
+  // Finishes or abandons the write in flight as the run ends (`failed`: by an
+  // error, which the caller rethrows) and says which.
+  void end_checkpoints(bool failed);
 
   TrainerConfig config_;
   std::shared_ptr<SequenceClassifier> model_;
@@ -144,9 +156,11 @@ class Trainer {
   bool save_best_ = false;
   nlohmann::json last_eval_;
   CheckpointWriteHook checkpoint_hook_;
+  std::unique_ptr<Checkpointer> checkpointer_;  // on the rank that writes, from its first save
   ParallelHooks* parallel_ = nullptr;
   int interrupt_ = 0;
   std::chrono::steady_clock::time_point started_;
+  std::chrono::steady_clock::time_point last_checkpoint_;  // or the start: train.checkpoint_every_minutes
 };
 
 }  // namespace runner
