@@ -20,6 +20,7 @@
 #include "train/batch_topology.h"
 #include "train/checkpointer.h"
 #include "train/device_schedule.h"
+#include "train/loop_schedule.h"
 #include "train/step_graphs.h"
 #include "train/parallel.h"
 #include "train/train_options.h"
@@ -110,16 +111,13 @@ class Trainer {
   std::pair<bool, bool> agree_on_skip(const torch::Tensor& bad_grad);  // data parallelism's skip
   void add_to_interval(bool any_rank_bad_loss);
   void after_step(bool epoch_end);
-  bool settles_at(long long step, bool epoch_end) const;
   bool checkpoint_due_by_time(long long step);
-  long long settle_capacity() const;
   void settle();
   void report_bad_loss(const PendingLoss& micro_batch, double loss);
   std::string best_metric_name() const;
   InputError nan_abort_error(const std::string& what) const;
   [[noreturn]] void throw_nan_abort();
   void log_interval();
-  bool logs_at(long long step) const;  // does optimizer step `step` end a log interval?
   void maybe_evaluate(bool epoch_end);
   void record_eval(nlohmann::json& event);
   void emit(const nlohmann::json& event);
@@ -141,6 +139,7 @@ class Trainer {
   LossScaler scaler_;
   TrainingState state_;  // the scalar progress; tensors are captured on demand
   long long total_steps_ = 0;
+  LoopSchedule loop_;  // when to settle, log, evaluate and checkpoint
   std::shared_ptr<Interval> interval_;
   torch::Device device_;        // where the model lives (autocast's device type), read once
   torch::Tensor window_loss_;   // sum of this window's finite micro-batch losses (unscaled, undivided)
@@ -160,7 +159,6 @@ class Trainer {
   ParallelHooks* parallel_ = nullptr;
   int interrupt_ = 0;
   std::chrono::steady_clock::time_point started_;
-  std::chrono::steady_clock::time_point last_checkpoint_;  // or the start: train.checkpoint_every_minutes
 };
 
 }  // namespace runner
