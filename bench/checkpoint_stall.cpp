@@ -88,11 +88,6 @@ double sync_now(const TrainingState& live, const std::string& dir) {
   return seconds_between(began, Clock::now());
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
