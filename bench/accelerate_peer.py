@@ -32,6 +32,7 @@ a bench peer, run only by gpu_ab.sh and peer_ab.sh).
 import argparse
 import csv
 import json
+import os
 import math
 import resource
 import sys
@@ -206,11 +207,18 @@ def cmd_finetune(a):
     total = a.epochs * steps_per_epoch
     accelerator, tokenizer, collate, model, optimizer, scheduler = prepared(a, total)
     batches = step_batches(a, encoded(a, tokenizer))
+    save_at = {int(x) for x in a.save_state_at.split(",") if x}
+    dev = encoded(a, tokenizer, "dev")
     model.train()
-    for _ in range(total):
+    for step in range(1, total + 1):
         batch = {k: v.to(accelerator.device) for k, v in collate(next(batches)).items()}
         loss = train_step(accelerator, model, optimizer, scheduler, batch)
-    metrics = dev_metrics(accelerator, model, collate, encoded(a, tokenizer, "dev"))
+        if a.eval_each_epoch and step % steps_per_epoch == 0 and step < total:
+            dev_metrics(accelerator, model, collate, dev)  # the job's work; the last one is below
+            model.train()
+        if step in save_at:
+            accelerator.save_state(os.path.join(a.save_dir, f"step-{step}"))
+    metrics = dev_metrics(accelerator, model, collate, dev)
     print(json.dumps({"side": "peer", "task": a.task, "seed": a.seed, "steps": total,
                       "final_train_loss": loss.item(), **metrics, "precision": a.precision,
                       "threads": torch.get_num_threads(), "seconds": time.perf_counter() - started,
@@ -273,6 +281,10 @@ def main():
     t.add_argument("--steps", type=int, required=True)
     t.add_argument("--warmup", type=int, required=True)
     f.add_argument("--epochs", type=int, required=True)
+    f.add_argument("--eval-each-epoch", action="store_true", help="the dev set's metrics after each epoch too")
+    f.add_argument("--save-state-at", default="", help="optimizer steps (comma-separated) after which "
+                   "accelerator.save_state() writes into --save-dir, as the runner's checkpoints")
+    f.add_argument("--save-dir", default="peer-states")
     for parser in (t, f):
         training_arguments(parser)
     a = p.parse_args()

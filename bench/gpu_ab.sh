@@ -7,7 +7,8 @@
 # out of the timing. Then the per-step losses of both over 30 steps with dropout
 # off (fp32), and one row at batch 256 with every example padded to 128 on both
 # sides (the card, not the launches, is the limit). bench/gpu_ab_table.py
-# prints the table. The warm-up covers the runner's CUDA graph captures: each
+# prints the table. Before all of them, the whole job's rows (job_round below),
+# each printed when measured. The warm-up covers the runner's CUDA graph captures: each
 # padded length (a multiple of 32) runs eagerly three times, then is captured on
 # its fourth batch. At batch 32, MRPC's batches pad to 96 but for about 5 an epoch
 # that pad to 128, whose capture comes near step 70-95 (three random orders), so 100
@@ -99,6 +100,54 @@ echo "gpu_ab: $rounds alternating rounds of $steps timed steps after $warmup war
 ((check)) || nvidia-smi --query-gpu=driver_version --format=csv,noheader -i 0 | sed 's/^/driver /'
 ((check)) || "$py" -c 'import torch, transformers, accelerate as a; print("peer: torch", torch.__version__,
   "CUDA", torch.version.cuda, "transformers", transformers.__version__, "accelerate", a.__version__)'
+
+# The whole job a user runs comes first: the flagship recipe as shipped (3
+# epochs, evaluation each epoch, its checkpoints) against the peer doing the same
+# work (evaluation each epoch, accelerator.save_state() after the steps where the
+# runner's metrics.jsonl says it took a checkpoint), process wall time from start
+# to exit. Each row is printed as soon as it is measured.
+seconds_now() { date +%s.%N; }
+# METRICS: "STEPS STALL": the steps the runner checkpointed (comma-separated)
+# and the summed stall_s of those checkpoints.
+checkpoint_steps() {
+  "$py" - "$1" <<'PY'
+import json, sys
+events = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+taken = [e for e in events if e.get("event") == "checkpoint"]
+print(",".join(str(e["step"]) for e in taken) or "-", sum(e.get("stall_s", 0.0) for e in taken))
+PY
+}
+job_round() {
+  local precision=$1 round=$2 dir=$work/job-$precision-$round
+  local model=(--set "model.pretrained=$work/init")
+  ((check)) && model=(--set 'model.pretrained=""' --set model.preset=bert-mini --set run.device=cpu
+                      --set train.max_steps=6 --set train.checkpoint_every=3)
+  local began runner_s peer_s=0 steps stall
+  began=$(seconds_now)
+  "$runner" run recipes/mrpc_fp16.toml --set "run.output_dir=$dir" "${model[@]}" \
+    --set "train.precision=$precision" >"$dir.log" 2>&1 || { tail -n 20 "$dir.log" >&2; exit 1; }
+  runner_s=$(awk -v a="$began" -v b="$(seconds_now)" 'BEGIN {print b - a}')
+  read -r steps stall <<<"$(checkpoint_steps "$(ls "$dir"/*/*/metrics.jsonl)")"
+  if ((!check)); then
+    began=$(seconds_now)
+    "$py" bench/accelerate_peer.py finetune --epochs 3 --eval-each-epoch --save-state-at "${steps//-/}" \
+      --save-dir "$dir/peer-states" --init "$work/init" --tokenizer "$shared/models/bert-base-uncased" \
+      --data "$shared/data/glue/MRPC" --precision "$precision" >"$dir.peer.json" 2>"$dir.peer.log" || {
+      tail -n 20 "$dir.peer.log" >&2; exit 1; }
+    peer_s=$(awk -v a="$began" -v b="$(seconds_now)" 'BEGIN {print b - a}')
+  fi
+  awk -v p="$precision" -v r="$round" -v rs="$runner_s" -v ps="$peer_s" -v st="$steps" -v sl="$stall" 'BEGIN {
+    printf "job %s round %d: runner %.1f s (checkpoints at steps %s, loop stall %.2f s), peer %.1f s", p, r, rs, st, sl, ps
+    if (ps > 0) printf ", peer/runner %.2fx (target >= 3)", ps / rs
+    printf "\n" }'
+  rm -rf "$dir"
+}
+for ((r = 1; r <= rounds; r++)); do
+  for precision in fp16 bf16; do
+    ((check)) && [[ $precision == fp16 ]] && continue  # fp16 autocast is CUDA only
+    job_round "$precision" "$r"
+  done
+done
 
 for precision in fp32 fp16 bf16; do
   case=1-$precision

@@ -41,7 +41,26 @@ long long kill_step_for_attempt() {
   return std::atoll(list.c_str() + at);
 }
 
+// "N:FILE" or "N:FILE:MS" from the variable `name`; step -1 when unset.
+CheckpointPlace checkpoint_place(const char* name) {
+  CheckpointPlace p;
+  const char* v = std::getenv(name);
+  if (!v) return p;
+  std::string s(v);
+  auto colon = s.find(':');
+  if (colon == std::string::npos) return p;
+  auto second = s.find(':', colon + 1);
+  p.step = std::atoll(s.substr(0, colon).c_str());
+  p.file = s.substr(colon + 1, second == std::string::npos ? std::string::npos : second - colon - 1);
+  if (second != std::string::npos) p.pause_ms = std::atoll(s.c_str() + second + 1);
+  return p;
+}
+
 }  // namespace
+
+bool CheckpointPlace::at(const std::string& checkpoint, const std::string& f) const {
+  return step >= 0 && checkpoint == checkpoint_name(step) && f == file;
+}
 
 StepWatch::StepWatch() {
   kill_at_step_ = kill_step_for_attempt();
@@ -51,14 +70,8 @@ StepWatch::StepWatch() {
     kill_at_step_ = -1;
   term_at_step_ = env_integer("RUNNER_TEST_TERM_AT_STEP", -1);
   step_pause_ms_ = env_integer("RUNNER_TEST_STEP_PAUSE_MS", 0);
-  if (const char* v = std::getenv("RUNNER_TEST_KILL_IN_CHECKPOINT")) {
-    std::string s(v);
-    auto colon = s.find(':');
-    if (colon != std::string::npos) {
-      kill_in_checkpoint_step_ = std::atoll(s.substr(0, colon).c_str());
-      kill_in_checkpoint_file_ = s.substr(colon + 1);
-    }
-  }
+  kill_in_checkpoint_ = checkpoint_place("RUNNER_TEST_KILL_IN_CHECKPOINT");
+  pause_in_checkpoint_ = checkpoint_place("RUNNER_TEST_PAUSE_IN_CHECKPOINT");
 }
 
 void StepWatch::log(const nlohmann::json& event) {
@@ -70,10 +83,14 @@ void StepWatch::log(const nlohmann::json& event) {
   if (step_pause_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(step_pause_ms_));
 }
 
+// Called on the background writer's thread: it reads only what the
+// constructor set.
 CheckpointWriteHook StepWatch::checkpoint_hook() const {
-  if (kill_in_checkpoint_step_ < 0) return {};
-  return [this](const std::string& file) {
-    if (step_ == kill_in_checkpoint_step_ && file == kill_in_checkpoint_file_) kill_self();
+  if (kill_in_checkpoint_.step < 0 && pause_in_checkpoint_.step < 0) return {};
+  return [this](const std::string& checkpoint, const std::string& file) {
+    if (pause_in_checkpoint_.at(checkpoint, file))
+      std::this_thread::sleep_for(std::chrono::milliseconds(pause_in_checkpoint_.pause_ms));
+    if (kill_in_checkpoint_.at(checkpoint, file)) kill_self();
   };
 }
 

@@ -6,6 +6,10 @@
 //                                         `runner launch --max-restarts` (RUNNER_RESTART_COUNT)
 //   RUNNER_TEST_KILL_IN_CHECKPOINT=N:FILE SIGKILL itself while writing the checkpoint
 //                                         of step N, just before FILE (e.g. model.safetensors)
+//   RUNNER_TEST_PAUSE_IN_CHECKPOINT=N:FILE:MS  the background writer of the checkpoint of
+//                                         step N sleeps MS ms just before FILE, so that a
+//                                         test can kill the process while that write is
+//                                         in flight and the loop has gone on
 //   RUNNER_TEST_TERM_AT_STEP=N            send itself SIGTERM when optimizer step N ends
 //   RUNNER_TEST_KILL_RANK=R               with KILL_AT_STEP: only the worker with RANK=R
 //   RUNNER_TEST_STEP_PAUSE_MS=N           sleep N ms when each optimizer step ends, so that
@@ -17,6 +21,14 @@
 #include "train/logger.h"
 
 namespace runner {
+
+// A place inside one checkpoint's write: the checkpoint of step N, before FILE.
+struct CheckpointPlace {
+  long long step = -1;  // -1: nowhere
+  std::string file;
+  long long pause_ms = 0;
+  bool at(const std::string& checkpoint, const std::string& file) const;
+};
 
 // Watches the trainer's per-step heartbeat and carries the hooks above: a
 // SIGKILL after a given step, or inside a checkpoint write.
@@ -33,8 +45,7 @@ class StepWatch : public Logger {
   long long kill_at_step_ = -1;
   long long term_at_step_ = -1;
   long long step_pause_ms_ = 0;
-  long long kill_in_checkpoint_step_ = -1;
-  std::string kill_in_checkpoint_file_;
+  CheckpointPlace kill_in_checkpoint_, pause_in_checkpoint_;
 };
 
 }  // namespace runner

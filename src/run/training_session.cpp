@@ -220,6 +220,8 @@ struct TrainingSession::Parts {
     sum["samples_per_s"] = secs > 0 ? static_cast<double>(samples) / secs : 0.0;
     sum["tokens_per_s"] = secs > 0 ? static_cast<double>(batches->tokens_served()) / secs : 0.0;
     sum["stopped_early"] = out.status == TrainStatus::EarlyStopped;
+    // The loop's stall and the background writer's time, summed over the checkpoints.
+    if (!out.checkpoints.is_null()) sum["checkpoints"] = out.checkpoints;
     if (!out.best.is_null()) {
       sum["best"] = out.best;
       sum["best"]["metric"] = settings.train.metric_for_best;

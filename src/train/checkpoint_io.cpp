@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <utility>
 #include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,22 +37,88 @@ void remove_stale_temporaries(const std::string& checkpoints_dir) {
     if (e.path().filename().string().rfind(kTmpPrefix, 0) == 0) fs::remove_all(e.path(), ec);
 }
 
-std::string manifest_bytes(const std::vector<CheckpointFile>& files) {
+// A file open for writing, closed (without fsync) if it is not finished.
+class SyncedFile {
+ public:
+  explicit SyncedFile(std::string path) : path_(std::move(path)) {
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) os_error("cannot create", path_);
+  }
+  SyncedFile(const SyncedFile&) = delete;
+  SyncedFile& operator=(const SyncedFile&) = delete;
+  ~SyncedFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  void append(std::string_view bytes) {
+    while (!bytes.empty()) {
+      ssize_t n = ::write(fd_, bytes.data(), bytes.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) fail("cannot write");
+      bytes.remove_prefix(static_cast<size_t>(n));
+    }
+  }
+  void finish() {
+    if (::fsync(fd_) != 0) fail("cannot fsync");
+    int fd = std::exchange(fd_, -1);
+    if (::close(fd) != 0) os_error("cannot close", path_);
+  }
+
+ private:
+  [[noreturn]] void fail(const char* what) {
+    int saved = errno;
+    ::close(std::exchange(fd_, -1));
+    errno = saved;
+    os_error(what, path_);
+  }
+  std::string path_;
+  int fd_ = -1;
+};
+
+struct FileDigest {
+  std::string sha256;
+  size_t bytes = 0;
+};
+
+// Each stretch is hashed and then written while it is still in the cache: the
+// digest costs one pass over bytes that are being written anyway.
+void hash_and_append(SyncedFile& out, digest::Sha256& sha, FileDigest& d, std::string_view bytes) {
+  constexpr size_t kStretch = 4 << 20;
+  for (size_t at = 0; at < bytes.size(); at += kStretch) {
+    std::string_view part = bytes.substr(at, kStretch);
+    sha.update(part);
+    out.append(part);
+    d.bytes += part.size();
+  }
+}
+
+FileDigest write_hashed(const std::string& path, const CheckpointFile& f) {
+  SyncedFile out(path);
+  digest::Sha256 sha;
+  FileDigest d;
+  hash_and_append(out, sha, d, f.bytes);
+  for (std::string_view piece : f.pieces) hash_and_append(out, sha, d, piece);
+  out.finish();
+  d.sha256 = sha.hex_digest();
+  return d;
+}
+
+std::string manifest_bytes(const std::vector<CheckpointFile>& files, const std::vector<FileDigest>& digests) {
   nlohmann::json m = {{"format", 1}, {"files", nlohmann::json::object()}};
-  for (const auto& f : files)
-    m["files"][f.name] = {{"sha256", digest::sha256_hex(f.bytes)}, {"bytes", f.bytes.size()}};
+  for (size_t i = 0; i < files.size(); ++i)
+    m["files"][files[i].name] = {{"sha256", digests[i].sha256}, {"bytes", digests[i].bytes}};
   return m.dump(2) + "\n";
 }
 
-void write_into(const std::string& tmp, const std::vector<CheckpointFile>& files,
+void write_into(const std::string& tmp, const std::string& name, const std::vector<CheckpointFile>& files,
                 const CheckpointWriteHook& hook) {
   fs::create_directories(tmp);
+  std::vector<FileDigest> digests;
   for (const auto& f : files) {
-    if (hook) hook(f.name);
-    write_file_synced(tmp + "/" + f.name, f.bytes);
+    if (hook) hook(name, f.name);
+    digests.push_back(write_hashed(tmp + "/" + f.name, f));
   }
-  if (hook) hook(kManifest);
-  write_file_synced(tmp + "/" + kManifest, manifest_bytes(files));
+  if (hook) hook(name, kManifest);
+  write_file_synced(tmp + "/" + kManifest, manifest_bytes(files, digests));
   fsync_directory(tmp);
 }
 
@@ -64,27 +131,9 @@ std::string read_file_bytes(const std::string& path) {
 }
 
 void write_file_synced(const std::string& path, const std::string& bytes) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) os_error("cannot create", path);
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int saved = errno;
-      ::close(fd);
-      errno = saved;
-      os_error("cannot write", path);
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    int saved = errno;
-    ::close(fd);
-    errno = saved;
-    os_error("cannot fsync", path);
-  }
-  if (::close(fd) != 0) os_error("cannot close", path);
+  SyncedFile out(path);
+  out.append(bytes);
+  out.finish();
 }
 
 void fsync_directory(const std::string& dir) {
@@ -113,7 +162,7 @@ std::string write_checkpoint(const std::string& checkpoints_dir, const std::stri
   remove_stale_temporaries(checkpoints_dir);
   std::string tmp = checkpoints_dir + "/" + kTmpPrefix + name;
   try {
-    write_into(tmp, files, hook);
+    write_into(tmp, name, files, hook);
     if (fs::exists(final_dir)) fs::remove_all(final_dir);  // an invalid leftover
     if (::rename(tmp.c_str(), final_dir.c_str()) != 0) os_error("cannot rename into", final_dir);
     fsync_directory(checkpoints_dir);
@@ -145,6 +194,19 @@ std::string check_entry(const std::string& dir, const std::string& file, const n
   return {};
 }
 
+// A file the manifest does not vouch for is as bad as a listed one that is
+// missing: it would be loaded unchecked, or it is a leftover of something else.
+std::string unlisted_file(const std::string& dir, const nlohmann::json& files) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::string name = e.path().filename().string();
+    if (name != kManifest && !files.contains(name))
+      return fmt::format("{}: present but not listed in {}", name, kManifest);
+  }
+  if (ec) return fmt::format("cannot list the checkpoint's files: {}", ec.message());
+  return {};
+}
+
 }  // namespace
 
 std::string verify_checkpoint(const std::string& dir) {
@@ -156,9 +218,11 @@ std::string verify_checkpoint(const std::string& dir) {
   }
   if (!manifest.is_object() || !manifest.contains("files") || !manifest["files"].is_object())
     return fmt::format("{}: no \"files\" table", kManifest);
-  for (const auto& [file, entry] : manifest["files"].items())
+  const nlohmann::json& files = manifest["files"];
+  if (files.empty()) return fmt::format("{}: lists no files, and a checkpoint holds at least its state", kManifest);
+  for (const auto& [file, entry] : files.items())
     if (std::string problem = check_entry(dir, file, entry); !problem.empty()) return problem;
-  return {};
+  return unlisted_file(dir, files);
 }
 
 std::vector<std::string> list_checkpoints(const std::string& checkpoints_dir) {
@@ -207,13 +271,16 @@ std::optional<std::string> newest_valid_checkpoint(
 }
 
 std::vector<std::string> prune_checkpoints(const std::string& checkpoints_dir, long long keep_last,
-                                           const std::string& best_dir) {
+                                           const std::string& best_dir, const std::string& just_written) {
   auto norm = [](const std::string& p) { return fs::path(p).lexically_normal().string(); };
   auto all = list_checkpoints(checkpoints_dir);
   std::set<std::string> keep;
   size_t first_kept = all.size() > static_cast<size_t>(keep_last) ? all.size() - keep_last : 0;
   for (size_t i = first_kept; i < all.size(); ++i) keep.insert(norm(all[i]));
-  if (auto newest = newest_valid_checkpoint(checkpoints_dir, nullptr)) keep.insert(norm(*newest));
+  const bool written_is_newest = !just_written.empty() && !all.empty() && norm(all.back()) == norm(just_written);
+  if (!just_written.empty()) keep.insert(norm(just_written));
+  if (!written_is_newest)
+    if (auto newest = newest_valid_checkpoint(checkpoints_dir, nullptr)) keep.insert(norm(*newest));
   if (!best_dir.empty()) keep.insert(norm(best_dir));
   std::vector<std::string> removed;
   for (const auto& dir : all) {

@@ -8,9 +8,11 @@ namespace runner {
 namespace {
 volatile std::sig_atomic_t g_signal = 0;
 volatile std::sig_atomic_t g_exit_now = 0;
+volatile std::sig_atomic_t g_count = 0;
 extern "C" void record_signal(int sig) {
   if (g_exit_now) _exit(128 + sig);  // async-signal-safe; a blocked setup read never returns
   g_signal = sig;
+  g_count = g_count + 1;
 }
 }  // namespace
 
@@ -29,6 +31,7 @@ void exit_on_interrupt(bool on) {
 }
 
 int pending_interrupt() { return g_signal; }
+int interrupt_count() { return g_count; }
 void clear_interrupt() { g_signal = 0; }
 int interrupt_exit_code(int signal) { return 128 + signal; }
 

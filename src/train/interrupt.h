@@ -11,6 +11,7 @@ namespace runner {
 void install_interrupt_handlers();
 void exit_on_interrupt(bool on);
 int pending_interrupt();            // the signal number received, 0 if none
+int interrupt_count();              // SIGINT/SIGTERM received so far: a second one insists
 void clear_interrupt();
 int interrupt_exit_code(int signal);  // 128 + signal: 130 for SIGINT, 143 for SIGTERM
 

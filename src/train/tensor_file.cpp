@@ -37,23 +37,36 @@ torch::ScalarType dtype_of(const std::string& name, const std::string& origin) {
 
 }  // namespace
 
-std::string encode_tensors(const TensorMap& tensors) {
+EncodedTensors encode_tensor_views(const TensorMap& tensors) {
+  auto kept = std::make_shared<std::vector<torch::Tensor>>();
+  EncodedTensors out;
   nlohmann::json header = nlohmann::json::object();
-  std::string data;
+  size_t end = 0;
   for (const auto& [name, t] : tensors) {
     torch::Tensor c = t.detach().to(torch::kCPU).contiguous();
-    size_t begin = data.size();
-    data.append(static_cast<const char*>(c.data_ptr()), c.nbytes());
+    const size_t begin = end;
+    end += c.nbytes();
     header[name] = {{"dtype", dtype_name(c.scalar_type())},
                     {"shape", c.sizes().vec()},
-                    {"data_offsets", {begin, data.size()}}};
+                    {"data_offsets", {begin, end}}};
+    out.data.emplace_back(static_cast<const char*>(c.data_ptr()), c.nbytes());
+    kept->push_back(std::move(c));
   }
   std::string h = header.dump();
   h.append((8 - h.size() % 8) % 8, ' ');
   uint64_t n = h.size();
-  std::string out(8, '\0');
-  std::memcpy(out.data(), &n, 8);  // little-endian hosts only, as LibTorch's CPU builds
-  return out + h + data;
+  out.header.assign(8, '\0');
+  std::memcpy(out.header.data(), &n, 8);  // little-endian hosts only, as LibTorch's CPU builds
+  out.header += h;
+  out.owner = std::move(kept);
+  return out;
+}
+
+std::string encode_tensors(const TensorMap& tensors) {
+  EncodedTensors e = encode_tensor_views(tensors);
+  std::string out = std::move(e.header);
+  for (std::string_view piece : e.data) out.append(piece);
+  return out;
 }
 
 TensorMap decode_tensors(const std::string& bytes, const std::string& origin) {

@@ -37,6 +37,13 @@ OptionBinding<TrainerConfig> declare_train_options() {
                       "Checkpoint every N optimizer steps; 0 = only at the end and on interrupt")
              .at_least(0),
          &C::checkpoint_every);
+  // The Trainer's default (500 steps) is minutes on a GPU and can be an hour on a
+  // CPU; a bound in time loses at most this much of any run to a kill.
+  b.bind(opt::number("checkpoint_every_minutes", 30.0,
+                     "Also checkpoint when this many minutes passed since the last checkpoint "
+                     "(fractions allowed); 0 = off")
+             .at_least(0),
+         &C::checkpoint_every_minutes);
   b.bind(opt::integer("keep_last", 2, "Checkpoints kept (the best and the newest are never deleted)")
              .at_least(1),
          &C::keep_last);

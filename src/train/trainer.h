@@ -18,7 +18,9 @@
 #include "train/logger.h"
 #include "train/batch_source.h"
 #include "train/batch_topology.h"
+#include "train/checkpointer.h"
 #include "train/device_schedule.h"
+#include "train/loop_schedule.h"
 #include "train/step_graphs.h"
 #include "train/parallel.h"
 #include "train/train_options.h"
@@ -44,6 +46,7 @@ struct TrainOutcome {
   long long global_step = 0;
   long long samples = 0;
   double train_seconds = 0.0;
+  nlohmann::json checkpoints;       // CheckpointTotals::json(), or null without checkpoints
 };
 
 class Trainer {
@@ -63,7 +66,8 @@ class Trainer {
   // Evaluates now and returns the event ({"event": "eval", "loss": ..., metrics}).
   nlohmann::json evaluate();
   TrainingState capture_state() const;
-  // The checkpoint written for the current step; empty if checkpoints are off.
+  // Takes the checkpoint of the current step, written in the background; returns
+  // the path it will have, empty if checkpoints are off.
   std::string save_checkpoint();
   // Test hook passed to write_checkpoint.
   void set_checkpoint_hook(CheckpointWriteHook hook) { checkpoint_hook_ = std::move(hook); }
@@ -80,6 +84,7 @@ class Trainer {
   };
   std::pair<BatchTopology, BatchTopology> topologies(const TrainingState& s) const;
   void check_topology(const TrainingState& s, const BatchTopology& then, const BatchTopology& now) const;
+  void check_progress(const TrainingState& s, long long position) const;
   bool finished() const;
   int interrupt() const;  // the stop signal, agreed by all ranks under data parallelism
   bool writes_files() const { return !parallel_ || parallel_->rank() == 0; }
@@ -106,18 +111,23 @@ class Trainer {
   std::pair<bool, bool> agree_on_skip(const torch::Tensor& bad_grad);  // data parallelism's skip
   void add_to_interval(bool any_rank_bad_loss);
   void after_step(bool epoch_end);
-  bool settles_at(long long step, bool epoch_end) const;
-  long long settle_capacity() const;
+  bool checkpoint_due_by_time(long long step);
   void settle();
   void report_bad_loss(const PendingLoss& micro_batch, double loss);
   std::string best_metric_name() const;
   InputError nan_abort_error(const std::string& what) const;
   [[noreturn]] void throw_nan_abort();
   void log_interval();
-  bool logs_at(long long step) const;  // does optimizer step `step` end a log interval?
   void maybe_evaluate(bool epoch_end);
   void record_eval(nlohmann::json& event);
   void emit(const nlohmann::json& event);
+  TrainingState live_state() const;  // the tensors as they are, not copied
+  nlohmann::json interval_record() const;  // the log interval's sums, for a checkpoint
+  void restore_interval(const nlohmann::json& record, const BatchTopology& then, const BatchTopology& now);
+  void report_written_checkpoints();
+  // Finishes or abandons the write in flight as the run ends (`failed`: by an
+  // error, which the caller rethrows) and says which.
+  void end_checkpoints(bool failed);
 
   TrainerConfig config_;
   std::shared_ptr<SequenceClassifier> model_;
@@ -129,6 +139,7 @@ class Trainer {
   LossScaler scaler_;
   TrainingState state_;  // the scalar progress; tensors are captured on demand
   long long total_steps_ = 0;
+  LoopSchedule loop_;  // when to settle, log, evaluate and checkpoint
   std::shared_ptr<Interval> interval_;
   torch::Device device_;        // where the model lives (autocast's device type), read once
   torch::Tensor window_loss_;   // sum of this window's finite micro-batch losses (unscaled, undivided)
@@ -144,6 +155,7 @@ class Trainer {
   bool save_best_ = false;
   nlohmann::json last_eval_;
   CheckpointWriteHook checkpoint_hook_;
+  std::unique_ptr<Checkpointer> checkpointer_;  // on the rank that writes, from its first save
   ParallelHooks* parallel_ = nullptr;
   int interrupt_ = 0;
   std::chrono::steady_clock::time_point started_;

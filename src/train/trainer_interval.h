@@ -27,6 +27,14 @@ struct Trainer::Interval {
   // Spent evaluating and writing checkpoints since `since`: not training, so
   // left out of the interval's samples/s and tokens/s.
   std::chrono::steady_clock::duration paused{0};
+  // When the last step's training ended (its evaluation and checkpoint follow),
+  // and the interval's training seconds before a resume.
+  std::chrono::steady_clock::time_point step_ended = since;
+  double carried_s = 0.0;
+
+  double trained_seconds(std::chrono::steady_clock::time_point until) const {
+    return std::chrono::duration<double>(until - since - paused).count() + carried_s;
+  }
 };
 
 }  // namespace runner

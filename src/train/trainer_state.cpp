@@ -1,5 +1,5 @@
-// The trainer's saved state and evaluation: capture / resume, checkpoints, the
-// best metric and early stopping.
+// The trainer's saved state: capture / resume, and the hand-over of checkpoints
+// to the Checkpointer (the trainer never touches a file).
 #include "model/host_read.h"
 #include "registry/registry.h"
 #include "train/interrupt.h"
@@ -20,8 +20,8 @@ namespace {
 
 TensorMap model_tensors(torch::nn::Module& m) {
   TensorMap out;
-  for (const auto& p : m.named_parameters()) out[p.key()] = p.value().detach().clone();
-  for (const auto& b : m.named_buffers()) out[b.key()] = b.value().detach().clone();
+  for (const auto& p : m.named_parameters()) out[p.key()] = p.value().detach();
+  for (const auto& b : m.named_buffers()) out[b.key()] = b.value().detach();
   return out;
 }
 
@@ -38,6 +38,12 @@ void copy_into(const std::string& name, torch::Tensor target, const TensorMap& s
 }  // namespace
 
 TrainingState Trainer::capture_state() const {
+  TrainingState s = live_state();
+  for (auto& [name, t] : s.model) t = t.clone();
+  return s;
+}
+
+TrainingState Trainer::live_state() const {
   TrainingState s = state_;
   s.model = model_tensors(*model_);
   s.optimizer = parallel_ ? parallel_->full_optimizer_state(optimizer_->state()) : optimizer_->state();
@@ -48,12 +54,43 @@ TrainingState Trainer::capture_state() const {
     std::vector<torch::Tensor> all = parallel_->gather_from_all(s.cpu_rng);
     s.rank_cpu_rng.assign(all.begin() + 1, all.end());
   }
-  // As of the last settle: a checkpoint follows one (Trainer::save_checkpoint).
-  const Interval& iv = *interval_;
-  s.pending_log = {{"loss_sum", iv.settled.loss_sum}, {"steps", iv.settled.loss_steps},
-                   {"samples", iv.samples}, {"tokens", iv.tokens}, {"lr", iv.settled.lr}};
-  if (iv.settled.grad_norm) s.pending_log["grad_norm"] = *iv.settled.grad_norm;
+  s.pending_log = interval_record();
   return s;
+}
+
+// As of the last settle: a checkpoint follows one (Trainer::save_checkpoint).
+// "steps" counts every step of the interval, "loss_steps" those whose loss
+// counted; "train_s" is the interval's training time so far.
+nlohmann::json Trainer::interval_record() const {
+  const Interval& iv = *interval_;
+  nlohmann::json p = {{"loss_sum", iv.settled.loss_sum}, {"loss_steps", iv.settled.loss_steps},
+                      {"steps", iv.steps},          {"samples", iv.samples},
+                      {"tokens", iv.tokens},        {"lr", iv.settled.lr},
+                      {"train_s", iv.trained_seconds(iv.step_ended)}};
+  if (iv.settled.grad_norm) p["grad_norm"] = *iv.settled.grad_norm;
+  return p;
+}
+
+// Checkpoints before "loss_steps" wrote the count of counted steps as "steps",
+// a float, which reads as that count for both.
+void Trainer::restore_interval(const nlohmann::json& p, const BatchTopology& then, const BatchTopology& now) {
+  Interval& iv = *interval_;
+  auto on_device = torch::TensorOptions().dtype(torch::kFloat64).device(device_);
+  iv.settled.loss_sum = record_number(p, "loss_sum", 0.0);
+  iv.settled.loss_steps = record_number(p, "loss_steps", record_number(p, "steps", 0.0));
+  iv.loss_sum = torch::full({}, iv.settled.loss_sum, on_device);
+  iv.loss_steps = torch::full({}, iv.settled.loss_steps, on_device);
+  iv.steps = record_integer(p, "steps", static_cast<long long>(iv.settled.loss_steps));
+  // Per-worker counts: the interval's share of each worker changes with their number.
+  iv.samples = record_integer(p, "samples", 0) * then.world / now.world;
+  iv.tokens = record_integer(p, "tokens", 0) * then.world / now.world;
+  iv.settled.lr = record_number(p, "lr", 0.0);
+  iv.lr = torch::full({}, iv.settled.lr, on_device);
+  iv.carried_s = record_number(p, "train_s", 0.0);
+  if (p.contains("grad_norm") && p["grad_norm"].is_number()) {
+    iv.settled.grad_norm = p["grad_norm"].get<double>();
+    iv.grad_norm = torch::full({}, *iv.settled.grad_norm, on_device);
+  }
 }
 
 // The checkpoint's split of the global batch and this run's; a checkpoint
@@ -81,10 +118,26 @@ void Trainer::check_topology(const TrainingState& s, const BatchTopology& then,
         "resume with the topology that wrote the checkpoint, or set data.drop_last = false"));
 }
 
+// The checkpoint's position must lie inside this run's schedule: a state edited
+// past it would end "completed" at once with the checkpoint's weights as final.
+void Trainer::check_progress(const TrainingState& s, long long position) const {
+  std::string problem;
+  if (s.global_step > total_steps_)
+    problem = fmt::format("the checkpoint is at optimizer step {}, past this run's {} steps", s.global_step,
+                          total_steps_);
+  else if (position > 0 && position >= data_.batches_per_epoch())
+    problem = fmt::format("the checkpoint is at batch {} of an epoch of {} batches", position,
+                          data_.batches_per_epoch());
+  if (problem.empty()) return;
+  throw InputError(make_error({}, "train", problem,
+                              "resume from another checkpoint, or with the recipe the run was started with"));
+}
+
 void Trainer::resume(const TrainingState& s) {
   const auto [then, now] = topologies(s);
   check_topology(s, then, now);
   const long long position = convert_batch_in_epoch(s.batch_in_epoch, then, now);
+  check_progress(s, position);
   {
     torch::NoGradGuard no_grad;
     for (auto& p : model_->named_parameters()) copy_into(p.key(), p.value(), s.model);
@@ -101,113 +154,42 @@ void Trainer::resume(const TrainingState& s) {
   state_.world_size = static_cast<int>(now.world);
   state_.grad_accum = now.grad_accum;
   state_.steps_per_epoch = steps_per_epoch();
-  const auto& p = s.pending_log;
-  Interval& iv = *interval_;
-  auto on_device = torch::TensorOptions().dtype(torch::kFloat64).device(device_);
-  iv.settled.loss_sum = record_number(p, "loss_sum", 0.0);
-  iv.settled.loss_steps = static_cast<double>(record_integer(p, "steps", 0));
-  iv.loss_sum = torch::full({}, iv.settled.loss_sum, on_device);
-  iv.loss_steps = torch::full({}, iv.settled.loss_steps, on_device);
-  iv.steps = record_integer(p, "steps", 0);
-  // Per-worker counts: the interval's share of each worker changes with their number.
-  iv.samples = record_integer(p, "samples", 0) * then.world / now.world;
-  iv.tokens = record_integer(p, "tokens", 0) * then.world / now.world;
-  iv.settled.lr = record_number(p, "lr", 0.0);
-  iv.lr = torch::full({}, iv.settled.lr, on_device);
-  if (p.contains("grad_norm") && p["grad_norm"].is_number()) {
-    iv.settled.grad_norm = p["grad_norm"].get<double>();
-    iv.grad_norm = torch::full({}, *iv.settled.grad_norm, on_device);
-  }
-  schedule_.refill(state_.scheduler_step, settle_capacity(), device_);
+  restore_interval(s.pending_log, then, now);
+  schedule_.refill(state_.scheduler_step, loop_.settle_capacity(), device_);
 }
 
 std::string Trainer::save_checkpoint() {
   if (config_.checkpoints_dir.empty()) return {};
   if (unsettled_steps_ > 0 || !pending_.empty()) settle();
-  std::string name = checkpoint_name(state_.global_step);
+  std::string path = config_.checkpoints_dir + "/" + checkpoint_name(state_.global_step);
   // Every rank enters (the state capture may gather a sharded optimizer); rank 0 writes.
-  TrainingState captured = capture_state();
-  if (!writes_files()) {
-    parallel_->barrier("waiting for rank 0 to write a checkpoint");
-    return config_.checkpoints_dir + "/" + name;
+  TrainingState live = live_state();
+  loop_.checkpoint_taken(std::chrono::steady_clock::now());
+  if (writes_files()) {
+    if (!checkpointer_)
+      checkpointer_ = std::make_unique<Checkpointer>(config_.checkpoints_dir, config_.keep_last, checkpoint_hook_);
+    const std::string best = state_.best.has_best ? state_.best.checkpoint : std::string();
+    emit(checkpointer_->save(live, best).event());
   }
-  std::string path = write_checkpoint(config_.checkpoints_dir, name, encode_training_state(captured),
-                                      checkpoint_hook_);
-  std::string best = state_.best.has_best && !state_.best.checkpoint.empty()
-                         ? config_.checkpoints_dir + "/" + state_.best.checkpoint
-                         : std::string();
-  auto removed = prune_checkpoints(config_.checkpoints_dir, config_.keep_last, best);
-  emit({{"event", "checkpoint"}, {"step", state_.global_step}, {"path", path},
-        {"removed", removed}});
-  if (parallel_) parallel_->barrier("waiting for rank 0 to write a checkpoint");
+  if (parallel_) parallel_->barrier("waiting for rank 0 to take a checkpoint");
   return path;
 }
 
-nlohmann::json Trainer::evaluate() {
-  if (!eval_) return nullptr;
-  // For a terminal's progress bar: the evaluation that takes the next seconds.
-  emit({{"event", "progress"}, {"phase", "eval"}, {"step", state_.global_step}, {"epoch", state_.epoch},
-        {"total_steps", total_steps_}, {"eval_batches", eval_->batches.size()}});
-  torch::NoGradGuard no_grad;
-  model_->eval();
-  MetricInput in;
-  double loss_sum = 0.0;
-  long long examples = 0;
-  for (size_t i = 0; i < eval_->batches.size(); ++i) {
-    if (parallel_ && !parallel_->evaluates_batch(i)) continue;
-    const TrainBatch& b = eval_->batches[i];
-    ModelOutput out = forward(b.tensors);  // in the training precision, as Accelerate evaluates
-    loss_sum += read_double(out.loss) * static_cast<double>(b.examples);
-    examples += b.examples;
-    torch::Tensor pred = read_to_host(out.logits.argmax(-1).to(torch::kInt64));
-    torch::Tensor gold = read_to_host(b.tensors.labels.to(torch::kInt64));
-    in.predictions.insert(in.predictions.end(), pred.data_ptr<int64_t>(),
-                          pred.data_ptr<int64_t>() + pred.numel());
-    in.labels.insert(in.labels.end(), gold.data_ptr<int64_t>(), gold.data_ptr<int64_t>() + gold.numel());
-  }
-  if (parallel_) parallel_->gather_eval(in, loss_sum, examples);
-  model_->train();
-  nlohmann::json e = {{"event", "eval"}, {"step", state_.global_step}, {"epoch", state_.epoch},
-                      {"loss", examples ? loss_sum / static_cast<double>(examples) : 0.0},
-                      {"examples", examples}};
-  for (const auto& name : eval_->metrics)
-    e[name] = instantiate<MetricFactory>(Kind::Metric, name)(in);
-  return e;
+void Trainer::report_written_checkpoints() {
+  if (!checkpointer_) return;
+  for (const CheckpointWritten& w : checkpointer_->take_finished()) emit(w.event());
 }
 
-void Trainer::maybe_evaluate(bool epoch_end) {
-  if (!eval_ || (epoch_end && !config_.eval_each_epoch)) return;
-  if (last_eval_.is_object() && last_eval_.value("step", -1LL) == state_.global_step) return;
-  nlohmann::json e = evaluate();
-  record_eval(e);
-  emit(e);
-  last_eval_ = e;
-}
-
-// Updates the best metric and the early-stopping counter; a new best gets a
-// checkpoint at this step so that it is always on disk.
-void Trainer::record_eval(nlohmann::json& e) {
-  std::string metric = best_metric_name();
-  if (!e.contains(metric)) return;
-  double v = e[metric];
-  BestMetricState& b = state_.best;
-  bool better = !b.has_best || (config_.greater_is_better ? v > b.value : v < b.value);
-  if (better) {
-    b = {true, v, state_.global_step, checkpoint_name(state_.global_step), 0};
-    e["is_best"] = true;
-    save_best_ = true;
-  } else if (++b.evals_without_improvement >= config_.early_stopping_patience &&
-             config_.early_stopping_patience > 0) {
-    stop_early_ = true;
-    e["early_stop"] = true;
-  }
-}
-
-std::string Trainer::best_metric_name() const {
-  std::string m = config_.metric_for_best;
-  if (m.rfind("eval.", 0) == 0) m = m.substr(5);
-  if (m.empty() && eval_ && !eval_->metrics.empty()) m = eval_->metrics.front();
-  return m;
+// A second SIGINT or SIGTERM while the last write finishes abandons it: the
+// previous checkpoint stays the newest valid one.
+void Trainer::end_checkpoints(bool failed) {
+  if (!checkpointer_) return;
+  Checkpointer::Final f = checkpointer_->finalize([] { return interrupt_count() > 1; });
+  for (const CheckpointWritten& w : f.written) emit(w.event());
+  if (f.end != CheckpointEnd::Idle)
+    emit({{"event", "checkpoint_end"}, {"write_in_flight", checkpoint_end_name(f.end)},
+          {"run", failed ? "failed" : "ended"}});
+  if (f.failure && !failed) std::rethrow_exception(f.failure);
 }
 
 }  // namespace runner

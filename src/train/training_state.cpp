@@ -5,9 +5,13 @@
 #include "util/json_input.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <optional>
 #include <fmt/format.h>
 
 #include <ATen/CPUGeneratorImpl.h>
+
+namespace fs = std::filesystem;
 
 namespace runner {
 namespace {
@@ -55,6 +59,23 @@ void read_scalars(const nlohmann::json& j, TrainingState& s) {
   s.pending_log = record_object(j, "pending_log");
 }
 
+// A state.json edited and its manifest rehashed still verifies: its progress
+// must at least agree with itself and with the directory's name, else training
+// would continue from a position no run reached.
+void check_scalars(const TrainingState& s, const std::string& state_path, const std::string& dir_name) {
+  std::string problem;
+  const std::optional<long long> named = checkpoint_step(dir_name);
+  if (named && *named != s.global_step)
+    problem = fmt::format("global_step is {}, and the checkpoint is {}", s.global_step, dir_name);
+  else if (s.global_step < 0 || s.scheduler_step < 0 || s.scheduler_step > s.global_step)
+    problem = fmt::format("scheduler_step {} is not within [0, global_step {}]", s.scheduler_step, s.global_step);
+  else if (s.epoch < 0 || s.batch_in_epoch < 0 || s.samples_seen < 0 || s.world_size < 1)
+    problem = "epoch, batch_in_epoch and samples_seen must not be negative, world_size at least 1";
+  if (problem.empty()) return;
+  throw InputError(make_error(SourceLocation{state_path, 0, 0, ""}, "", problem,
+                              "the checkpoint is damaged; resume from an earlier one"));
+}
+
 TensorMap rng_tensors(const TrainingState& s) {
   TensorMap m;
   if (s.cpu_rng.defined()) m["cpu"] = s.cpu_rng;
@@ -82,10 +103,14 @@ void restore_rng(const TrainingState& s, int rank) {
 }
 
 std::vector<CheckpointFile> encode_training_state(const TrainingState& s) {
+  auto tensor_file = [](const char* name, const TensorMap& tensors) {
+    EncodedTensors e = encode_tensor_views(tensors);
+    return CheckpointFile{name, std::move(e.header), std::move(e.data), std::move(e.owner)};
+  };
   return {{"state.json", scalars_json(s).dump(2) + "\n"},
-          {"model.safetensors", encode_tensors(s.model)},
-          {"optimizer.safetensors", encode_tensors(s.optimizer)},
-          {"rng.safetensors", encode_tensors(rng_tensors(s))}};
+          tensor_file("model.safetensors", s.model),
+          tensor_file("optimizer.safetensors", s.optimizer),
+          tensor_file("rng.safetensors", rng_tensors(s))};
 }
 
 TrainingState load_training_state(const std::string& dir) {
@@ -109,8 +134,13 @@ TrainingState load_training_state(const std::string& dir) {
     throw InputError(make_error(SourceLocation{state_path, 0, 0, ""}, "", "missing or bad field: " + json_error_text(e),
                                 "the checkpoint is damaged; resume from an earlier one"));
   }
+  check_scalars(s, state_path, fs::path(dir).filename().string());
   auto load = [&dir](const std::string& f) {
-    return decode_tensors(read_file_bytes(dir + "/" + f), dir + "/" + f);
+    const std::string path = dir + "/" + f;
+    if (!fs::is_regular_file(path))
+      throw InputError(make_error(SourceLocation{path, 0, 0, ""}, "", "missing from the checkpoint",
+                                  "the checkpoint is damaged; resume from an earlier one"));
+    return decode_tensors(read_file_bytes(path), path);
   };
   s.model = load("model.safetensors");
   s.optimizer = load("optimizer.safetensors");

@@ -57,6 +57,8 @@ struct TrainingState {
 void capture_rng(TrainingState& s);
 void restore_rng(const TrainingState& s, int rank = 0);
 
+// The checkpoint's files; their large parts are views of the state's tensors
+// (of copies where a tensor is not a contiguous CPU one), kept alive by the files.
 std::vector<CheckpointFile> encode_training_state(const TrainingState& s);
 // Reads a verified checkpoint directory; throws InputError naming the file on a
 // version or format mismatch.

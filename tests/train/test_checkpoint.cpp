@@ -2,6 +2,7 @@
 // the training state round trip.
 #include "train/checkpoint_io.h"
 #include "run/run_data.h"
+#include "train/checkpointer.h"
 #include "train/training_state.h"
 #include "util/diagnostic.h"
 #include "util/sha256.h"
@@ -10,8 +11,13 @@
 
 #include "catch.h"
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
+#include <thread>
 
 using namespace runner;
 namespace fs = std::filesystem;
@@ -83,7 +89,7 @@ TEST_CASE("training state round-trips bit-exactly through a checkpoint", "[train
 TEST_CASE("a failed checkpoint write leaves the previous checkpoint valid", "[train][checkpoint]") {
   std::string dir = runner::test::tmp_dir("ckpt_write_failure");
   std::string first = write_checkpoint(dir, checkpoint_name(10), encode_training_state(sample_state(10)));
-  auto fail_on_optimizer = [](const std::string& file) {
+  auto fail_on_optimizer = [](const std::string&, const std::string& file) {
     if (file == "optimizer.safetensors") throw std::runtime_error("injected: No space left on device");
   };
   CHECK_THROWS_WITH(write_checkpoint(dir, checkpoint_name(20),
@@ -213,4 +219,171 @@ TEST_CASE("a checkpoint shuffled with another random order is refused on resume"
   sequential.kind = SamplerKind::Sequential;
   SplitBatchSource in_order(split, "train", sequential, PaddingOptions{}, torch::kCPU);
   CHECK_NOTHROW(in_order.load_state(nlohmann::json::object()));
+}
+
+namespace {
+
+// Every file of a checkpoint directory with its bytes.
+std::map<std::string, std::string> directory_bytes(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out[e.path().filename().string()] = read_file_bytes(e.path());
+  return out;
+}
+
+// A state whose tensors are large enough to be written in several stretches.
+TrainingState large_state(long long step) {
+  TrainingState s = sample_state(step);
+  s.model["encoder.big"] = torch::randn({3, 1 << 20});  // 12 MiB: three 4 MiB stretches
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("an asynchronous checkpoint has the bytes and digests of a synchronous one", "[train][checkpoint]") {
+  std::string dir = runner::test::tmp_dir("ckpt_async_equal");
+  TrainingState s = large_state(30);
+  std::string sync = write_checkpoint(dir + "/sync", checkpoint_name(30), encode_training_state(s));
+  Checkpointer checkpointer(dir + "/async", 2);
+  CheckpointTaken taken = checkpointer.save(s, "");
+  // The loop goes on changing its tensors in place while the writer works.
+  for (auto& [name, t] : s.model) t.add_(1);
+  Checkpointer::Final end = checkpointer.finalize();
+  REQUIRE(end.end == CheckpointEnd::Finished);
+  REQUIRE_FALSE(end.failure);
+  REQUIRE(end.written.size() == 1);
+  CHECK(end.written[0].path == taken.path);
+  CHECK(taken.path == dir + "/async/step-00000030");
+  CHECK(verify_checkpoint(taken.path).empty());
+  const auto expected = directory_bytes(sync), actual = directory_bytes(taken.path);
+  CHECK(expected.size() == 5);  // state, model, optimizer, rng and the manifest
+  for (const auto& [file, bytes] : expected) {
+    INFO(file);
+    CHECK(actual.count(file));
+    CHECK((actual.count(file) && actual.at(file) == bytes));
+  }
+  // The digests were computed while the bytes were written: they are those of the file.
+  auto manifest = nlohmann::json::parse(actual.at("manifest.json"));
+  CHECK(manifest["files"]["model.safetensors"]["sha256"] ==
+        runner::digest::sha256_hex(actual.at("model.safetensors")));
+}
+
+TEST_CASE("one checkpoint write in flight: the next save waits for it and records the wait",
+          "[train][checkpoint]") {
+  using Clock = std::chrono::steady_clock;
+  std::string dir = runner::test::tmp_dir("ckpt_async_wait");
+  std::atomic<Clock::rep> paused_at{0};
+  const auto pause = std::chrono::milliseconds(300);
+  auto slow_model_file = [&](const std::string& checkpoint, const std::string& file) {
+    if (checkpoint != checkpoint_name(10) || file != "model.safetensors") return;
+    paused_at = Clock::now().time_since_epoch().count();
+    std::this_thread::sleep_for(pause);
+  };
+  Checkpointer checkpointer(dir, 5, slow_model_file);
+  checkpointer.save(sample_state(10), "");
+  const TrainingState next = sample_state(20);
+  const Clock::time_point second_save = Clock::now();
+  CheckpointTaken taken = checkpointer.save(next, "");
+  // The first write was whole before the second snapshot was taken.
+  CHECK(verify_checkpoint(dir + "/step-00000010").empty());
+  REQUIRE(paused_at.load() != 0);
+  // The writer slept `pause` from paused_at on, and the wait began at second_save:
+  // it lasted at least the rest of that sleep.
+  const Clock::time_point sleep_end = Clock::time_point(Clock::duration(paused_at.load())) + pause;
+  const double rest = std::chrono::duration<double>(sleep_end - second_save).count();
+  CHECK(taken.wait_s >= rest);
+  CHECK(taken.stall_s >= taken.wait_s);
+  Checkpointer::Final end = checkpointer.finalize();
+  CHECK(end.end == CheckpointEnd::Finished);
+  CHECK(checkpointer.totals().taken == 2);
+  CHECK(checkpointer.totals().written == 2);
+  CHECK(checkpointer.totals().wait_s >= taken.wait_s);
+}
+
+TEST_CASE("a write abandoned at the run's end leaves the previous checkpoint the newest valid one",
+          "[train][checkpoint]") {
+  std::string dir = runner::test::tmp_dir("ckpt_async_abandon");
+  std::atomic<bool> release{false};
+  auto held = [&](const std::string& checkpoint, const std::string& file) {
+    if (checkpoint == checkpoint_name(20) && file == "model.safetensors")
+      while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  };
+  Checkpointer checkpointer(dir, 5, held);
+  checkpointer.save(sample_state(10), "");
+  checkpointer.save(sample_state(20), "");
+  // As a second Ctrl-C would: abandon, then let the writer reach its next file.
+  Checkpointer::Final end = checkpointer.finalize([&] { return release = true; });
+  CHECK(end.end == CheckpointEnd::Abandoned);
+  CHECK_FALSE(end.failure);
+  CHECK(list_checkpoints(dir) == std::vector<std::string>{dir + "/step-00000010"});
+  for (const auto& e : fs::directory_iterator(dir)) CHECK(e.path().filename().string().rfind(".tmp-", 0) != 0);
+}
+
+TEST_CASE("a failed background write is reported to the loop, the previous checkpoint kept",
+          "[train][checkpoint]") {
+  std::string dir = runner::test::tmp_dir("ckpt_async_failure");
+  auto full_disk = [](const std::string& checkpoint, const std::string& file) {
+    if (checkpoint == checkpoint_name(20) && file == "optimizer.safetensors")
+      throw std::runtime_error("injected: No space left on device");
+  };
+  Checkpointer checkpointer(dir, 5, full_disk);
+  checkpointer.save(sample_state(10), "");
+  checkpointer.save(sample_state(20), "");
+  Checkpointer::Final end = checkpointer.finalize();
+  CHECK(end.end == CheckpointEnd::Failed);
+  REQUIRE(end.failure);
+  CHECK_THROWS_WITH(std::rethrow_exception(end.failure), Catch::Contains("No space left"));
+  CHECK(*newest_valid_checkpoint(dir, nullptr) == dir + "/step-00000010");
+}
+
+TEST_CASE("a checkpoint is invalid unless its manifest lists exactly its files", "[train][checkpoint]") {
+  std::string dir = runner::test::tmp_dir("ckpt_exact_manifest");
+  std::string older = write_checkpoint(dir, checkpoint_name(10), encode_training_state(sample_state(10)));
+  auto newer = [&](long long step) {
+    return write_checkpoint(dir, checkpoint_name(step), encode_training_state(sample_state(step)));
+  };
+  auto rewrite_manifest = [](const std::string& path, const std::function<void(nlohmann::json&)>& edit) {
+    auto m = nlohmann::json::parse(read_file_bytes(path + "/manifest.json"));
+    edit(m);
+    write_file_synced(path + "/manifest.json", m.dump());
+  };
+
+  SECTION("a file the manifest forgot, damaged") {
+    std::string path = newer(20);
+    rewrite_manifest(path, [](nlohmann::json& m) { m["files"].erase("model.safetensors"); });
+    flip_byte(path + "/model.safetensors", 100);
+    CHECK(verify_checkpoint(path) == "model.safetensors: present but not listed in manifest.json");
+  }
+  SECTION("an extra file") {
+    std::string path = newer(20);
+    std::ofstream(path + "/notes.txt") << "left here";
+    CHECK(verify_checkpoint(path) == "notes.txt: present but not listed in manifest.json");
+  }
+  SECTION("an empty manifest") {
+    std::string path = newer(20);
+    rewrite_manifest(path, [](nlohmann::json& m) { m["files"] = nlohmann::json::object(); });
+    CHECK_THAT(verify_checkpoint(path), Catch::StartsWith("manifest.json: lists no files"));
+  }
+  // Each is skipped for the older checkpoint, as a missing file is.
+  CHECK(*newest_valid_checkpoint(dir, nullptr) == older);
+}
+
+TEST_CASE("a training state whose step disagrees with its checkpoint's name is refused", "[train][checkpoint]") {
+  // The issue's case: global_step raised in state.json and the manifest rehashed.
+  std::string dir = runner::test::tmp_dir("ckpt_raised_step");
+  const std::vector<std::pair<std::string, nlohmann::json>> edits = {
+      {"global_step", 100000}, {"scheduler_step", 9}, {"batch_in_epoch", -1}, {"world_size", 0}};
+  for (const auto& [key, value] : edits) {
+    INFO(key);
+    auto files = encode_training_state(sample_state(8));
+    for (auto& f : files)
+      if (f.name == "state.json") {
+        auto j = nlohmann::json::parse(f.bytes);
+        j[key] = value;
+        f.bytes = j.dump();
+      }
+    std::string path = write_checkpoint(dir + "/" + key, checkpoint_name(8), files);
+    REQUIRE(verify_checkpoint(path).empty());  // the manifest vouches for the edited file
+    CHECK_THROWS_WITH(load_training_state(path), Catch::Contains(path + "/state.json") &&
+                                                     Catch::Contains("resume from an earlier one"));
+  }
 }

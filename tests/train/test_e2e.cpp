@@ -147,6 +147,51 @@ TEST_CASE("a run killed at three points and resumed each time ends bitwise equal
   CHECK(reproducible_events(run) == reproducible_events(ref_run));
 }
 
+// Checkpoints are written in the background. The writer of step 8's checkpoint
+// is held before its model file (a test hook) while the loop trains on, and the
+// process is killed at step 10: step 4's checkpoint is the newest valid one.
+// Resumed from there, mid-way through a log interval (log_every = 5), the first
+// line after the resume and every later one equal the uninterrupted run's.
+TEST_CASE("a kill -9 during a background checkpoint write resumes the previous checkpoint exactly",
+          "[e2e]") {
+  const std::string sets = " --set train.checkpoint_every=4 --set train.log_every=5";
+  std::string ref_dir = runner::test::tmp_dir("e2e_async_ref");
+  auto ref = runner_cmd("", smoke_recipe() + isolated_run_sets(ref_dir) + sets);
+  INFO(ref.out);
+  REQUIRE(ref.exit_code == 0);
+  std::string ref_run = only_run_dir(ref_dir);
+
+  std::string dir = runner::test::tmp_dir("e2e_async_killed");
+  auto r = runner_cmd("RUNNER_TEST_PAUSE_IN_CHECKPOINT=8:model.safetensors:600000 RUNNER_TEST_KILL_AT_STEP=10",
+                      smoke_recipe() + isolated_run_sets(dir) + sets);
+  INFO(r.out);
+  REQUIRE(r.exit_code == 128 + 9);
+  CHECK_THAT(r.out, Catch::Contains("stall_s="));  // the console shows what the loop paid
+  std::string run = only_run_dir(dir);
+  // Killed mid-write: the state was written, the model not yet, nothing renamed.
+  CHECK(fs::is_regular_file(run + "/checkpoints/.tmp-step-00000008/state.json"));
+  CHECK_FALSE(fs::exists(run + "/checkpoints/.tmp-step-00000008/model.safetensors"));
+  CHECK_FALSE(fs::exists(run + "/checkpoints/step-00000008"));
+  CHECK(runner::newest_valid_checkpoint(run + "/checkpoints", nullptr) == run + "/checkpoints/step-00000004");
+
+  r = runner_cmd("", "resume " + run);
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  CHECK(events(run, "start").back()["resumed_at_step"] == 4);
+  CHECK(runner::read_file_bytes(run + "/final/model.safetensors") ==
+        runner::read_file_bytes(ref_run + "/final/model.safetensors"));
+  CHECK(summary(run)["final"] == summary(ref_run)["final"]);
+  // The first log line after the resume (step 5) carries steps 1-4 from the checkpoint.
+  auto first_after = reproducible_events(run), expected = reproducible_events(ref_run);
+  REQUIRE_FALSE(first_after.empty());
+  CHECK(first_after.front() == expected.front());
+  CHECK(first_after == expected);
+  nlohmann::json written = summary(run)["checkpoints"];
+  CHECK(written["written"].get<long long>() >= 1);
+  CHECK(written["stall_s"].get<double>() >= 0.0);
+  CHECK(written["write_s"].get<double>() > 0.0);
+}
+
 TEST_CASE("SIGTERM finishes the step, checkpoints, exits 143 and the run resumes", "[e2e]") {
   std::string dir = runner::test::tmp_dir("e2e_sigterm");
   auto r = runner_cmd("RUNNER_TEST_TERM_AT_STEP=5", smoke_recipe() + isolated_run_sets(dir));
@@ -222,4 +267,30 @@ TEST_CASE("resume refuses a directory that is not a run", "[e2e]") {
   auto r = runner_cmd("", "resume " + dir);
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.out, Catch::Contains(dir + "/env.json"));
+}
+
+// Each step lasts at least 20 ms (a test hook) and the bound is 6 ms: every
+// step is past it, so every step checkpoints, whatever the machine's speed.
+TEST_CASE("train.checkpoint_every_minutes checkpoints by time", "[e2e]") {
+  std::string dir = runner::test::tmp_dir("e2e_checkpoint_minutes");
+  auto r = runner_cmd("RUNNER_TEST_STEP_PAUSE_MS=20",
+                      smoke_recipe() + isolated_run_sets(dir) +
+                          " --set train.max_steps=5 --set train.checkpoint_every_minutes=0.0001");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  std::vector<long long> steps;
+  for (const auto& e : events(only_run_dir(dir), "checkpoint")) steps.push_back(e["step"]);
+  CHECK(steps == std::vector<long long>{1, 2, 3, 4, 5});
+
+  // The default bound (30 minutes) is far past this run: only its end checkpoints.
+  std::string plain = runner::test::tmp_dir("e2e_checkpoint_minutes_default");
+  r = runner_cmd("", smoke_recipe() + isolated_run_sets(plain) + " --set train.max_steps=5");
+  REQUIRE(r.exit_code == 0);
+  steps.clear();
+  for (const auto& e : events(only_run_dir(plain), "checkpoint")) steps.push_back(e["step"]);
+  CHECK(steps == std::vector<long long>{5});
+
+  r = runner_cmd("", "validate " + smoke_recipe() + " --set train.checkpoint_every_minutes=-1");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.out, Catch::Contains("train.checkpoint_every_minutes"));
 }
