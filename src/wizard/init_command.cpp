@@ -63,11 +63,11 @@ InitChoices ask_choices(Prompter& ask, const InitOptions& o) {
   return c;
 }
 
-// The schema for editors, as the recipe's folder sees it, when this checkout has one.
+// The schema for editors, as the recipe's folder sees it, when this runner has one.
 std::string schema_directive(const std::string& recipe_path) {
-  fs::path schema = fs::path(source_root()) / "schemas" / "recipe.schema.json";
-  if (!fs::exists(schema)) return "";
-  return fs::relative(schema, fs::absolute(recipe_path).parent_path()).string();
+  std::string schema = recipe_schema_file();
+  if (schema.empty()) return "";
+  return fs::relative(schema, fs::weakly_canonical(fs::absolute(recipe_path)).parent_path()).string();
 }
 
 // Validates the text as a recipe at a temporary name beside `path`, then renames
