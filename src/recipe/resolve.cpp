@@ -89,7 +89,9 @@ fs::path folder_of(const Value& v) {
 // roots (util/paths.h) as seen from the file that wrote it, or, for a default or
 // a --set value, from the recipe given.
 std::string root_for(const OptionSpec& s, const Value& v, const std::string& recipe_path) {
-  std::string recipe_dir = fs::path(v.loc.file.empty() ? recipe_path : v.loc.file).parent_path().string();
+  std::error_code ec;  // a default's or a --set value's location names no file
+  const bool from_file = fs::is_regular_file(v.loc.file, ec);
+  std::string recipe_dir = fs::path(from_file ? v.loc.file : recipe_path).parent_path().string();
   return s.type == OptionType::DataPath ? data_root(recipe_dir) : model_root(recipe_dir);
 }
 

@@ -26,9 +26,12 @@ std::string installed_share_dir() {
 // The first `<ancestor>/shared/<kind>` folder up from `start` ("" when none).
 static std::string shared_folder_above(const fs::path& start, const std::string& kind) {
   std::error_code ec;
-  for (fs::path dir = fs::absolute(start, ec).lexically_normal(); !ec && !dir.empty(); dir = dir.parent_path()) {
+  fs::path dir = fs::absolute(start, ec).lexically_normal();
+  if (ec) return "";
+  for (; !dir.empty(); dir = dir.parent_path()) {
+    std::error_code missing;  // set for each folder that has no shared/<kind>
     fs::path candidate = dir / "shared" / kind;
-    if (fs::is_directory(candidate, ec)) return candidate.string();
+    if (fs::is_directory(candidate, missing)) return candidate.string();
     if (dir == dir.root_path()) break;
   }
   return "";
