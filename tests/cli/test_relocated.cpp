@@ -34,10 +34,12 @@ void install_copy(const fs::path& prefix) {
   fs::create_directory_symlink(build_dir() + "/python-packages", prefix / "share" / "runner" / "python-packages");
 }
 
-// The copy run from `dir` with the shared data named by the environment only.
+// The copy run from `dir` with the shared data named by the environment only
+// (canonical: the default ../shared is spelt through the checkout's path).
 CommandResult run_copy(const fs::path& prefix, const fs::path& dir, const std::string& args) {
-  return run_command("cd '" + dir.string() + "' && env -u RUNNER_PYTHON_PACKAGES RUNNER_DATA='" + shared_dir() +
-                     "/data' RUNNER_MODELS='" + shared_dir() + "/models' '" + (prefix / "bin" / "runner").string() +
+  const std::string shared = fs::canonical(shared_dir()).string();
+  return run_command("cd '" + dir.string() + "' && env -u RUNNER_PYTHON_PACKAGES RUNNER_DATA='" + shared +
+                     "/data' RUNNER_MODELS='" + shared + "/models' '" + (prefix / "bin" / "runner").string() +
                      "' " + args);
 }
 
