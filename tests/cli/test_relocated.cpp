@@ -35,10 +35,12 @@ void install_copy(const fs::path& prefix) {
 }
 
 // The copy run from `dir` with the shared data named by the environment only
-// (canonical: the default ../shared is spelt through the checkout's path).
+// (canonical: the default ../shared is spelt through the checkout's path), and
+// its token cache in the prefix (the tests' own is in the build folder).
 CommandResult run_copy(const fs::path& prefix, const fs::path& dir, const std::string& args) {
   const std::string shared = fs::canonical(shared_dir()).string();
-  return run_command("cd '" + dir.string() + "' && env -u RUNNER_PYTHON_PACKAGES RUNNER_DATA='" + shared +
+  return run_command("cd '" + dir.string() + "' && env -u RUNNER_PYTHON_PACKAGES RUNNER_CACHE='" +
+                     (prefix / "cache").string() + "' RUNNER_DATA='" + shared +
                      "/data' RUNNER_MODELS='" + shared + "/models' '" + (prefix / "bin" / "runner").string() +
                      "' " + args);
 }
