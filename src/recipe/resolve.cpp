@@ -201,7 +201,8 @@ struct SectionResolver {
       bool explicit_relative = v.s.rfind("./", 0) == 0 || v.s.rfind("../", 0) == 0;
       std::string root_hint =
           explicit_relative ? "paths starting with ./ or ../ are relative to the recipe's folder"
-          : s.type == OptionType::DataPath ? "the data root is " + root_for(s, v, options.recipe_path) + " (set RUNNER_DATA)"
+          : s.type == OptionType::DataPath
+              ? "the data root is " + root_for(s, v, options.recipe_path) + " (set RUNNER_DATA)"
           : s.type == OptionType::ModelPath ? "the model root is " + root_for(s, v, options.recipe_path) +
                                                   " (set RUNNER_MODELS)"
                                             : "relative paths start at the recipe's folder";

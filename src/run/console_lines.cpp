@@ -163,7 +163,8 @@ BarParts bar_parts(const BarState& s, long long total) {
 
 std::string bar_of(long long step, long long total, int width) {
   const int filled = static_cast<int>(width * std::clamp(step, 0LL, total) / total);
-  return "[" + std::string(static_cast<size_t>(filled), '=') + std::string(static_cast<size_t>(width - filled), ' ') + "]";
+  return "[" + std::string(static_cast<size_t>(filled), '=') + std::string(static_cast<size_t>(width - filled), ' ') +
+         "]";
 }
 
 }  // namespace
