@@ -42,7 +42,7 @@ struct Config {
 
 std::shared_ptr<SequenceClassifier> bench_model(const Config& c) {
   RecipeRequest req;
-  req.path = source_root() + "/recipes/smoke/mrpc_smoke.toml";
+  req.path = std::string(RUNNER_SOURCE_ROOT) + "/recipes/smoke/mrpc_smoke.toml";
   req.overrides = {"model.preset=" + c.preset};
   RecipeLoad load = load_recipe(req, registry());
   if (!load.recipe) throw std::runtime_error(format_all(load.diags));

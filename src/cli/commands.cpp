@@ -48,7 +48,9 @@ const std::vector<FlagSpec>& flag_table() {
       {"--write-baseline", "RUN_DIR", "Print a baseline JSON of a completed run (metrics, recipe hash, environment)"},
       {"--checkpoint", "NAME", "step-00000042 (or 42), best, or final; default the newest valid checkpoint"},
       {"--to", "DIR", "Folder to create (it must not exist, or be empty)"},
-      {"--out", "FILE", "Where to write the HTML report (default report.html; replaced atomically)"},
+      {"--out", "FILE",
+       "Where to write the HTML report (default: report.html in the run or sweep directory, or "
+       "./report.html for several runs; replaced atomically)"},
       {"--x", "step|samples|epoch|time", "The run charts' x axis: optimizer step (default), training samples "
                                          "(step x effective batch), epoch, or elapsed seconds of the run"},
       {"--json", "", "Print one JSON document for scripts instead of text"},

@@ -1,11 +1,16 @@
 #include "cli/run_names.h"
 
+#include "recipe/recipe.h"
+#include "registry/registry.h"
 #include "run/run_dir.h"
+#include "run/run_options.h"
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <ostream>
 
 namespace runner {
@@ -28,7 +33,64 @@ std::string newest_run_in(const fs::path& folder) {
   return "";
 }
 
+bool is_recipe_file(const fs::path& file) {
+  std::error_code ec;
+  std::string ext = file.extension().string();
+  return fs::is_regular_file(file, ec) && (ext == ".toml" || ext == ".yaml" || ext == ".yml");
+}
+
+// A recipe's [run] (paths unchecked: the data need not be here to find its runs).
+std::optional<RunSettings> run_settings_of_recipe(const fs::path& file) {
+  if (!is_recipe_file(file)) return std::nullopt;
+  RecipeRequest request;
+  request.path = file.string();
+  request.check_paths = false;
+  RecipeLoad load = load_recipe(request, registry());
+  if (!load.recipe) return std::nullopt;
+  return run_settings_from(load.recipe->section("run"));
+}
+
+// The newest run a recipe made: <run.output_dir>/<run.name>/.
+std::string newest_run_of_recipe(const fs::path& file) {
+  std::optional<RunSettings> run = run_settings_of_recipe(file);
+  return run ? newest_run_in(fs::path(run->output_dir) / run->name) : "";
+}
+
+// A bare name: a run name's folder, or a run folder's own name, under each search folder.
+std::string newest_run_named(const std::string& name) {
+  for (const std::string& root : run_search_folders()) {
+    if (std::string newest = newest_run_in(fs::path(root) / name); !newest.empty()) return newest;
+    std::error_code ec;
+    for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
+      if (is_run_dir(it->path() / name)) return (it->path() / name).string();
+  }
+  return "";
+}
+
 }  // namespace
+
+std::vector<std::string> run_search_folders() {
+  std::vector<std::string> out;
+  if (const char* env = std::getenv("RUNNER_RUNS"); env && *env) {
+    std::string list = env;
+    for (size_t start = 0, end; start <= list.size(); start = end + 1) {
+      end = list.find(':', start);
+      if (end == std::string::npos) end = list.size();
+      if (end > start) out.push_back(list.substr(start, end - start));
+    }
+  }
+  out.push_back("runs");
+  return out;
+}
+
+std::string runs_folder_argument(const std::string& arg) {
+  if (std::optional<RunSettings> run = run_settings_of_recipe(arg)) return run->output_dir;
+  if (!arg.empty()) return arg;
+  std::error_code ec;
+  for (const std::string& folder : run_search_folders())
+    if (fs::is_directory(folder, ec)) return folder;
+  return "runs";
+}
 
 std::string run_dir_argument(const std::string& arg, std::ostream& err) {
   // '' would resolve as the current folder, or as the newest run under runs/.
@@ -39,10 +101,11 @@ std::string run_dir_argument(const std::string& arg, std::ostream& err) {
   fs::path given = fs::path(arg).lexically_normal();
   if (!given.has_filename()) given = given.parent_path();  // "runs/NAME/"
   std::error_code ec;
-  if (is_run_dir(given) || fs::is_regular_file(given, ec)) return arg;
-  std::string newest = newest_run_in(given);
+  if (is_run_dir(given)) return arg;
+  std::string newest = is_recipe_file(given) ? newest_run_of_recipe(given) : newest_run_in(given);
+  if (newest.empty() && fs::is_regular_file(given, ec)) return arg;  // a baseline file, say
   bool bare_name = newest.empty() && !fs::exists(given, ec) && arg.find('/') == std::string::npos;
-  if (bare_name) newest = newest_run_in(fs::path("runs") / arg);
+  if (bare_name) newest = newest_run_named(arg);
   if (newest.empty()) return arg;
   err << fmt::format("{}: its newest run, {}\n", arg, newest);
   return newest;

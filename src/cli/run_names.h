@@ -1,10 +1,16 @@
 // A run named the way a user remembers it. `runner resume`, `report`, `export`
-// and `compare` take a run directory, and also `runs/NAME` (the folder of one
-// run name's runs) or a bare NAME under ./runs, meaning that name's newest run.
+// and `compare` take a run directory, and also what `runner ls` prints and
+// what made the run:
+//   runs/NAME        the folder of one run name's runs: its newest run;
+//   NAME             a run name (ls's NAME column): its newest run;
+//   20261125T...-ab  a run folder's own name (the end of ls's DIR column);
+//   recipe.toml      a recipe: the newest run of its run.name under its run.output_dir.
+// Names are looked for under $RUNNER_RUNS (folders separated by ':') and ./runs.
 #pragma once
 
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 namespace runner {
 
@@ -12,5 +18,12 @@ namespace runner {
 // the newest run directory it stands for, said on `err` so that the user sees
 // which run was taken.
 std::string run_dir_argument(const std::string& arg, std::ostream& err);
+
+// The folders runs are looked for in: $RUNNER_RUNS's, then ./runs.
+std::vector<std::string> run_search_folders();
+
+// The folder `runner ls ARG` lists: a recipe's run.output_dir, ARG itself, or
+// with no ARG the first of run_search_folders() that exists (else ./runs).
+std::string runs_folder_argument(const std::string& arg);
 
 }  // namespace runner

@@ -79,14 +79,28 @@ nlohmann::ordered_json coerce(const OptionSpec& s, const Value& v) {
   }
 }
 
-std::string resolve_path(const OptionSpec& s, const Value& v) {
-  const std::string& p = v.s;
+// The folder a value's relative paths start from: its recipe's.
+fs::path folder_of(const Value& v) {
   fs::path here = fs::path(v.loc.file).parent_path();
-  if (here.empty()) here = fs::current_path();  // from --set, a default, or a file in the cwd
+  return here.empty() ? fs::current_path() : here;  // from --set, a default, or a file in the cwd
+}
+
+// Where a name (not ./ or ../) of a data or model option is looked for: the
+// roots (util/paths.h) as seen from the file that wrote it, or, for a default or
+// a --set value, from the recipe given.
+std::string root_for(const OptionSpec& s, const Value& v, const std::string& recipe_path) {
+  std::error_code ec;  // a default's or a --set value's location names no file
+  const bool from_file = fs::is_regular_file(v.loc.file, ec);
+  std::string recipe_dir = fs::path(from_file ? v.loc.file : recipe_path).parent_path().string();
+  return s.type == OptionType::DataPath ? data_root(recipe_dir) : model_root(recipe_dir);
+}
+
+std::string resolve_path(const OptionSpec& s, const Value& v, const std::string& recipe_path) {
+  const std::string& p = v.s;
   bool explicit_relative = p.rfind("./", 0) == 0 || p.rfind("../", 0) == 0;
   if (s.type == OptionType::FilePath || explicit_relative)
-    return resolve_against(fs::absolute(here).string(), p);
-  return resolve_against(s.type == OptionType::DataPath ? data_root() : model_root(), p);
+    return resolve_against(fs::absolute(folder_of(v)).string(), p);
+  return resolve_against(root_for(s, v, recipe_path), p);
 }
 
 // Which names a path option may fetch (src/hub/named_sources.h): the model
@@ -162,7 +176,7 @@ struct SectionResolver {
   }
 
   nlohmann::ordered_json check_path(const OptionSpec& s, const Value& v, const std::string& path) {
-    std::string resolved = resolve_path(s, v);
+    std::string resolved = resolve_path(s, v, options.recipe_path);
     // Before anything asks the file system: past the system's limits its own message is raw.
     std::string too_long = path_length_problem(resolved);
     if (!too_long.empty()) {
@@ -187,8 +201,9 @@ struct SectionResolver {
       bool explicit_relative = v.s.rfind("./", 0) == 0 || v.s.rfind("../", 0) == 0;
       std::string root_hint =
           explicit_relative ? "paths starting with ./ or ../ are relative to the recipe's folder"
-          : s.type == OptionType::DataPath ? "the data root is " + data_root() + " (set RUNNER_DATA)"
-          : s.type == OptionType::ModelPath ? "the model root is " + model_root() +
+          : s.type == OptionType::DataPath
+              ? "the data root is " + root_for(s, v, options.recipe_path) + " (set RUNNER_DATA)"
+          : s.type == OptionType::ModelPath ? "the model root is " + root_for(s, v, options.recipe_path) +
                                                   " (set RUNNER_MODELS)"
                                             : "relative paths start at the recipe's folder";
       diags.push_back(make_error(v.loc, path,
@@ -250,7 +265,7 @@ struct SectionResolver {
     const Value* folder = value->find(spec.folder_option);
     if (!folder || folder->type != Value::Type::String || folder->s.empty()) return nullptr;
     const OptionSpec folder_spec = opt::model_path(spec.folder_option, "", "");
-    std::string folder_path = resolve_path(folder_spec, *folder);
+    std::string folder_path = resolve_path(folder_spec, *folder, options.recipe_path);
     if (!path_length_problem(folder_path).empty()) return nullptr;  // check_path reports it
     if (options.check_paths) {
       try {

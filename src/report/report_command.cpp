@@ -102,6 +102,12 @@ void write_atomically(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+std::string report_file(const ReportOptions& o) {
+  if (!o.out.empty()) return o.out;
+  if (o.paths.size() == 1) return (fs::path(o.paths[0]) / "report.html").lexically_normal().string();
+  return "report.html";
+}
+
 int run_report_command(const ReportOptions& o, std::ostream& out, std::ostream& err) {
   if (o.paths.empty()) {
     err << "error: runner report: expected a run directory, several run directories, or a sweep directory\n"
@@ -123,8 +129,9 @@ int run_report_command(const ReportOptions& o, std::ostream& out, std::ostream& 
     }
     html = runs_report_html(runs, run_labels(runs));
   }
-  write_atomically(o.out, html);
-  out << fmt::format("wrote {} ({} KiB)\n", o.out, (html.size() + 1023) / 1024);
+  const std::string target = report_file(o);
+  write_atomically(target, html);
+  out << fmt::format("wrote {} ({} KiB)\n", target, (html.size() + 1023) / 1024);
   return 0;
 }
 

@@ -12,9 +12,14 @@ namespace runner {
 
 struct ReportOptions {
   std::vector<std::string> paths;  // one or more run directories, or one sweep directory
-  std::string out = "report.html";
+  std::string out;  // --out; "" for report_file()'s choice
   XAxis x_axis = XAxis::Step;  // what the run charts' x axis counts (--x)
 };
+
+// Where the report goes: --out, else report.html in the run or sweep directory
+// (beside what it shows, so that reports of other runs are not overwritten), else,
+// for several runs, ./report.html.
+std::string report_file(const ReportOptions& options);
 
 // Writes the report atomically (a temporary file renamed into place), so a
 // failed report leaves any earlier file at `out` as it was. Bad input throws

@@ -4,6 +4,7 @@
 #include "report/report_page.h"
 #include "report/svg_chart.h"
 #include "util/json_input.h"
+#include "util/tie_ranks.h"
 
 #include <fmt/format.h>
 
@@ -116,16 +117,7 @@ nlohmann::json ranked_points(const nlohmann::json& summary) {
 std::vector<std::string> rank_labels(const nlohmann::json& ranked) {
   std::vector<std::optional<double>> best;
   for (const auto& p : ranked) best.push_back(number_at(p, "best"));
-  std::vector<std::string> out;
-  size_t first_of_tie = 0;
-  for (size_t i = 0; i < best.size(); ++i) {
-    bool same_as_previous = i > 0 && best[i] && best[i - 1] && *best[i] == *best[i - 1];
-    bool same_as_next = i + 1 < best.size() && best[i] && best[i + 1] && *best[i] == *best[i + 1];
-    if (!same_as_previous) first_of_tie = i;
-    std::string rank = std::to_string(first_of_tie + 1);
-    out.push_back(same_as_previous || same_as_next ? "=" + rank : rank);
-  }
-  return out;
+  return tie_rank_labels(best);
 }
 
 std::string sweep_report_html(const nlohmann::json& sweep_summary, const std::vector<RunHistory>& point_runs,

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
+#include <sys/ioctl.h>
 
 namespace runner {
 namespace {
@@ -104,6 +106,7 @@ std::string elapsed_text(double seconds) {
 std::string event_line(const nlohmann::json& e) {
   std::string kind = e.value("event", std::string("event"));
   if (kind == "end") return time_prefix(e) + end_line(e);
+  if (kind == "warning") return time_prefix(e) + "warning: " + e.value("message", std::string());
   std::string line = time_prefix(e) + kind + step_text(e);
   for (const char* key : {"epoch", "loss"})
     if (auto v = e.find(key); v != e.end()) line += fmt::format(" {}={}", key, value_text(*v));
@@ -133,21 +136,70 @@ std::string end_line(const nlohmann::json& e) {
   return line + "\n  see it with: runner report " + shell_word(dir);
 }
 
-std::string bar_text(const BarState& s) {
-  const long long total = std::max(1LL, s.total_steps);
-  const int width = 24;
-  const int filled = static_cast<int>(width * std::clamp(s.step, 0LL, total) / total);
-  std::string bar(static_cast<size_t>(filled), '=');
-  bar += std::string(static_cast<size_t>(width - filled), ' ');
-  std::string out = fmt::format("[{}] {}/{}", bar, s.step, total);
+namespace {
+
+// The pieces of the bar, each left out in turn when the terminal is narrow.
+struct BarParts {
+  std::string counts, epoch, tail, loss, lr, rate, eta;
+};
+
+BarParts bar_parts(const BarState& s, long long total) {
+  BarParts p;
+  p.counts = fmt::format(" {}/{}", s.step, total);
   if (s.steps_per_epoch > 0)
-    out += fmt::format(" epoch {}/{}", s.epoch + 1, (total + s.steps_per_epoch - 1) / s.steps_per_epoch);
-  if (s.evaluating) return out + fmt::format(" evaluating {} batches ...", s.eval_batches);
-  if (s.has_loss) out += " loss " + significant(s.loss);
-  out += " lr " + significant(s.lr);
-  out += fmt::format(" {:.2f} it/s", s.steps_per_s);
+    p.epoch = fmt::format(" epoch {:.2f}/{}", static_cast<double>(s.step) / static_cast<double>(s.steps_per_epoch),
+                          (total + s.steps_per_epoch - 1) / s.steps_per_epoch);
+  if (s.evaluating) {
+    p.tail = fmt::format(" evaluating {} batches ...", s.eval_batches);
+    return p;
+  }
+  if (s.has_loss) p.loss = " loss " + significant(s.loss);
+  p.lr = " lr " + significant(s.lr);
+  p.rate = fmt::format(" {:.2f} it/s", s.steps_per_s);
   long long eta = s.steps_per_s > 0 ? static_cast<long long>(static_cast<double>(total - s.step) / s.steps_per_s) : 0;
-  return out + fmt::format(" ETA {:02}:{:02}", eta / 60, eta % 60);
+  p.eta = fmt::format(" ETA {:02}:{:02}", eta / 60, eta % 60);
+  return p;
+}
+
+std::string bar_of(long long step, long long total, int width) {
+  const int filled = static_cast<int>(width * std::clamp(step, 0LL, total) / total);
+  return "[" + std::string(static_cast<size_t>(filled), '=') + std::string(static_cast<size_t>(width - filled), ' ') +
+         "]";
+}
+
+}  // namespace
+
+std::string bar_text(const BarState& s, int columns) {
+  const long long total = std::max(1LL, s.total_steps);
+  const size_t room = static_cast<size_t>(std::max(columns, 2) - 1);
+  constexpr int kWidestBar = 24, kNarrowestBar = 8;
+  BarParts p = bar_parts(s, total);
+  auto text = [&](int width) {
+    return bar_of(s.step, total, width) + p.counts + p.epoch + p.tail + p.loss + p.lr + p.rate + p.eta;
+  };
+  auto fitting = [&]() -> std::string {
+    int width = kWidestBar;
+    while (width > kNarrowestBar && text(width).size() > room) --width;
+    std::string out = text(width);
+    return out.size() <= room ? out : "";
+  };
+  for (std::string* dropped : {&p.lr, &p.rate, &p.eta, &p.epoch}) {
+    if (std::string out = fitting(); !out.empty()) return out;
+    dropped->clear();
+  }
+  std::string out = fitting();
+  return out.empty() ? text(kNarrowestBar).substr(0, room) : out;
+}
+
+int terminal_columns(int fd) {
+  if (const char* env = std::getenv("COLUMNS"); env && *env) {
+    char* end = nullptr;
+    long n = std::strtol(env, &end, 10);
+    if (*end == '\0' && n > 0 && n < 10000) return static_cast<int>(n);
+  }
+  winsize ws{};
+  if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 80;
 }
 
 }  // namespace runner

@@ -54,8 +54,8 @@ class LineLogger : public Logger {
   std::FILE* out_;
 };
 
-// A live bar on a terminal, redrawn on every step's heartbeat and when an
-// evaluation starts: "[=====>    ] 120/2000 epoch 1/3 loss 0.6931 lr 2e-05 4.10 it/s ETA 07:38".
+// A live bar on a terminal, redrawn in place on every step's heartbeat and when an
+// evaluation starts: "[=====>    ] 120/2000 epoch 0.18/3 loss 0.6931 lr 2e-05 4.10 it/s ETA 07:38".
 // Other events print as lines above it.
 class ProgressBarLogger : public Logger {
  public:
@@ -77,13 +77,13 @@ class ProgressBarLogger : public Logger {
   void draw(const nlohmann::json& e) {
     bar_.step = e.value("step", 0LL);
     bar_.total_steps = e.value("total_steps", bar_.total_steps);
-    bar_.epoch = e.value("epoch", bar_.epoch);
     bar_.steps_per_epoch = e.value("steps_per_epoch", bar_.steps_per_epoch);
     bar_.evaluating = e.value("phase", "") == "eval";
     bar_.eval_batches = e.value("eval_batches", 0LL);
     double secs = std::chrono::duration<double>(Clock::now() - started_).count();
     bar_.steps_per_s = secs > 0 ? static_cast<double>(bar_.step - first_step_) / secs : 0.0;
-    std::fprintf(stderr, "\r\033[K%s", bar_text(bar_).c_str());
+    // Read at every step, so that a resized terminal gets a bar of its new width.
+    std::fprintf(stderr, "\r\033[K%s", bar_text(bar_, terminal_columns(fileno(stderr))).c_str());
     std::fflush(stderr);
   }
 

@@ -36,6 +36,7 @@ RunLoggers::RunLoggers(const RunSettings& run, const RunPaths& paths, bool appen
   for (const char* always : {"jsonl", "text"})
     if (std::find(names.begin(), names.end(), always) == names.end()) names.push_back(always);
   LoggerContext ctx{paths.dir, append, run.name};
+  shows_console_ = std::find(names.begin(), names.end(), "console") != names.end();
   for (const auto& name : names) {
     owned_.push_back(instantiate<LoggerFactory>(Kind::Logger, name, nlohmann::json::object(), ctx));
     all_.push_back(owned_.back().get());

@@ -38,11 +38,14 @@ class RunLoggers : public Logger {
   void add(Logger* extra) { all_.push_back(extra); }
   void log(const nlohmann::json& event) override;
   void emit(const nlohmann::json& event) { log(event); }
+  // Whether the "console" logger shows the events (a warning need not be printed apart).
+  bool shows_console() const { return shows_console_; }
 
  private:
   std::vector<std::unique_ptr<Logger>> owned_;
   std::vector<Logger*> all_;
   double elapsed_before_ = 0.0;
+  bool shows_console_ = false;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 

@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -85,8 +86,16 @@ void check_resume_allowed(const Recipe& recipe, SessionStart& start) {
 
 // The run directory alone goes to stdout, absolute, so that `DIR=$(runner run ...)`
 // gets one that works from anywhere; everything else a run says goes to stderr.
-void announce_run_dir(const std::string& dir) {
-  std::cout << fs::absolute(dir).lexically_normal().string() << std::endl;
+// A terminal shows it once: said with `what` on stdout itself when that is the
+// terminal, else on stderr too, for the person watching a captured run.
+void announce_run_dir(const std::string& what, const std::string& dir) {
+  const std::string absolute = fs::absolute(dir).lexically_normal().string();
+  if (isatty(STDOUT_FILENO)) {
+    std::cout << what << absolute << std::endl;
+    return;
+  }
+  std::cerr << what << absolute << "\n";
+  std::cout << absolute << std::endl;
 }
 
 int resume_session(const Recipe& recipe, SessionStart start) {
@@ -94,8 +103,7 @@ int resume_session(const Recipe& recipe, SessionStart start) {
   check_resume_allowed(recipe, start);
   if (!is_primary(start.dist.get())) return run_session(recipe, start);
   write_resolved_recipe(recipe, start.paths);
-  std::cerr << fmt::format("resuming {}\n", start.paths.dir);
-  announce_run_dir(start.paths.dir);
+  announce_run_dir("resuming ", start.paths.dir);
   return run_session(recipe, start);
 }
 
@@ -111,18 +119,20 @@ std::string choose_run_dir(const Recipe& recipe, const RunOptions& options, cons
       return "resume:" + noted;
     }
   if (options.resume_auto) {
-    if (std::string dir = newest_unfinished_run(run.output_dir, run.name); !dir.empty()) return "resume:" + dir;
+    if (std::string dir = newest_unfinished_run(run.output_dir, run.name); !dir.empty())
+      return "resume:" + fs::absolute(dir).lexically_normal().string();
     std::cerr << fmt::format("no unfinished run of '{}' under {}; starting a new one\n", run.name,
                              run.output_dir);
   }
   RunPaths paths = create_run_dir(run.output_dir, run.name);
   own_run_dir(paths.dir);  // `run --resume auto` elsewhere could pick it as unfinished
   created_output_dir = paths.created_output_dir;
-  std::cerr << fmt::format("run directory: {}\n", paths.dir);
-  announce_run_dir(paths.dir);
+  announce_run_dir("run directory: ", paths.dir);
   copy_given_recipe(recipe, paths);
   write_resolved_recipe(recipe, paths);
-  return "new:" + paths.dir;
+  // Absolute, as `runner resume` makes it: every path the run records (checkpoints)
+  // reads the same before and after a resume.
+  return "new:" + fs::absolute(paths.dir).lexically_normal().string();
 }
 
 // A device that the build or this machine cannot give is refused before a

@@ -89,8 +89,9 @@ struct TrainingSession::Parts {
 
   bool primary() const { return is_primary(start.dist.get()); }
 
+  // Once on the console: as the console logger's line, else printed here.
   void warn(const std::string& message) const {
-    std::cerr << "warning: " << message << "\n";
+    if (!log->shows_console()) std::cerr << "warning: " << message << "\n";
     log->emit({{"event", "warning"}, {"message", message}});
   }
 
@@ -169,10 +170,12 @@ struct TrainingSession::Parts {
   // What model.pretrained gave, as transformers reports it: the tensors newly
   // initialised from run.seed (a classification head on a bare encoder) and
   // those ignored, in the console and metrics.jsonl (warning) and summary.json.
+  // A resumed run's checkpoint restores every tensor: nothing is new to announce.
   void record_pretrained_load(const LoadReport& report) {
     if (report.source.empty()) return;
     summary.summary["pretrained"] = {{"weights", report.source}, {"newly_initialised", report.missing},
                                      {"ignored", report.unexpected}};
+    if (!resume.checkpoint.empty()) return;
     if (std::string w = report.warning(); !w.empty()) warn(w);
   }
 

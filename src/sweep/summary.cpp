@@ -3,6 +3,7 @@
 #include "run/run_dir.h"
 #include "sweep/run_result.h"
 #include "sweep/sweep_run.h"
+#include "util/tie_ranks.h"
 
 #include <fmt/format.h>
 
@@ -66,6 +67,13 @@ void sort_rows(SweepTable& t) {
   });
 }
 
+// The rank column: ties share a rank ("=2"), as the sweep's report shows them.
+std::vector<std::string> rank_column(const SweepTable& t) {
+  std::vector<std::optional<double>> best;
+  for (const auto& r : t.rows) best.push_back(r.status == "completed" ? r.best : std::nullopt);
+  return tie_rank_labels(best);
+}
+
 std::string number(const std::optional<double>& v, const char* fmt_spec = "{:.4f}") {
   return v ? fmt::format(fmt::runtime(fmt_spec), *v) : "";
 }
@@ -110,9 +118,10 @@ std::string render_markdown(const SweepTable& t) {
   head += fmt::format(" status | best {0} | final {0} | wall s | attempts | error |", t.metric);
   rule += "---|---|---|---|---|---|";
   out += head + "\n" + rule + "\n";
+  const std::vector<std::string> ranks = rank_column(t);
   for (size_t i = 0; i < t.rows.size(); ++i) {
     const PointRow& r = t.rows[i];
-    std::string line = fmt::format("| {} | {} |", i + 1, r.id);
+    std::string line = fmt::format("| {} | {} |", ranks[i], r.id);
     for (const auto& v : r.override_texts) line += " " + md_cell(v) + " |";
     line += fmt::format(" {} | {} | {} | {} | {} | {} |", r.status, number(r.best),
                         number(r.final_value), number(r.wall_seconds, "{:.1f}"), r.attempts,
@@ -126,9 +135,10 @@ std::string render_csv(const SweepTable& t) {
   std::string out = "rank,point";
   for (const auto& k : t.keys) out += "," + csv_field(k);
   out += ",status,best_" + t.metric + ",final_" + t.metric + ",wall_seconds,attempts,run_dir,error\n";
+  const std::vector<std::string> ranks = rank_column(t);
   for (size_t i = 0; i < t.rows.size(); ++i) {
     const PointRow& r = t.rows[i];
-    std::string line = fmt::format("{},{}", i + 1, r.id);
+    std::string line = fmt::format("{},{}", ranks[i], r.id);
     for (const auto& v : r.override_texts) line += "," + csv_field(v);
     line += fmt::format(",{},{},{},{},{},{},{}\n", r.status, number(r.best, "{}"),
                         number(r.final_value, "{}"), number(r.wall_seconds, "{:.3f}"), r.attempts,

@@ -1,33 +1,54 @@
 #include "util/paths.h"
 
-#include "runner_build_config.h"
-
 #include <fmt/format.h>
 
 #include <cstdlib>
 #include <filesystem>
 
 namespace runner {
+namespace fs = std::filesystem;
 
 static std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::string(v) : fallback;
 }
 
-std::string source_root() { return RUNNER_SOURCE_ROOT; }
-
-std::string data_root() {
-  return env_or("RUNNER_DATA", (std::filesystem::path(source_root()) / ".." / "shared" / "data")
-                                   .lexically_normal()
-                                   .string());
+std::string executable_dir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::current_path(ec).string() : exe.parent_path().string();
 }
 
-std::string model_root() {
-  return env_or("RUNNER_MODELS",
-                (std::filesystem::path(source_root()) / ".." / "shared" / "models")
-                    .lexically_normal()
-                    .string());
+std::string installed_share_dir() {
+  return (fs::path(executable_dir()).parent_path() / "share" / "runner").string();
 }
+
+// The first `<ancestor>/shared/<kind>` folder up from `start` ("" when none).
+static std::string shared_folder_above(const fs::path& start, const std::string& kind) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(start, ec).lexically_normal();
+  if (ec) return "";
+  for (; !dir.empty(); dir = dir.parent_path()) {
+    std::error_code missing;  // set for each folder that has no shared/<kind>
+    fs::path candidate = dir / "shared" / kind;
+    if (fs::is_directory(candidate, missing)) return candidate.string();
+    if (dir == dir.root_path()) break;
+  }
+  return "";
+}
+
+static std::string root_of(const char* env, const std::string& kind, const std::string& recipe_dir) {
+  if (const char* v = std::getenv(env); v && *v) return v;
+  std::error_code ec;
+  for (const fs::path& start : {fs::path(recipe_dir), fs::current_path(ec)})
+    if (!start.empty())
+      if (std::string found = shared_folder_above(start, kind); !found.empty()) return found;
+  return (fs::path(installed_share_dir()) / kind).string();
+}
+
+std::string data_root(const std::string& recipe_dir) { return root_of("RUNNER_DATA", "data", recipe_dir); }
+
+std::string model_root(const std::string& recipe_dir) { return root_of("RUNNER_MODELS", "models", recipe_dir); }
 
 std::string cache_root() {
   if (const char* v = std::getenv("RUNNER_CACHE"); v && *v) return v;
@@ -36,9 +57,21 @@ std::string cache_root() {
 }
 
 std::string python_packages_root() {
-  return env_or("RUNNER_PYTHON_PACKAGES", (std::filesystem::path(source_root()) / "build" / "python-packages")
-                                              .lexically_normal()
-                                              .string());
+  if (const char* v = std::getenv("RUNNER_PYTHON_PACKAGES"); v && *v) return v;
+  std::error_code ec;
+  fs::path beside = fs::path(executable_dir()) / "python-packages";
+  if (fs::is_directory(beside, ec)) return beside.string();
+  return (fs::path(installed_share_dir()) / "python-packages").string();
+}
+
+std::string recipe_schema_file() {
+  std::error_code ec;
+  fs::path dir = executable_dir();
+  for (int up = 0; up < 3 && !dir.empty(); ++up, dir = dir.parent_path())
+    for (const fs::path& file : {dir / "share" / "runner" / "schemas" / "recipe.schema.json",
+                                 dir / "schemas" / "recipe.schema.json"})
+      if (fs::is_regular_file(file, ec)) return file.string();
+  return "";
 }
 
 std::string path_length_problem(const std::string& path) {

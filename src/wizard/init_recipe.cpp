@@ -32,9 +32,14 @@ std::vector<std::string> offered_precisions(const Capabilities& caps, const std:
   return out;
 }
 
-InitChoices default_choices(const Capabilities& caps) {
+InitChoices default_choices(const Capabilities& caps, const std::vector<PretrainedOffer>& installed) {
   InitChoices c;
   c.device = caps.cuda_available ? "cuda" : "cpu";
+  if (!installed.empty()) {
+    c.pretrained = installed.front().name;
+    c.model_type = installed.front().model_type;
+    c.preset.clear();
+  }
   return c;
 }
 
@@ -42,13 +47,16 @@ namespace {
 
 std::string model_lines(const InitChoices& c) {
   if (!c.pretrained.empty())
-    return fmt::format("type = \"{}\"\npretrained = \"{}\"  # a Hugging Face folder; relative to $RUNNER_MODELS "
-                       "(default ../shared/models)\n",
+    return fmt::format("type = \"{}\"\npretrained = \"{}\"  # a Hugging Face folder or Hub id, found as "
+                       "`runner fetch` finds it\n",
                        c.model_type, c.pretrained);
   return fmt::format("type = \"{}\"\npreset = \"{}\"  # architecture only, randomly initialised; set pretrained = "
                      "\"FOLDER\" to fine-tune weights\n",
                      c.model_type, c.preset);
 }
+
+// A pretrained model is read with the tokenizer it was trained with: its own folder's.
+std::string tokenizer_path(const InitChoices& c) { return c.pretrained.empty() ? "bert-base-uncased" : c.pretrained; }
 
 std::string run_name(const InitChoices& c) {
   std::string task = c.task.substr(c.task.find('/') + 1);
@@ -70,14 +78,15 @@ std::string init_recipe_text(const InitChoices& c, const std::string& schema, co
       "device = \"{}\"\n\n"
       "[data]\ndataset = \"{}\"  # GLUE files under $RUNNER_DATA (default ../shared/data)\n"
       "max_length = 128\ntrain_batch_size = {}  # per process\neval_batch_size = 64\n\n"
-      "[tokenizer]\ntype = \"wordpiece\"\npath = \"bert-base-uncased\"  # under $RUNNER_MODELS\n\n"
+      "[tokenizer]\ntype = \"wordpiece\"\npath = \"{}\"  # {}\n\n"
       "[model]\n{}\n"
       "[optimizer]\ntype = \"adamw\"\nlr = {}\nweight_decay = 0.01\n\n"
       "[scheduler]\ntype = \"linear\"\nwarmup_ratio = 0.06  # of the optimizer steps\n\n"
       "[train]\nepochs = {}\nprecision = \"{}\"\nmax_grad_norm = 1.0\nmetric_for_best = \"eval.{}\"\n\n"
       "[topology]\nprocesses_per_node = {}  # `runner launch FILE` starts them; train_batch_size is per "
       "process\n",
-      written_utc, run_name(c), c.device, c.task, c.batch_size, model_lines(c),
+      written_utc, run_name(c), c.device, c.task, c.batch_size, tokenizer_path(c),
+      c.pretrained.empty() ? "a tokenizer folder or Hub id" : "the model's own tokenizer", model_lines(c),
       // Fine-tuning pretrained weights wants the usual small rate; random initialisation a larger one.
       c.pretrained.empty() ? "1e-4" : "2e-5", c.epochs, c.precision, c.task == "glue/mrpc" ? "f1" : "accuracy",
       c.processes);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "recipe/rules.h"
+#include "wizard/pretrained_offers.h"
 
 #include <string>
 #include <vector>
@@ -13,7 +14,7 @@ struct InitChoices {
   std::string task = "glue/mrpc";       // a GLUE dataset component
   std::string model_type = "bert";      // the model component
   std::string preset = "bert-mini";     // empty when `pretrained` is set
-  std::string pretrained;               // a Hugging Face folder or Hub id under $RUNNER_MODELS
+  std::string pretrained;               // a folder under the model root, a Hub id, or a path
   std::string precision = "fp32";
   long long batch_size = 32;            // per process
   double epochs = 3;                    // fractions allowed, as train.epochs
@@ -31,9 +32,10 @@ std::vector<ModelOffer> offered_models();
 // fp32 always; bf16 on a CPU with native bf16 (AVX512-BF16, AMX) or on a GPU;
 // fp16 on a GPU only (`device` is "cpu" or "cuda").
 std::vector<std::string> offered_precisions(const Capabilities& caps, const std::string& device);
-// The answers of --defaults: MRPC, BERT-Mini, fp32, batch 32, 3 epochs, one
-// process, on the GPU when there is one.
-InitChoices default_choices(const Capabilities& caps);
+// The answers of --defaults: MRPC, the first installed pretrained model (else
+// the BERT-Mini preset), fp32, batch 32, 3 epochs, one process, on the GPU when
+// there is one.
+InitChoices default_choices(const Capabilities& caps, const std::vector<PretrainedOffer>& installed);
 
 // The recipe as commented TOML; `schema` is the path of the recipe schema as
 // the recipe's folder sees it (for editors), or "" to leave the directive out.

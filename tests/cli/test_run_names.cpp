@@ -110,3 +110,45 @@ TEST_CASE("print-config shows the preset's real sizes and run.output_dir absolut
   CHECK(j["model"]["intermediate_size"] == 512);
   CHECK(j["model"]["hidden_act"] == "gelu");
 }
+
+TEST_CASE("runs under another run.output_dir are found by what ls prints, and reports go into the run", "[cli]") {
+  // Issue 43, item 8: with run.output_dir elsewhere, ls and report NAME looked only
+  // under ./runs, compare refused ls's names, and report wrote ./report.html.
+  std::string dir = test::tmp_dir("run-names-elsewhere");
+  fs::create_directories(dir + "/work");
+  std::string recipe = test::read_text(test::source_dir() + "/recipes/smoke/mrpc_smoke.toml");
+  recipe.replace(recipe.find("name = \"mrpc_smoke\""), 19, "name = \"far\"\noutput_dir = \"" + dir + "/elsewhere\"");
+  std::ofstream(dir + "/far.toml") << recipe;
+  auto trained = stdout_of("cd " + dir + " && " + runner_exe() +
+                           " far.toml --set train.max_steps=2 --set run.loggers=jsonl");
+  INFO(trained.out);
+  REQUIRE(trained.exit_code == 0);
+  std::string run = trained.out.substr(0, trained.out.size() - 1);
+  std::string id = fs::path(run).filename().string();
+  const std::string in_work = "cd " + dir + "/work && ";
+
+  // ls: by the recipe, or by RUNNER_RUNS; its NAME and the end of its DIR name the run.
+  for (const std::string& ls : {runner_exe() + " ls ../far.toml", "RUNNER_RUNS=" + dir + "/elsewhere " +
+                                                                       runner_exe() + " ls"}) {
+    auto listed = run_command(in_work + ls);
+    INFO(ls << "\n" << listed.out);
+    CHECK(listed.exit_code == 0);
+    CHECK(listed.out.find("far ") != std::string::npos);
+    CHECK(listed.out.find(id) != std::string::npos);
+  }
+  const std::string env = "RUNNER_RUNS=" + dir + "/elsewhere ";
+  auto compared = run_command(in_work + env + runner_exe() + " compare far " + id);
+  INFO(compared.out);
+  CHECK(compared.exit_code == 0);
+  CHECK(compared.out.find("expected a readable file") == std::string::npos);
+
+  // report: into the run directory by default, found by the recipe or by the name.
+  for (const std::string& command : {runner_exe() + " report ../far.toml", env + runner_exe() + " report far"}) {
+    fs::remove(run + "/report.html");
+    auto report = run_command(in_work + command);
+    INFO(command << "\n" << report.out);
+    CHECK(report.exit_code == 0);
+    CHECK(fs::is_regular_file(run + "/report.html"));
+    CHECK(!fs::exists(dir + "/work/report.html"));
+  }
+}

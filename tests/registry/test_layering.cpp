@@ -4,7 +4,7 @@
 // - no function in src/run or src/train is longer than 60 lines.
 #include "catch.h"
 
-#include "runner_build_config.h"
+#include "shared.h"
 
 #include <filesystem>
 #include <fstream>
@@ -30,7 +30,7 @@ std::map<std::string, int> documented_layers() {
   std::map<std::string, int> rank;
   bool in_layout = false;
   static const std::regex folder(R"(^src/([a-z_]+)/)");
-  for (const auto& line : read_lines(fs::path(RUNNER_SOURCE_ROOT) / "docs" / "extending.md")) {
+  for (const auto& line : read_lines(fs::path(runner::test::source_dir()) / "docs" / "extending.md")) {
     if (line.rfind("## Project layout", 0) == 0) in_layout = true;
     else if (in_layout && line.rfind("## ", 0) == 0) break;
     std::smatch m;
@@ -72,7 +72,7 @@ std::vector<std::pair<std::string, size_t>> function_lengths(const fs::path& fil
 TEST_CASE("layering: no include reaches up to a higher layer of the documented layout", "[layering]") {
   const auto rank = documented_layers();
   REQUIRE(rank.size() >= 10);
-  const fs::path src = fs::path(RUNNER_SOURCE_ROOT) / "src";
+  const fs::path src = fs::path(runner::test::source_dir()) / "src";
   static const std::regex include(R"(^#include "([a-z_]+)/)");
   int checked = 0;
   for (const auto& dir : fs::directory_iterator(src)) {
@@ -95,7 +95,7 @@ TEST_CASE("layering: no include reaches up to a higher layer of the documented l
 TEST_CASE("layering: no function in src/run or src/train is over 60 lines", "[layering]") {
   size_t measured = 0;
   for (const char* dir : {"run", "train"})
-    for (const auto& file : sources_under(fs::path(RUNNER_SOURCE_ROOT) / "src" / dir))
+    for (const auto& file : sources_under(fs::path(runner::test::source_dir()) / "src" / dir))
       for (const auto& [where, length] : function_lengths(file)) {
         INFO(where << " is " << length << " lines");
         CHECK(length <= 60);

