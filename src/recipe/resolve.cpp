@@ -238,8 +238,18 @@ struct SectionResolver {
       }
       out[s.name] = option_value(s, v, path);
     }
+    fill_derived_defaults(specs, value, out);
     if (component) out[spec.selector_key] = component->spec.name;
     return out;
+  }
+
+  // After every other option has its value: a derived default may read any of them.
+  static void fill_derived_defaults(const std::vector<OptionSpec>& specs, const Value* value,
+                                    nlohmann::ordered_json& out) {
+    const nlohmann::json section = nlohmann::json::parse(out.dump());
+    for (const auto& s : specs)
+      if (s.derived_default && !(value && value->find(s.name)))
+        out[s.name] = nlohmann::ordered_json::parse(s.derived_default(section).dump());
   }
 
   // [model] pretrained = DIR: the component whose model_type DIR/config.json

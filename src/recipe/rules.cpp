@@ -135,9 +135,25 @@ void components_exist(RuleContext& c) {
   bool known_metric = false;
   for (const auto& m : metrics) known_metric |= m == metric;
   if (!known_metric)
-    c.error("train", "metric_for_best",
-            "unknown metric \"" + metric + "\" (known: " + join(metrics) + ")",
-            did_you_mean(metric, metrics));
+    c.error("train", "metric_for_best", "unknown metric \"" + metric + "\" (known: " + join(metrics) + ")",
+            hint);
+}
+
+// greater_is_better = true over a metric whose name says lower is better (its
+// derived default is false): the run would keep its worst checkpoint as "best"
+// and stop early while the loss falls. Valid, since a user may mean it, but said.
+void loss_not_maximised(RuleContext& c) {
+  const Value* given = c.find("train", "greater_is_better");
+  if (!given || given->type != Value::Type::Bool || !given->b) return;
+  const OptionSpec* spec = find_option(find_section("train")->options, "greater_is_better");
+  nlohmann::json train = nlohmann::json::parse(c.r.at("train").dump());
+  if (!spec || !spec->derived_default || spec->derived_default(train) != false) return;
+  c.warning("train", "greater_is_better",
+            "greater_is_better = true maximises metric_for_best = \"" + c.str("train", "metric_for_best") +
+                "\", a loss: the highest loss would be kept as the best checkpoint, and early stopping "
+                "would wait for the loss to rise",
+            "remove greater_is_better (a metric whose name ends in \"loss\" is lower-is-better), or set it "
+            "to false");
 }
 
 // The run directory is <output_dir>/<name>/<time>-<id>: a name with a slash or
@@ -149,6 +165,10 @@ std::string run_name_problem(const std::string& name) {
     if (ch < 0x20 || ch == 0x7f) return fmt::format("contains the control character 0x{:02x}", ch);
   if (name.size() > 200) return fmt::format("is {} bytes long", name.size());
   return {};
+  // "f1" is how the Trainer and the evaluate library name it; here it is an eval metric's.
+  std::string hint = did_you_mean(metric, metrics);
+  if (std::find(metrics.begin(), metrics.end(), "eval." + metric) != metrics.end())
+    hint = "did you mean \"eval." + metric + "\"?";
 }
 
 void run_name_is_a_folder_name(RuleContext& c) {
@@ -227,3 +247,4 @@ void check_recipe_rules(const nlohmann::ordered_json& resolved, const Value& tre
 }
 
 }  // namespace runner
+  loss_not_maximised(c);

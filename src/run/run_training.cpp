@@ -166,12 +166,17 @@ bool nothing_to_resume(const RunPaths& paths, const ResumeOptions& options) {
   if (record_string(summary, "status") != "completed") return false;
   std::cerr << fmt::format(
       "{} completed all {} steps: nothing to resume, nothing changed. To train it longer, give the new "
-      "schedule: runner resume {} --set train.epochs=N --allow-changes train.epochs\n",
-      paths.dir, record_integer(summary, "global_step"), paths.dir);
+      "schedule: runner resume {} --set {}=N --allow-changes {}\n",
+      paths.dir, record_integer(summary, "global_step"), paths.dir, key, key);
   return true;
 }
 
 }  // namespace
+  // A run bounded by max_steps ignores epochs: only a larger max_steps lengthens it.
+  std::ifstream recipe_in(paths.recipe_resolved());
+  nlohmann::json resolved = nlohmann::json::parse(recipe_in, nullptr, false);
+  const bool by_steps = resolved.is_object() && record_integer(resolved.value("train", nlohmann::json()), "max_steps") > 0;
+  const std::string key = by_steps ? "train.max_steps" : "train.epochs";
 
 // Under data parallelism rank 0 decides the run directory and whether it
 // continues one, and every rank follows (whatever its own flags say).
