@@ -51,7 +51,7 @@ InitChoices ask_choices(Prompter& ask, const InitOptions& o) {
   InitChoices c = default_choices(o.caps);
   c.task = ask.choice("Task:", offered_tasks(), c.task);
   ask_model(ask, c);
-  if (o.caps.cuda_available) c.device = ask.choice("Device:", {"cuda", "cpu"}, c.device);
+  if (o.caps.cuda_available) c.device = ask.choice("Device:", {"auto", "cuda", "cpu"}, c.device);
   std::vector<std::string> precisions = offered_precisions(o.caps, c.device);
   c.precision = ask.choice(precisions.size() > 1 ? "Precision:"
                                                  : "Precision (only fp32 here: this CPU has no native bf16):",
