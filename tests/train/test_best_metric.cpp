@@ -3,6 +3,8 @@
 // checkpoint of a run that picks it by eval.loss is the one of the lowest loss
 // (item 1). A completed run bounded by max_steps is lengthened by max_steps,
 // and resume says so (item 3).
+#include "train/checkpoint_io.h"
+
 #include "run_files.h"
 #include "shared.h"
 
