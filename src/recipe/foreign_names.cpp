@@ -55,7 +55,7 @@ const std::vector<ForeignName>& foreign_names() {
       {"cpu", "Accelerate", "run.device", "\"cpu\"", M::CpuFlag},
       {"model_name_or_path", "Trainer", "model.pretrained", "\"bert-base-uncased\""},
       {"tokenizer_name", "Trainer", "tokenizer.path", "\"bert-base-uncased\""},
-      {"do_lower_case", "Trainer", "tokenizer.lowercase", "true"},
+      {"do_lower_case", "Trainer", "tokenizer.lowercase", "\"true\"", M::FlagAsChoice},
       {"num_processes", "Accelerate", "topology.processes_per_node", "2", M::Steps},
       {"nproc_per_node", "Accelerate", "topology.processes_per_node", "2", M::Steps},
       {"num_machines", "Accelerate", "topology.nodes", "2", M::Steps},
@@ -151,6 +151,7 @@ std::optional<ojson> string_mapping(const ForeignName& f, const std::string& s) 
 std::optional<ojson> bool_mapping(const ForeignName& f, bool b) {
   if (f.mapping == ValueMapping::PrecisionFlag) return ojson(b ? f.name : "fp32");
   if (f.mapping == ValueMapping::CpuFlag) return ojson(b ? "cpu" : "auto");
+  if (f.mapping == ValueMapping::FlagAsChoice) return ojson(b ? "true" : "false");
   return std::nullopt;
 }
 

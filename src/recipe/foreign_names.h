@@ -26,6 +26,7 @@ enum class ValueMapping {
   SecondBeta,      // adam_beta2 = 0.98 -> betas = [0.9, 0.98]
   OptimizerName,   // "adamw_torch" -> "adamw"
   CpuFlag,         // use_cpu = true -> device = "cpu"; false -> "auto"
+  FlagAsChoice,    // do_lower_case = false -> lowercase = "false" (a choice beside "auto")
   LoggerList,      // report_to = "tensorboard" -> loggers = ["console", "jsonl", "tensorboard"]
 };
 

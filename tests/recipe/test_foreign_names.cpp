@@ -193,7 +193,7 @@ std::vector<HfSetting> settings_as_written() {
       {"cpu", "true", "cpu"},
       {"model_name_or_path", "\"sentence-transformers/all-MiniLM-L6-v2\"", nullptr},
       {"tokenizer_name", "\"bert-base-uncased\"", nullptr},
-      {"do_lower_case", "false", false},
+      {"do_lower_case", "false", "false"},
       {"num_processes", "2", 2},
       {"nproc_per_node", "2", 2},
       {"num_machines", "1", 1},
