@@ -37,6 +37,31 @@ const CommandSpec* find_command(const std::string& name) {
   return nullptr;
 }
 
+namespace {
+
+bool command_has_flag(const CommandSpec& cmd, const std::string& name) {
+  return std::find(cmd.flags.begin(), cmd.flags.end(), name) != cmd.flags.end();
+}
+
+// The flag `name` stands for: torchrun writes the runner's flags with
+// underscores (--nproc_per_node, --master_port), and Accelerate has names of
+// its own (--num_processes, --main_process_port); both are taken as the
+// runner's flag. Any other name comes back as it is.
+std::string runner_flag_spelling(const std::string& name, const CommandSpec& cmd) {
+  static const std::vector<std::pair<std::string, std::string>> accelerate = {
+      {"--num_processes", "--nproc-per-node"}, {"--num_machines", "--nnodes"},
+      {"--machine_rank", "--node-rank"},       {"--main_process_ip", "--master-addr"},
+      {"--main_process_port", "--master-port"},
+  };
+  for (const auto& [theirs, ours] : accelerate)
+    if (name == theirs && command_has_flag(cmd, ours)) return ours;
+  std::string dashed = name;
+  std::replace(dashed.begin() + std::min<size_t>(2, dashed.size()), dashed.end(), '_', '-');
+  return command_has_flag(cmd, dashed) ? dashed : name;
+}
+
+}  // namespace
+
 struct ArgParser {
   const CommandSpec& cmd;
   ParsedArgs& out;
@@ -59,8 +84,8 @@ struct ArgParser {
       name = name.substr(0, eq);
       inline_value = true;
     }
-    bool allowed = false;
-    for (const auto& f : cmd.flags) allowed |= f == name;
+    name = runner_flag_spelling(name, cmd);
+    bool allowed = command_has_flag(cmd, name);
     const FlagSpec* spec = find_flag(name);
     if (!allowed || !spec) return unknown_flag(name);
     if (spec->metavar.empty()) {

@@ -24,12 +24,25 @@ bool looks_like_recipe(const std::string& arg) {
   return false;
 }
 
+// The commands other tools (Transformers' examples, Lightning, Accelerate) give
+// to what a runner command does: no spelling distance leads from "train" to "run".
+std::string command_of_other_tools(const std::string& name) {
+  static const std::vector<std::pair<std::string, std::string>> others = {
+      {"train", "run"},      {"fit", "run"},          {"finetune", "run"},   {"fine-tune", "run"},
+      {"check", "validate"}, {"lint", "validate"},    {"config", "print-config"},
+      {"infer", "predict"},  {"inference", "predict"}, {"download", "fetch"}, {"torchrun", "launch"},
+  };
+  for (const auto& [other, ours] : others)
+    if (other == name && find_command(ours)) return ours;
+  return "";
+}
+
 int unknown_command(const std::string& name) {
   std::vector<std::string> known;
   for (const auto& c : command_table()) known.push_back(c.name);
-  std::string hint = did_you_mean(name, known);
-  std::cerr << fmt::format("error: unknown command \"{}\"{}\n  hint: {}\n", name,
-                           looks_like_recipe(name) ? "" : "",
+  std::string ours = command_of_other_tools(name);
+  std::string hint = ours.empty() ? did_you_mean(name, known) : "did you mean \"" + ours + "\"?";
+  std::cerr << fmt::format("error: unknown command \"{}\"\n  hint: {}\n", name,
                            hint.empty() ? "run `runner --help` for the commands" : hint);
   return kExitBadInput;
 }

@@ -1,6 +1,7 @@
 // Commands that read JSONL examples: tokenize, predict.
 #include "cli/commands.h"
 
+#include "cli/recipe_input.h"
 #include "cli/run_names.h"
 #include "hub/named_sources.h"
 #include "model/predict.h"
@@ -30,10 +31,16 @@ static bool int_flag(const ParsedArgs& args, const std::string& flag, int& value
   }
 }
 
+// --input as given, or "" for standard input: left out, `-` or /dev/stdin.
+static std::string input_file(const ParsedArgs& args) {
+  std::string input = args.get("--input");
+  return input.empty() || names_standard_input(input) ? "" : input;
+}
+
 // Runs `body` over --input (or standard input when it is absent).
 template <class Body>
 static int with_input(const ParsedArgs& args, Body body) {
-  std::string input = args.get("--input");
+  std::string input = input_file(args);
   if (input.empty()) return body(std::cin);
   check_input_file({input, "--input", kMaxDataFileBytes, "pass a JSONL file, or leave --input out "
                                                          "to read standard input"});
@@ -50,7 +57,7 @@ int cmd_tokenize(const ParsedArgs& args) {
   options.tokenizer = args.get("--tokenizer", options.tokenizer);
   options.truncation = args.get("--truncation", options.truncation);
   options.format = args.get("--tokenizer-format", options.format);
-  options.input = args.get("--input");
+  options.input = input_file(args);
   options.attention_mask = args.has("--attention-mask");
   if (!int_flag(args, "--max-length", options.max_length)) return kExitBadInput;
   return with_input(args, [&](std::istream& in) {
@@ -109,7 +116,7 @@ int cmd_predict(const ParsedArgs& args) {
   options.tokenizer = args.get("--tokenizer");
   options.truncation = args.get("--truncation", options.truncation);
   options.probabilities = args.has("--probabilities");
-  options.input_name = args.get("--input", options.input_name);
+  if (!input_file(args).empty()) options.input_name = input_file(args);
   if (!int_flag(args, "--max-length", options.max_length) ||
       !int_flag(args, "--batch-size", options.batch_size))
     return kExitBadInput;

@@ -85,8 +85,9 @@ int cmd_launch(const ParsedArgs& args) {
   o.master_port = *port;
   const int threads = recipe->section("run").at("threads").get<int>(), cpus = available_cpus();
   o.passive_openmp_wait = oversubscribed(o.nproc_per_node, threads, cpus);
+  o.divide_cpus = threads == 0;
   if (o.passive_openmp_wait && !std::getenv("OMP_WAIT_POLICY"))
-    std::cout << fmt::format("runner launch: {} workers x {} threads exceed the {} CPUs here; they "
+    std::cerr << fmt::format("runner launch: {} workers x {} threads exceed the {} CPUs here; they "
                              "wait passively (OMP_WAIT_POLICY=PASSIVE)\n",
                              o.nproc_per_node, threads > 0 ? threads : 1, cpus);
   o.executable = own_executable();
@@ -97,7 +98,7 @@ int cmd_launch(const ParsedArgs& args) {
     for (const std::string& s : {fmt::format("topology.processes_per_node={}", o.nproc_per_node),
                                  fmt::format("topology.nodes={}", o.nnodes)})
       o.worker_args.insert(o.worker_args.end(), {"--set", s});
-  return run_launch(o, std::cout);
+  return run_launch(o, std::cout, std::cerr);
 }
 
 }  // namespace runner

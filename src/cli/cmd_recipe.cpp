@@ -2,6 +2,7 @@
 // (describe is cli/cmd_describe.cpp).
 #include "cli/commands.h"
 
+#include "cli/recipe_input.h"
 #include "recipe/emit.h"
 #include "recipe/schema.h"
 #include "recipe/sections.h"
@@ -19,9 +20,8 @@
 
 namespace runner {
 
-std::optional<Recipe> load_recipe_or_report(const ParsedArgs& args, bool check_paths) {
-  RecipeRequest request;
-  request.path = args.positional(0);
+std::optional<Recipe> load_recipe_or_report(const ParsedArgs& args, bool check_paths, bool stdin_allowed) {
+  RecipeRequest request = recipe_request(args.positional(0), stdin_allowed);
   request.overrides = args.all("--set");
   request.check_paths = check_paths;
   request.caps = detect_capabilities();
@@ -51,8 +51,7 @@ nlohmann::ordered_json diagnostic_json(const Diagnostic& d) {
 // `validate --json`: one document on stdout, {"recipe", "valid", "errors", "warnings"},
 // each diagnostic with its file, line, column (or --set origin), key, message and hint.
 static int validate_json(const ParsedArgs& args) {
-  RecipeRequest request;
-  request.path = args.positional(0);
+  RecipeRequest request = recipe_request(args.positional(0), true);
   request.overrides = args.all("--set");
   request.caps = detect_capabilities();
   RecipeLoad load = load_recipe(request, registry());
@@ -66,7 +65,7 @@ static int validate_json(const ParsedArgs& args) {
 
 int cmd_validate(const ParsedArgs& args) {
   if (args.has("--json")) return validate_json(args);
-  std::optional<Recipe> recipe = load_recipe_or_report(args);
+  std::optional<Recipe> recipe = load_recipe_or_report(args, true, true);
   if (!recipe) return kExitBadInput;
   std::cout << fmt::format("{}: valid\n", recipe->path);
   return kExitOk;
@@ -82,7 +81,7 @@ int cmd_print_config(const ParsedArgs& args) {
     std::cerr << fmt::format("error: --format: expected toml, yaml or json, found \"{}\"\n", format);
     return kExitBadInput;
   }
-  std::optional<Recipe> recipe = load_recipe_or_report(args);
+  std::optional<Recipe> recipe = load_recipe_or_report(args, true, true);
   if (!recipe) return kExitBadInput;
   // run.output_dir is relative to the folder a run starts in (not the recipe's):
   // shown absolute from here, as every other path of the output is.

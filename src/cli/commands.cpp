@@ -12,7 +12,7 @@ const std::vector<FlagSpec>& flag_table() {
       {"--tokenizer-format", "auto|vocab_txt|tokenizer_json", "Which tokenizer file to read (default auto)"},
       {"--max-length", "N", "Maximum tokens per example, special tokens included", false, IntRange{4, 8192}},
       {"--truncation", "longest_first|only_first|only_second", "How pairs are cut to --max-length"},
-      {"--input", "FILE", "Read JSONL input from FILE instead of standard input"},
+      {"--input", "FILE", "Read JSONL input from FILE; - or no --input: standard input"},
       {"--model", "DIR|RUN|ID", "A Hugging Face model folder (config.json + weights), a run (its final/), or a name "
                             "as model.pretrained takes it ($RUNNER_MODELS, Hub id)"},
       {"--batch-size", "N", "Examples per forward pass", false, IntRange{1, 65536}},

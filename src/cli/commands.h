@@ -28,8 +28,10 @@ int cmd_env(const ParsedArgs& args);     // cli/cmd_env.cpp
 int cmd_completion(const ParsedArgs& args);  // cli/completion.cpp
 
 // Shared by the commands that take a recipe: loads it with --set overrides,
-// prints every diagnostic to stderr; nullopt means exit code 2.
-std::optional<Recipe> load_recipe_or_report(const ParsedArgs& args, bool check_paths = true);
+// prints every diagnostic to stderr; nullopt means exit code 2. `stdin_allowed`:
+// the recipe may come from standard input (cli/recipe_input.h).
+std::optional<Recipe> load_recipe_or_report(const ParsedArgs& args, bool check_paths = true,
+                                            bool stdin_allowed = false);
 
 // A diagnostic as the --json outputs write it: severity, file, line, column or
 // origin, key, message, hint (cli/cmd_recipe.cpp).

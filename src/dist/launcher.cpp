@@ -26,19 +26,52 @@ std::atomic<int> g_forward_signal{0};
 
 void remember_signal(int sig) { g_forward_signal = sig; }
 
+// The read end of a pipe a worker prints to, and its line not yet ended.
+struct WorkerOutput {
+  int fd = -1;
+  std::string partial;
+};
+
 struct Worker {
   int rank = 0;
   pid_t pid = -1;
-  int out_fd = -1;     // the read end of its stdout+stderr pipe
-  std::string partial;  // a line not yet ended
+  WorkerOutput out, err;  // its standard output and standard error
   bool running = true;
   int exit_code = 0;
 };
 
+// The launcher's standard output carries rank 0's alone, so that `DIR=$(runner
+// launch ...)` gets the run directory as `runner run` prints it; everything
+// else goes to `err`, each line with its rank in front.
+struct LaunchStreams {
+  std::ostream& out;
+  std::ostream& err;
+};
+
+// Worker `local_rank` of `workers` keeps its slice of the CPUs this process may
+// use, so that its threads (the runner's default: every CPU it may use) divide
+// the machine instead of each taking all of it. With fewer CPUs than workers
+// they share them all (and wait passively, LaunchOptions::passive_openmp_wait).
+void keep_cpu_share(int local_rank, int workers) {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  if (sched_getaffinity(0, sizeof all, &all) != 0) return;
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &all)) cpus.push_back(c);
+  if (workers <= 0 || cpus.size() < static_cast<size_t>(workers)) return;
+  const size_t share = cpus.size() / static_cast<size_t>(workers), first = share * static_cast<size_t>(local_rank);
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  for (size_t k = first; k < first + share; ++k) CPU_SET(cpus[k], &mine);
+  sched_setaffinity(0, sizeof mine, &mine);
+}
+
 [[noreturn]] void exec_worker(const LaunchOptions& o, const WorkerEnv& w, const LaunchAttempt& a,
-                              int write_fd) {
-  dup2(write_fd, STDOUT_FILENO);
-  dup2(write_fd, STDERR_FILENO);
+                              int out_fd, int err_fd) {
+  dup2(out_fd, STDOUT_FILENO);
+  dup2(err_fd, STDERR_FILENO);
+  if (o.divide_cpus) keep_cpu_share(w.local_rank, o.nproc_per_node);
   for (const auto& [k, v] : worker_variables(w)) setenv(k.c_str(), v.c_str(), 1);
   if (o.max_restarts > 0)
     for (const auto& [k, v] : launch_attempt_variables(a)) setenv(k.c_str(), v.c_str(), 1);
@@ -61,41 +94,51 @@ Worker start_worker(const LaunchOptions& o, const LaunchAttempt& attempt, int lo
   w.master_addr = o.master_addr;
   w.master_port = o.master_port;
   const pid_t launcher = getpid();
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  int out[2], err[2];
+  if (pipe(out) != 0 || pipe(err) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
   if (pid == 0) {
-    close(fds[0]);
+    close(out[0]);
+    close(err[0]);
     die_with_launcher(launcher);
-    exec_worker(o, w, attempt, fds[1]);
+    exec_worker(o, w, attempt, out[1], err[1]);
   }
-  close(fds[1]);
+  close(out[1]);
+  close(err[1]);
   Worker worker;
   worker.rank = w.rank;
   worker.pid = pid;
-  worker.out_fd = fds[0];
+  worker.out.fd = out[0];
+  worker.err.fd = err[0];
   return worker;
 }
 
-// Copies what a worker printed, a whole line at a time, with its rank in front.
-void drain(Worker& w, std::ostream& out) {
+void print_line(const Worker& w, bool from_stdout, const std::string& line, LaunchStreams& s) {
+  if (from_stdout && w.rank == 0) s.out << line << "\n";
+  else s.err << fmt::format("[rank {}] {}\n", w.rank, line);
+}
+
+// Copies what a worker printed to one of its streams, a whole line at a time.
+void drain(Worker& w, WorkerOutput& from, LaunchStreams& s) {
+  const bool from_stdout = &from == &w.out;
   char buf[4096];
-  ssize_t n = read(w.out_fd, buf, sizeof buf);
+  ssize_t n = read(from.fd, buf, sizeof buf);
   if (n <= 0) {
-    if (!w.partial.empty()) out << fmt::format("[rank {}] {}\n", w.rank, w.partial);
-    w.partial.clear();
-    close(w.out_fd);
-    w.out_fd = -1;
+    if (!from.partial.empty()) print_line(w, from_stdout, from.partial, s);
+    from.partial.clear();
+    close(from.fd);
+    from.fd = -1;
     return;
   }
-  w.partial.append(buf, static_cast<size_t>(n));
+  from.partial.append(buf, static_cast<size_t>(n));
   size_t nl;
-  while ((nl = w.partial.find('\n')) != std::string::npos) {
-    out << fmt::format("[rank {}] {}\n", w.rank, w.partial.substr(0, nl));
-    w.partial.erase(0, nl + 1);
+  while ((nl = from.partial.find('\n')) != std::string::npos) {
+    print_line(w, from_stdout, from.partial.substr(0, nl), s);
+    from.partial.erase(0, nl + 1);
   }
-  out.flush();
+  s.out.flush();
+  s.err.flush();
 }
 
 int exit_code_of(int status) {
@@ -122,7 +165,7 @@ struct LaunchState {
   bool interrupted = false;  // the launcher itself got SIGINT or SIGTERM
 };
 
-void reap(std::vector<Worker>& workers, LaunchState& st, std::ostream& out) {
+void reap(std::vector<Worker>& workers, LaunchState& st, std::ostream& err) {
   for (auto& w : workers) {
     if (!w.running) continue;
     int status = 0;
@@ -131,7 +174,7 @@ void reap(std::vector<Worker>& workers, LaunchState& st, std::ostream& out) {
     w.exit_code = exit_code_of(status);
     if (w.exit_code == 0) continue;
     std::string what = fmt::format("rank {} (pid {}) {}", w.rank, w.pid, describe_exit(status));
-    out << "runner launch: " << what << "\n";
+    err << "runner launch: " << what << "\n";
     if (st.first_failure == 0) {
       st.first_failure = w.exit_code;
       st.failure = what;
@@ -157,7 +200,7 @@ bool oversubscribed(int processes, int threads, int cpus) {
 namespace {
 
 // One start of the worker group, run until every worker has ended.
-LaunchState run_attempt(const LaunchOptions& o, const LaunchAttempt& attempt, std::ostream& out) {
+LaunchState run_attempt(const LaunchOptions& o, const LaunchAttempt& attempt, LaunchStreams& s) {
   std::vector<Worker> workers;
   for (int i = 0; i < o.nproc_per_node; ++i) workers.push_back(start_worker(o, attempt, i));
   LaunchState st;
@@ -167,25 +210,26 @@ LaunchState run_attempt(const LaunchOptions& o, const LaunchAttempt& attempt, st
       signal_all(workers, sig);
     }
     std::vector<pollfd> fds;
-    std::vector<Worker*> owners;
+    std::vector<std::pair<Worker*, WorkerOutput*>> owners;
     for (auto& w : workers)
-      if (w.out_fd >= 0) {
-        fds.push_back({w.out_fd, POLLIN, 0});
-        owners.push_back(&w);
-      }
+      for (WorkerOutput* from : {&w.out, &w.err})
+        if (from->fd >= 0) {
+          fds.push_back({from->fd, POLLIN, 0});
+          owners.push_back({&w, from});
+        }
     if (!fds.empty() && poll(fds.data(), fds.size(), 200) > 0) {
       for (size_t i = 0; i < fds.size(); ++i)
-        if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) drain(*owners[i], out);
+        if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) drain(*owners[i].first, *owners[i].second, s);
     } else if (fds.empty()) {
       usleep(100000);
     }
-    reap(workers, st, out);
+    reap(workers, st, s.err);
     bool any_running = false, any_output = false;
-    for (auto& w : workers) any_running |= w.running, any_output |= w.out_fd >= 0;
+    for (auto& w : workers) any_running |= w.running, any_output |= w.out.fd >= 0 || w.err.fd >= 0;
     if (!any_running && !any_output) break;
     if (st.first_failure != 0 && !st.killed && any_running &&
         std::chrono::steady_clock::now() - st.failed_at > std::chrono::seconds(o.grace_seconds)) {
-      out << "runner launch: the remaining workers did not stop after the failure; killing them\n";
+      s.err << "runner launch: the remaining workers did not stop after the failure; killing them\n";
       signal_all(workers, SIGKILL);
       st.killed = true;
     }
@@ -216,7 +260,8 @@ bool restartable_failure(int exit_code) {
   return exit_code != 0 && exit_code != 2 && exit_code != 130 && exit_code != 143;
 }
 
-int run_launch(const LaunchOptions& o, std::ostream& out) {
+int run_launch(const LaunchOptions& o, std::ostream& out, std::ostream& err) {
+  LaunchStreams streams{out, err};
   struct sigaction sa {};
   sa.sa_handler = remember_signal;
   sigemptyset(&sa.sa_mask);
@@ -227,24 +272,24 @@ int run_launch(const LaunchOptions& o, std::ostream& out) {
   attempt.max_restarts = o.max_restarts;
   attempt.run_dir_note = note.path;
   for (;; ++attempt.restart) {
-    LaunchState st = run_attempt(o, attempt, out);
+    LaunchState st = run_attempt(o, attempt, streams);
     if (st.first_failure == 0 || o.max_restarts == 0) return st.first_failure;
     if (st.interrupted || !restartable_failure(st.first_failure)) {
-      out << fmt::format("runner launch: not restarting: {}\n",
+      err << fmt::format("runner launch: not restarting: {}\n",
                          st.interrupted ? "the launcher was interrupted"
                                         : fmt::format("exit code {} is not a crash (2: bad input, "
                                                       "130/143: interrupted)", st.first_failure));
       return st.first_failure;
     }
     if (attempt.restart == o.max_restarts) {
-      out << fmt::format("runner launch: giving up: the workers failed again after {} restart(s), the "
+      err << fmt::format("runner launch: giving up: the workers failed again after {} restart(s), the "
                          "most --max-restarts allows; the last failure: {}. Fix the cause, then continue "
                          "the run with `runner launch ... --resume auto`\n",
                          o.max_restarts, st.failure);
       return st.first_failure;
     }
     attempt.reason = st.failure;
-    out << fmt::format("runner launch: restart {} of {} after: {}; the workers continue from the newest "
+    err << fmt::format("runner launch: restart {} of {} after: {}; the workers continue from the newest "
                        "valid checkpoint\n", attempt.restart + 1, o.max_restarts, st.failure);
   }
 }

@@ -1,5 +1,7 @@
 // `runner launch`: starts this node's workers as child processes with the
-// torchrun variables set, prefixes each line they print with "[rank R] ",
+// torchrun variables set, passes rank 0's standard output through as it is
+// (the run directory) and every other line they print to standard error with
+// "[rank R] " in front,
 // forwards SIGINT/SIGTERM to them, and exits with the first failure, or, with
 // max_restarts, starts the whole group again (torchrun's --max-restarts).
 // Torch-free.
@@ -21,6 +23,10 @@ struct LaunchOptions {
   std::vector<std::string> worker_args;  // e.g. {"run", "recipe.toml", "--set", "..."}
   // OMP_WAIT_POLICY=PASSIVE in the workers' environment, unless the user set one.
   bool passive_openmp_wait = false;
+  // Each worker runs on its own equal share of the CPUs this process may use
+  // (for the runner's default of every usable CPU per process: 2 workers on 2
+  // CPUs get 1 thread each); with fewer CPUs than workers they share them all.
+  bool divide_cpus = false;
   // After the first worker fails, how long the others get to stop by themselves
   // (they notice the lost rank and say so) before they are killed.
   int grace_seconds = 90;
@@ -43,7 +49,8 @@ bool oversubscribed(int processes, int threads, int cpus);
 // failure's exit code (128 + signal for a worker killed by a signal) of the
 // last attempt. A failure is not retried when the launcher was interrupted or
 // the worker said its input is bad (exit 2) or that it was interrupted (130, 143).
-int run_launch(const LaunchOptions& options, std::ostream& out);
+// `out` gets rank 0's standard output; `err` every other line and the launcher's own.
+int run_launch(const LaunchOptions& options, std::ostream& out, std::ostream& err);
 
 // Whether a worker group that failed with `exit_code` is worth starting again.
 bool restartable_failure(int exit_code);

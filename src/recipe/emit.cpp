@@ -80,6 +80,8 @@ std::string emit_yaml(const ojson& r) {
 
 }  // namespace
 
+std::string emit_value(const ojson& v, RecipeFormat format) { return value_text(v, format); }
+
 std::string emit_recipe(const ojson& resolved, RecipeFormat format) {
   switch (format) {
     case RecipeFormat::Toml: return emit_toml(resolved);

@@ -68,8 +68,12 @@ struct Loader {
     merge_into(merged, layer);
   }
 
-  std::optional<Value> load(const std::string& path, const SourceLocation& named_at) {
-    std::string canonical = fs::weakly_canonical(path).string();
+  std::optional<Value> load(const std::string& path, const SourceLocation& named_at,
+                            const std::optional<std::string>& text = std::nullopt) {
+    // /dev/stdin of a pipe has no canonical path; its name is one enough for a cycle check.
+    std::error_code ec;
+    std::string canonical = fs::weakly_canonical(path, ec).string();
+    if (ec) canonical = fs::absolute(path, ec).lexically_normal().string();
     for (const auto& c : chain)
       if (c == canonical) {
         out.diags.push_back(make_error(named_at, "extends",
@@ -77,7 +81,7 @@ struct Loader {
                                        "remove one of the extends entries that close the cycle"));
         return std::nullopt;
       }
-    ParsedFile parsed = parse_recipe_file(path);
+    ParsedFile parsed = text ? parse_recipe_text(*text, path) : parse_recipe_file(path);
     if (!parsed.root) {
       for (auto& d : parsed.diags) {
         if (named_at.known() && d.where.line == 0) {  // the base itself is unreadable
@@ -124,10 +128,10 @@ struct Loader {
 
 }  // namespace
 
-LoadedTree load_recipe_tree(const std::string& path) {
+LoadedTree load_recipe_tree(const std::string& path, const std::optional<std::string>& text) {
   LoadedTree out;
   Loader loader{{}, out};
-  std::optional<Value> root = loader.load(path, SourceLocation{});
+  std::optional<Value> root = loader.load(path, SourceLocation{}, text);
   if (root && !has_errors(out.diags)) out.root = std::move(root);
   return out;
 }

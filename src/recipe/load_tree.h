@@ -18,6 +18,8 @@ struct LoadedTree {
 // relative to the file naming it; ${VAR} interpolated like every string). Bases merge in order, the file itself wins;
 // `plugins` lists are concatenated instead of replaced. A cycle is an error
 // naming the whole cycle.
-LoadedTree load_recipe_tree(const std::string& path);
+// `text`, when given, is the recipe's own text (read from standard input), and
+// `path` only names it in messages; its `extends` are relative to the current folder.
+LoadedTree load_recipe_tree(const std::string& path, const std::optional<std::string>& text = std::nullopt);
 
 }  // namespace runner

@@ -147,8 +147,11 @@ struct OverrideApplier {
     apply_in_section(*section, parts, key, text, loc);
   }
 
-  static std::string closest_or_list(const std::string& found, const std::vector<std::string>& known) {
-    std::string hint = foreign_name_hint(found);
+  // `given`: the --set value of the unknown key, kept in a hint that names the right key.
+  static std::string closest_or_list(const std::string& found, const std::vector<std::string>& known,
+                                     const std::optional<std::string>& given = std::nullopt) {
+    Value value = given ? set_text_value(*given) : Value();
+    std::string hint = unknown_key_hint(found, given ? &value : nullptr);
     if (hint.empty()) hint = did_you_mean(found, known);
     return hint.empty() ? "known: " + join(known) : hint;
   }
@@ -159,7 +162,7 @@ struct OverrideApplier {
       std::vector<std::string> known = {"plugins"};
       for (const auto& s : recipe_sections()) known.push_back(s.name + ".<option>");
       diags.push_back(make_error(loc, name, "unknown key \"" + name + "\" for --set",
-                                 closest_or_list(name, known)));
+                                 closest_or_list(name, known, text)));
       return;
     }
     store(root, name, *spec, text, loc, name);
@@ -184,7 +187,7 @@ struct OverrideApplier {
       if (component) where += " with " + section.selector_key + " \"" + component->spec.name + "\"";
       diags.push_back(make_error(loc, key, "unknown key \"" + key + "\": no option \"" +
                                                parts[1] + "\" in " + where,
-                                 closest_or_list(parts[1], known)));
+                                 closest_or_list(parts[1], known, text)));
       return;
     }
     if (!map_entry) return store(*table, parts[1], *spec, text, loc, key);

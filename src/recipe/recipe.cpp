@@ -49,7 +49,7 @@ void sort_by_position(Diagnostics& diags, const std::vector<std::string>& files)
 // `files`: the recipe and every file it extends, as far as they were read.
 RecipeLoad checked_recipe(const RecipeRequest& request, Registry& reg, std::vector<std::string>& files) {
   RecipeLoad out;
-  LoadedTree loaded = load_recipe_tree(request.path);
+  LoadedTree loaded = load_recipe_tree(request.path, request.text);
   out.diags = loaded.diags;
   files = loaded.files;
   if (!loaded.root) return out;

@@ -18,6 +18,8 @@ struct RecipeRequest {
   std::vector<std::string> overrides;  // "--set" values, applied in order
   bool check_paths = true;
   Capabilities caps;
+  // The recipe's text when it comes from standard input (`path` then names it in messages).
+  std::optional<std::string> text;
 };
 
 struct Recipe {

@@ -150,7 +150,7 @@ struct SectionResolver {
 
   void unknown_key(const std::string& path, const std::string& key, const Value& v,
                    const std::vector<std::string>& known, const std::string& where) {
-    std::string hint = foreign_name_hint(key);
+    std::string hint = unknown_key_hint(key, &v);
     if (hint.empty()) hint = did_you_mean(key, known);
     if (hint.empty()) hint = "known keys in " + where + ": " + join(known);
     diags.push_back(make_error(v.loc, path, "unknown key \"" + key + "\" in " + where, hint));
@@ -253,8 +253,18 @@ struct SectionResolver {
       }
       out[s.name] = option_value(s, v, path);
     }
+    fill_derived_defaults(specs, value, out);
     if (component) out[spec.selector_key] = component->spec.name;
     return out;
+  }
+
+  // After every other option has its value: a derived default may read any of them.
+  static void fill_derived_defaults(const std::vector<OptionSpec>& specs, const Value* value,
+                                    nlohmann::ordered_json& out) {
+    const nlohmann::json section = nlohmann::json::parse(out.dump());
+    for (const auto& s : specs)
+      if (s.derived_default && !(value && value->find(s.name)))
+        out[s.name] = nlohmann::ordered_json::parse(s.derived_default(section).dump());
   }
 
   // [model] pretrained = DIR: the component whose model_type DIR/config.json

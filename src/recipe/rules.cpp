@@ -60,13 +60,28 @@ void warmup_given_twice(RuleContext& c) {
             "keep one of them: warmup_steps counts optimizer steps, warmup_ratio is a fraction of all steps");
 }
 
+// fp16 on a CPU: an error where the recipe pins the CPU; with device = "auto",
+// the recipe is valid for a GPU machine (as device = "cuda" is on a login node)
+// and said, since `runner run` here refuses it at setup.
+void fp16_fits_device(RuleContext& c) {
+  if (c.str("train", "precision") != "fp16" || !c.trains_on_cpu()) return;
+  const bool pinned = c.str("run", "device") == "cpu";
+  // Where bf16 would be emulated (precision_fits_device's warning), fp32 is the fast choice.
+  const std::string fix = std::string(c.caps.native_bf16 ? "use precision = \"bf16\" on this CPU"
+                                                         : "use precision = \"fp32\" on this CPU (it has no native bf16)") +
+                          (pinned ? ", or set run.device = \"auto\" and train on a GPU machine" : "");
+  std::string what = "fp16 needs a CUDA device, but this run trains on the CPU (run.device = \"" +
+                     c.str("run", "device") + "\"" + (pinned ? "" : ", and this machine has no usable GPU") + ")";
+  if (pinned) return c.error("train", "precision", what, fix);
+  c.warning("train", "precision",
+            what + ": valid for a GPU machine, but `runner run` here refuses it at setup (exit code 2, before "
+                   "any run directory exists)",
+            fix);
+}
+
 void precision_fits_device(RuleContext& c) {
   std::string precision = c.str("train", "precision");
-  if (precision == "fp16" && c.trains_on_cpu())
-    c.error("train", "precision",
-            "fp16 needs a CUDA device, but this run trains on the CPU (run.device = \"" +
-                c.str("run", "device") + "\")",
-            "use precision = \"bf16\" on a CPU, or set run.device = \"cuda\" on a GPU machine");
+  fp16_fits_device(c);
   if (precision == "bf16" && c.trains_on_cpu() && !c.caps.native_bf16)
     c.warning("train", "precision",
               "this CPU has no native bf16 instructions (AVX512-BF16/AMX): bf16 autocast runs "
@@ -134,10 +149,30 @@ void components_exist(RuleContext& c) {
   for (const auto& m : c.reg.names(Kind::Metric)) metrics.push_back("eval." + m);
   bool known_metric = false;
   for (const auto& m : metrics) known_metric |= m == metric;
+  // "f1" is how the Trainer and the evaluate library name it; here it is an eval metric's.
+  std::string hint = did_you_mean(metric, metrics);
+  if (std::find(metrics.begin(), metrics.end(), "eval." + metric) != metrics.end())
+    hint = "did you mean \"eval." + metric + "\"?";
   if (!known_metric)
-    c.error("train", "metric_for_best",
-            "unknown metric \"" + metric + "\" (known: " + join(metrics) + ")",
-            did_you_mean(metric, metrics));
+    c.error("train", "metric_for_best", "unknown metric \"" + metric + "\" (known: " + join(metrics) + ")",
+            hint);
+}
+
+// greater_is_better = true over a metric whose name says lower is better (its
+// derived default is false): the run would keep its worst checkpoint as "best"
+// and stop early while the loss falls. Valid, since a user may mean it, but said.
+void loss_not_maximised(RuleContext& c) {
+  const Value* given = c.find("train", "greater_is_better");
+  if (!given || given->type != Value::Type::Bool || !given->b) return;
+  const OptionSpec* spec = find_option(find_section("train")->options, "greater_is_better");
+  nlohmann::json train = nlohmann::json::parse(c.r.at("train").dump());
+  if (!spec || !spec->derived_default || spec->derived_default(train) != false) return;
+  c.warning("train", "greater_is_better",
+            "greater_is_better = true maximises metric_for_best = \"" + c.str("train", "metric_for_best") +
+                "\", a loss: the highest loss would be kept as the best checkpoint, and early stopping "
+                "would wait for the loss to rise",
+            "remove greater_is_better (a metric whose name ends in \"loss\" is lower-is-better), or set it "
+            "to false");
 }
 
 // The run directory is <output_dir>/<name>/<time>-<id>: a name with a slash or
@@ -218,6 +253,7 @@ void check_recipe_rules(const nlohmann::ordered_json& resolved, const Value& tre
   model_fits_precision(c);
   topology_fits_build(c);
   components_exist(c);
+  loss_not_maximised(c);
   loggers_fit_environment(c);
   run_name_is_a_folder_name(c);
   output_dir_fits_path_limits(c);

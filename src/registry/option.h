@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,11 @@ struct OptionSpec {
   std::optional<long long> min_items, max_items;
   std::vector<std::string> choices;
   std::string doc;
+  // For an option whose sensible default depends on its section's other options
+  // (train.greater_is_better on train.metric_for_best): the value a section that
+  // leaves it out gets, given that section with every other option filled in.
+  // Unset: `default_value`, whatever the section holds.
+  std::function<nlohmann::json(const nlohmann::json& section)> derived_default;
 
   // Fluent range setters.
   OptionSpec& at_least(double v) { minimum = v; exclusive_minimum = false; return *this; }
@@ -51,6 +57,10 @@ struct OptionSpec {
   OptionSpec& below(double v) { maximum = v; exclusive_maximum = true; return *this; }
   OptionSpec& may_be_missing() { must_exist = false; return *this; }
   OptionSpec& items(long long n) { min_items = max_items = n; return *this; }
+  OptionSpec& default_from(std::function<nlohmann::json(const nlohmann::json&)> f) {
+    derived_default = std::move(f);
+    return *this;
+  }
 
   // "a number > 0", "one of \"a\", \"b\"", "an integer in [1, 512]" ...
   std::string expectation() const;

@@ -57,13 +57,16 @@ class OptionBinding {
     return out;
   }
 
-  // The settings of a resolved section; an option it lacks takes its declared default.
+  // The settings of a resolved section; an option it lacks takes its declared
+  // default, or the default derived from the section's other options.
   Settings decode(const nlohmann::json& section) const {
+    nlohmann::json filled = section.is_object() ? section : nlohmann::json::object();
+    for (const auto& e : entries_)
+      if (!filled.contains(e.spec.name) && !e.spec.derived_default) filled[e.spec.name] = e.spec.default_value;
+    for (const auto& e : entries_)
+      if (!filled.contains(e.spec.name)) filled[e.spec.name] = e.spec.derived_default(filled);
     Settings s{};
-    for (const auto& e : entries_) {
-      const bool given = section.is_object() && section.contains(e.spec.name);
-      e.write(given ? section.at(e.spec.name) : e.spec.default_value, s);
-    }
+    for (const auto& e : entries_) e.write(filled.at(e.spec.name), s);
     return s;
   }
 

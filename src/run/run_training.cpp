@@ -140,8 +140,16 @@ std::string choose_run_dir(const Recipe& recipe, const RunOptions& options, cons
 // after the directory was made, with a C++ backtrace for a message.
 void require_device(const Recipe& recipe) {
   const RunSettings run = run_settings_from(recipe.section("run"));
-  if (run.device != DeviceChoice::Cuda || torch::cuda::is_available()) return;
+  if (torch::cuda::is_available()) return;
   const bool fp16 = recipe.section("train").value("precision", std::string()) == "fp16";
+  // run.device = "auto" falls back to the CPU, where fp16 cannot train.
+  if (run.device == DeviceChoice::Auto && fp16)
+    throw InputError(make_error(recipe.location_of("train.precision"), "train.precision",
+                                "train.precision = \"fp16\" needs a CUDA device, and this machine has none "
+                                "(run.device = \"auto\" trains on the CPU here); nothing was run",
+                                "train it on a GPU machine, or set train.precision = \"fp32\" (or \"bf16\" on a "
+                                "CPU with native bf16) to train here"));
+  if (run.device != DeviceChoice::Cuda) return;
   const std::string why = at::hasCUDA() ? "no CUDA device is visible on this machine"
                                         : "this runner is built without CUDA (CPU-only LibTorch)";
   std::string fix = "set run.device = \"auto\" (a GPU when there is one, else the CPU) or \"cpu\"";
@@ -177,10 +185,15 @@ bool nothing_to_resume(const RunPaths& paths, const ResumeOptions& options) {
   std::ifstream in(paths.summary());
   nlohmann::json summary = nlohmann::json::parse(in, nullptr, false);
   if (record_string(summary, "status") != "completed") return false;
+  // A run bounded by max_steps ignores epochs: only a larger max_steps lengthens it.
+  std::ifstream recipe_in(paths.recipe_resolved());
+  nlohmann::json resolved = nlohmann::json::parse(recipe_in, nullptr, false);
+  const bool by_steps = resolved.is_object() && record_integer(resolved.value("train", nlohmann::json()), "max_steps") > 0;
+  const std::string key = by_steps ? "train.max_steps" : "train.epochs";
   std::cerr << fmt::format(
       "{} completed all {} steps: nothing to resume, nothing changed. To train it longer, give the new "
-      "schedule: runner resume {} --set train.epochs=N --allow-changes train.epochs\n",
-      paths.dir, record_integer(summary, "global_step"), paths.dir);
+      "schedule: runner resume {} --set {}=N --allow-changes {}\n",
+      paths.dir, record_integer(summary, "global_step"), paths.dir, key, key);
   return true;
 }
 

@@ -51,7 +51,14 @@ OptionBinding<TrainerConfig> declare_train_options() {
                    "Eval metric that picks the best checkpoint, e.g. \"eval.f1\"; empty = the "
                    "dataset's main metric"),
          &C::metric_for_best);
-  b.bind(opt::flag("greater_is_better", true, "Whether a larger metric_for_best is better"),
+  b.bind(opt::flag("greater_is_better", true,
+                   "Whether a larger metric_for_best is better; unset: false for a metric whose name "
+                   "ends in \"loss\" (as Transformers' Trainer), else true")
+             .default_from([](const nlohmann::json& train) {
+               const auto metric = train.find("metric_for_best");
+               return !(metric != train.end() && metric->is_string() &&
+                        metric_is_a_loss(metric->get<std::string>()));
+             }),
          &C::greater_is_better);
   b.bind(opt::integer("early_stopping_patience", 0,
                       "Stop after N evaluations without improvement; 0 = never")
@@ -74,6 +81,12 @@ OptionBinding<TrainerConfig> declare_train_options() {
 }
 
 }  // namespace
+
+bool metric_is_a_loss(const std::string& metric) {
+  const std::string suffix = "loss";
+  return metric.size() >= suffix.size() &&
+         metric.compare(metric.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 
 const OptionBinding<TrainerConfig>& train_options() {
   static const OptionBinding<TrainerConfig> options = declare_train_options();

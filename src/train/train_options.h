@@ -39,6 +39,10 @@ struct TrainerConfig {
   std::string checkpoints_dir;
 };
 
+// Whether a metric's name says lower is better ("eval.loss"): the rule
+// Transformers' Trainer applies, and the default of greater_is_better.
+bool metric_is_a_loss(const std::string& metric);
+
 // Every [train] option, bound to its field.
 const OptionBinding<TrainerConfig>& train_options();
 

@@ -66,7 +66,7 @@ InitChoices ask_choices(Prompter& ask, const InitOptions& o, const std::vector<P
   InitChoices c = default_choices(o.caps, installed);
   c.task = ask.choice("Task:", offered_tasks(), c.task);
   ask_model(ask, c, installed);
-  if (o.caps.cuda_available) c.device = ask.choice("Device:", {"cuda", "cpu"}, c.device);
+  if (o.caps.cuda_available) c.device = ask.choice("Device:", {"auto", "cuda", "cpu"}, c.device);
   std::vector<std::string> precisions = offered_precisions(o.caps, c.device);
   c.precision = ask.choice(precisions.size() > 1 ? "Precision:"
                                                  : "Precision (only fp32 here: this CPU has no native bf16):",

@@ -25,16 +25,17 @@ std::vector<ModelOffer> offered_models() {
 }
 
 std::vector<std::string> offered_precisions(const Capabilities& caps, const std::string& device) {
-  bool gpu = device == "cuda" && caps.cuda_available;
+  // "auto" trains where `runner run` would put it on this machine.
+  bool gpu = (device == "cuda" || device == "auto") && caps.cuda_available;
   std::vector<std::string> out = {"fp32"};
-  if (gpu || (device == "cpu" && caps.native_bf16)) out.push_back("bf16");
+  if (gpu || (device != "cuda" && caps.native_bf16)) out.push_back("bf16");
   if (gpu) out.push_back("fp16");
   return out;
 }
 
-InitChoices default_choices(const Capabilities& caps, const std::vector<PretrainedOffer>& installed) {
+// device "auto": the same recipe trains on a GPU machine's GPU and on a CPU machine's CPU.
+InitChoices default_choices(const Capabilities&, const std::vector<PretrainedOffer>& installed) {
   InitChoices c;
-  c.device = caps.cuda_available ? "cuda" : "cpu";
   if (!installed.empty()) {
     c.pretrained = installed.front().name;
     c.model_type = installed.front().model_type;
@@ -75,7 +76,7 @@ std::string init_recipe_text(const InitChoices& c, const std::string& schema, co
       "# Written by `runner init` on {}. `runner validate FILE` checks it,\n"
       "# `runner print-config FILE` shows every option with its default, `runner FILE` trains.\n\n"
       "[run]\nname = \"{}\"  # runs go to runs/<name>/<UTC time>-<id>/\nseed = 42\n"
-      "device = \"{}\"\n\n"
+      "device = \"{}\"  # auto: a GPU when there is one, else the CPU\n\n"
       "[data]\ndataset = \"{}\"  # GLUE files under $RUNNER_DATA (default ../shared/data)\n"
       "max_length = 128\ntrain_batch_size = {}  # per process\neval_batch_size = 64\n\n"
       "[tokenizer]\ntype = \"wordpiece\"\npath = \"{}\"  # {}\n\n"

@@ -19,7 +19,7 @@ struct InitChoices {
   long long batch_size = 32;            // per process
   double epochs = 3;                    // fractions allowed, as train.epochs
   long long processes = 1;
-  std::string device = "cpu";
+  std::string device = "auto";          // "auto", "cuda" or "cpu"
 };
 
 // The GLUE tasks the registry knows ("glue/mrpc", "glue/sst2", ...).
@@ -30,11 +30,12 @@ struct ModelOffer {
 };
 std::vector<ModelOffer> offered_models();
 // fp32 always; bf16 on a CPU with native bf16 (AVX512-BF16, AMX) or on a GPU;
-// fp16 on a GPU only (`device` is "cpu" or "cuda").
+// fp16 on a GPU only (`device` is "auto", "cpu" or "cuda"; auto is the GPU when
+// there is one).
 std::vector<std::string> offered_precisions(const Capabilities& caps, const std::string& device);
 // The answers of --defaults: MRPC, the first installed pretrained model (else
-// the BERT-Mini preset), fp32, batch 32, 3 epochs, one process, on the GPU when
-// there is one.
+// the BERT-Mini preset), fp32, batch 32, 3 epochs, one process, device "auto"
+// (the GPU when there is one).
 InitChoices default_choices(const Capabilities& caps, const std::vector<PretrainedOffer>& installed);
 
 // The recipe as commented TOML; `schema` is the path of the recipe schema as

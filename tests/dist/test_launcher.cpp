@@ -1,8 +1,12 @@
 // runner launch's environment for the workers: passive OpenMP waits when the
-// workers' threads outnumber the CPUs, and never over the user's own setting.
+// workers' threads outnumber the CPUs, and never over the user's own setting;
+// each worker on its share of the CPUs; rank 0's standard output alone on the
+// launcher's (issue 43, item 9).
 #include "dist/launcher.h"
 
 #include "catch.h"
+
+#include <fmt/format.h>
 
 #include <cstdlib>
 #include <sstream>
@@ -16,10 +20,10 @@ std::string launch_printing_policy(bool passive) {
   LaunchOptions o;
   o.nproc_per_node = 2;
   o.executable = "/bin/sh";
-  o.worker_args = {"-c", "echo policy=${OMP_WAIT_POLICY:-unset}"};
+  o.worker_args = {"-c", "echo policy=${OMP_WAIT_POLICY:-unset} >&2"};
   o.passive_openmp_wait = passive;
   std::ostringstream out;
-  REQUIRE(run_launch(o, out) == 0);
+  REQUIRE(run_launch(o, out, out) == 0);
   return out.str();
 }
 
@@ -58,11 +62,11 @@ std::pair<int, std::string> launch_crashing(int max_restarts, int succeed_at) {
   o.executable = "/bin/sh";
   o.max_restarts = max_restarts;
   o.worker_args = {"-c", "echo attempt=$RUNNER_RESTART_COUNT of=$RUNNER_MAX_RESTARTS "
-                         "reason=\"${RUNNER_RESTART_REASON:-none}\" note=${RUNNER_RUN_DIR_NOTE:+set}; "
+                         "reason=\"${RUNNER_RESTART_REASON:-none}\" note=${RUNNER_RUN_DIR_NOTE:+set} >&2; "
                          "if [ $RANK = 1 ] && [ ${RUNNER_RESTART_COUNT:-0} -lt " + std::to_string(succeed_at) +
                          " ]; then kill -9 $$; fi"};
   std::ostringstream out;
-  int code = run_launch(o, out);
+  int code = run_launch(o, out, out);
   return {code, out.str()};
 }
 
@@ -105,8 +109,42 @@ TEST_CASE("bad input and interrupts are not restarted", "[dist][launch]") {
   o.nproc_per_node = 1;
   o.executable = "/bin/sh";
   o.max_restarts = 3;
-  o.worker_args = {"-c", "echo attempt=$RUNNER_RESTART_COUNT; exit 2"};
+  o.worker_args = {"-c", "echo attempt=$RUNNER_RESTART_COUNT >&2; exit 2"};
   std::ostringstream out;
-  CHECK(run_launch(o, out) == 2);
+  CHECK(run_launch(o, out, out) == 2);
   CHECK_THAT(out.str(), Catch::Contains("not restarting: exit code 2") && !Catch::Contains("attempt=1"));
+}
+
+TEST_CASE("runner launch keeps its standard output for rank 0's, every other line on stderr with its rank",
+          "[dist][launch]") {
+  LaunchOptions o;
+  o.nproc_per_node = 2;
+  o.executable = "/bin/sh";
+  o.worker_args = {"-c", "if [ $RANK = 0 ]; then echo /runs/x/dir; fi; echo progress-$RANK >&2; echo out-$RANK"};
+  std::ostringstream out, err;
+  REQUIRE(run_launch(o, out, err) == 0);
+  CHECK(out.str() == "/runs/x/dir\nout-0\n");
+  CHECK_THAT(err.str(), Catch::Contains("[rank 0] progress-0\n") && Catch::Contains("[rank 1] progress-1\n") &&
+                            Catch::Contains("[rank 1] out-1\n"));
+  CHECK_THAT(err.str(), !Catch::Contains("dir"));
+}
+
+TEST_CASE("runner launch divides the CPUs between the workers when asked", "[dist][launch]") {
+  const int cpus = available_cpus();
+  if (cpus < 2) {
+    WARN("one CPU here: nothing to divide");
+    return;
+  }
+  LaunchOptions o;
+  o.nproc_per_node = 2;
+  o.executable = "/bin/sh";
+  o.worker_args = {"-c", "echo cpus-$RANK=$(nproc) >&2"};  // nproc counts the CPUs the process may use
+  o.divide_cpus = true;
+  std::ostringstream out, err;
+  REQUIRE(run_launch(o, out, err) == 0);
+  for (int rank : {0, 1}) CHECK_THAT(err.str(), Catch::Contains(fmt::format("cpus-{}={}\n", rank, cpus / 2)));
+  o.divide_cpus = false;
+  std::ostringstream out2, err2;
+  REQUIRE(run_launch(o, out2, err2) == 0);
+  CHECK_THAT(err2.str(), Catch::Contains(fmt::format("cpus-1={}\n", cpus)));
 }

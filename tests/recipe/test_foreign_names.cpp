@@ -11,6 +11,8 @@
 #include "recipe/sections.h"
 
 #include <fstream>
+#include <optional>
+#include <regex>
 #include <set>
 
 using namespace runner;
@@ -82,7 +84,7 @@ TEST_CASE("a Trainer or Accelerate name in a recipe gets the runner's key as its
   INFO(format_all(l.diags));
   CHECK_FALSE(l.recipe);
   struct Expect { const char* key; const char* hint; };
-  for (Expect e : {Expect{"learning_rate", "is optimizer.lr here: write lr = 2e-5 under [optimizer]"},
+  for (Expect e : {Expect{"learning_rate", "is optimizer.lr here: write lr = 2e-05 under [optimizer]"},
                    Expect{"train.fp16", "is train.precision here: write precision = \"fp16\" under [train]"},
                    Expect{"train.gradient_accumulation_steps", "is train.grad_accum here"},
                    Expect{"train.num_train_epochs", "is train.epochs here"},
@@ -101,7 +103,7 @@ TEST_CASE("a Hugging Face name given to --set gets the runner's key as its hint"
   RecipeLoad l = load(smoke_recipe(), {"learning_rate=3e-5", "train.bf16=true"});
   INFO(format_all(l.diags));
   REQUIRE(diagnostic_for(l, "learning_rate"));
-  CHECK_THAT(diagnostic_for(l, "learning_rate")->hint, Catch::Contains("--set optimizer.lr=2e-5"));
+  CHECK_THAT(diagnostic_for(l, "learning_rate")->hint, Catch::Contains("--set optimizer.lr=3e-05"));
   REQUIRE(diagnostic_for(l, "train.bf16"));
   CHECK_THAT(diagnostic_for(l, "train.bf16")->hint, Catch::Contains("--set train.precision=bf16"));
 }
@@ -132,4 +134,132 @@ TEST_CASE("describe KIND NAME shows the section's own options beside the compone
   size_t section = r.out.find("options of [optimizer]");
   CHECK(r.out.find("  lr ", section) != std::string::npos);
   CHECK(r.out.find("  weight_decay ", section) != std::string::npos);
+}
+
+namespace {
+
+// One Trainer or Accelerate setting as a user writes it, and the runner's
+// value it stands for (written here from the Trainer's documentation, not from
+// the table). `context`: other lines the setting needs to be valid where it is
+// (fp16 is a GPU precision).
+struct HfSetting {
+  const char* name;
+  const char* written;   // the value in the user's recipe
+  nlohmann::json runner; // what the runner key must hold once the hint is applied
+  const char* context = "";
+};
+
+std::vector<HfSetting> settings_as_written() {
+  using J = nlohmann::json;
+  return {
+      {"learning_rate", "3e-5", 3e-5},
+      {"weight_decay", "0.05", 0.05},
+      {"adam_beta1", "0.8", J::array({0.8, 0.999})},
+      {"adam_beta2", "0.98", J::array({0.9, 0.98})},
+      {"adam_epsilon", "1e-6", 1e-6},
+      {"optim", "\"adamw_torch\"", "adamw"},
+      {"lr_scheduler_type", "\"cosine\"", "cosine"},
+      {"warmup_ratio", "0.06", 0.06, "[scheduler]\nwarmup_steps = 0\n"},
+      {"warmup_steps", "10", 10, "[scheduler]\nwarmup_ratio = 0\n"},
+      {"per_device_train_batch_size", "16", 16},
+      {"per_gpu_train_batch_size", "8", 8},
+      {"batch_size", "16", 16},
+      {"per_device_eval_batch_size", "32", 32},
+      {"per_gpu_eval_batch_size", "32", 32},
+      {"max_seq_length", "96", 96},
+      {"task_name", "\"MRPC\"", "glue/mrpc"},
+      {"num_train_epochs", "5", 5.0},
+      {"num_epochs", "2", 2.0},
+      {"max_steps", "20", 20},
+      {"gradient_accumulation_steps", "2", 2},
+      {"max_grad_norm", "0.5", 0.5},
+      {"fp16", "true", "fp16", "[run]\ndevice = \"cuda\"\n"},
+      {"bf16", "true", "bf16"},
+      {"mixed_precision", "\"no\"", "fp32"},
+      {"logging_steps", "5", 5},
+      {"eval_steps", "8", 8},
+      {"save_steps", "8", 8},
+      {"save_total_limit", "3", 3},
+      {"metric_for_best_model", "\"f1\"", "eval.f1"},
+      {"greater_is_better", "false", false},
+      {"early_stopping_patience", "2", 2},
+      {"seed", "1", 1},
+      {"output_dir", "\"hf_runs\"", "hf_runs"},
+      {"run_name", "\"hf_run\"", "hf_run"},
+      {"report_to", "\"tensorboard\"", J::array({"console", "jsonl", "tensorboard"})},
+      {"full_determinism", "true", true},
+      {"use_cpu", "true", "cpu"},
+      {"no_cuda", "true", "cpu"},
+      {"cpu", "true", "cpu"},
+      {"model_name_or_path", "\"sentence-transformers/all-MiniLM-L6-v2\"", nullptr},
+      {"tokenizer_name", "\"bert-base-uncased\"", nullptr},
+      {"do_lower_case", "false", "false"},
+      {"num_processes", "2", 2},
+      {"nproc_per_node", "2", 2},
+      {"num_machines", "1", 1},
+      {"nnodes", "1", 1},
+      {"ddp_backend", "\"gloo\"", "gloo"},
+      {"ddp_timeout", "600", 600},
+  };
+}
+
+// The `write OPTION = VALUE under [SECTION]` of a hint.
+struct WrittenHint {
+  std::string section, option, value;
+};
+
+std::optional<WrittenHint> written_hint(const std::string& hint) {
+  std::smatch m;
+  if (!std::regex_search(hint, m, std::regex(R"(write (\w+) = (.+) under \[(\w+)\])"))) return std::nullopt;
+  return WrittenHint{m[3], m[1], m[2]};
+}
+
+}  // namespace
+
+TEST_CASE("every Trainer-name hint keeps the user's value and, applied, gives a valid recipe", "[recipe]") {
+  std::vector<HfSetting> settings = settings_as_written();
+  REQUIRE(settings.size() == foreign_names().size());
+  for (const HfSetting& s : settings) {
+    INFO(s.name << " = " << s.written);
+    REQUIRE(find_foreign_name(s.name));
+    // At the top level, as the Trainer's flat arguments would be written.
+    RecipeLoad wrong = load(write_recipe("hf_wrong.toml", std::string(s.name) + " = " + s.written + "\n" + s.context));
+    const Diagnostic* d = diagnostic_for(wrong, s.name);
+    REQUIRE(d);
+    INFO(d->hint);
+    std::optional<WrittenHint> w = written_hint(d->hint);
+    REQUIRE(w);
+    std::string context = s.context;
+    // The hint's line goes into its section's table (a context line may open the same one).
+    std::string header = "[" + w->section + "]\n";
+    size_t at = context.find(header);
+    std::string line = w->option + " = " + w->value + "\n";
+    context = at == std::string::npos ? context + header + line : context.insert(at + header.size(), line);
+    RecipeLoad fixed = load(write_recipe("hf_fixed.toml", context));
+    INFO(format_all(fixed.diags));
+    REQUIRE(fixed.recipe);
+    if (!s.runner.is_null()) CHECK(fixed.recipe->section(w->section)[w->option] == s.runner);
+  }
+}
+
+TEST_CASE("a --set of a Trainer name keeps its value; the runner's own name elsewhere is not called one", "[recipe]") {
+  RecipeLoad l = load(smoke_recipe(), {"learning_rate=3e-5", "lr=3e-5", "train.metric_for_best_model=f1"});
+  INFO(format_all(l.diags));
+  REQUIRE(diagnostic_for(l, "learning_rate"));
+  CHECK_THAT(diagnostic_for(l, "learning_rate")->hint, Catch::Contains("--set optimizer.lr=3e-05"));
+  REQUIRE(diagnostic_for(l, "lr"));
+  CHECK_THAT(diagnostic_for(l, "lr")->hint, !Catch::Contains("Hugging Face") && !Catch::Contains("Trainer"));
+  CHECK_THAT(diagnostic_for(l, "lr")->hint, Catch::Contains("is optimizer.lr here") &&
+                                                Catch::Contains("--set optimizer.lr=3e-05"));
+  REQUIRE(diagnostic_for(l, "train.metric_for_best_model"));
+  CHECK_THAT(diagnostic_for(l, "train.metric_for_best_model")->hint,
+             Catch::Contains("--set train.metric_for_best=eval.f1"));
+}
+
+TEST_CASE("an eval metric named without eval. gets it as the did-you-mean", "[recipe]") {
+  RecipeLoad l = load(smoke_recipe(), {"train.metric_for_best=f1"});
+  const Diagnostic* d = diagnostic_for(l, "train.metric_for_best");
+  REQUIRE(d);
+  CHECK_THAT(d->message, Catch::Contains("unknown metric \"f1\""));
+  CHECK(d->hint == "did you mean \"eval.f1\"?");
 }

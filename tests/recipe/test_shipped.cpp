@@ -35,8 +35,14 @@ TEST_CASE("every shipped recipe validates", "[recipe]") {
       continue;
     CHECK(r.exit_code == 0);
     // Editors find the schema: Taplo's directive in TOML, the YAML language server's in YAML.
-    std::string first = slurp(e.path()).substr(0, 200);
+    std::string text = slurp(e.path());
+    std::string first = text.substr(0, 200);
     CHECK(first.find(ext == ".toml" ? "#:schema " : "# yaml-language-server: $schema=") == 0);
+    // The same file trains on a GPU machine's GPU and a CPU machine's CPU (issue 43, item 6).
+    auto device = run_command(runner::test::runner_exe() + " print-config --format json " + e.path().string() +
+                              " 2>/dev/null | grep '\"device\"'");
+    CHECK((text.find("device = \"auto\"\n") != std::string::npos || text.find("device: auto\n") != std::string::npos));
+    if (device.exit_code == 0) CHECK_THAT(device.out, Catch::Contains("\"device\": \"auto\""));
     ++count;
   }
   CHECK(count >= 4);

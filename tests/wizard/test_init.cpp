@@ -23,8 +23,12 @@ TEST_CASE("runner init offers the precisions the machine can train in", "[wizard
   CHECK(offered_precisions(bf16_cpu, "cpu") == std::vector<std::string>{"fp32", "bf16"});
   CHECK(offered_precisions(gpu, "cuda") == std::vector<std::string>{"fp32", "bf16", "fp16"});
   CHECK(offered_precisions(gpu, "cpu") == std::vector<std::string>{"fp32"});  // a GPU machine training on its CPU
-  CHECK(default_choices(gpu, {}).device == "cuda");
-  CHECK(default_choices(plain_cpu, {}).device == "cpu");
+  // The recipe says "auto" (issue 43, item 6): it trains where `runner run` puts it.
+  CHECK(default_choices(gpu, {}).device == "auto");
+  CHECK(default_choices(plain_cpu, {}).device == "auto");
+  CHECK(offered_precisions(gpu, "auto") == std::vector<std::string>{"fp32", "bf16", "fp16"});
+  CHECK(offered_precisions(plain_cpu, "auto") == std::vector<std::string>{"fp32"});
+  CHECK(offered_precisions(bf16_cpu, "auto") == std::vector<std::string>{"fp32", "bf16"});
 }
 
 TEST_CASE("runner init offers every GLUE task and every model family's presets", "[wizard]") {
@@ -53,6 +57,7 @@ TEST_CASE("runner init --defaults writes a recipe that validates, and never over
   CHECK(load.recipe->resolved["train"]["precision"] == "fp32");
   CHECK(load.recipe->resolved["data"]["train_batch_size"] == 32);
   CHECK(load.recipe->resolved["train"]["epochs"] == 3);
+  CHECK(load.recipe->resolved["run"]["device"] == "auto");
   std::ifstream f(o.path);
   std::string first;
   std::getline(f, first);
