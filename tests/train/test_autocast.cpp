@@ -1,6 +1,9 @@
 // The trainer's autocast guard: which dtype a matmul runs in inside it, and that
 // it restores the state it found (the bf16 parity and e2e tests rely on it).
 #include "train/autocast.h"
+#include "util/cpu_info.h"
+
+#include <cstdlib>
 
 #include "catch.h"
 
@@ -35,4 +38,26 @@ TEST_CASE("autocast guard: fp32 leaves autocast off; nested guards restore the o
     CHECK(matmul_dtype() == at::kBFloat16);  // fp32 does not switch an enclosing autocast off
   }
   CHECK(matmul_dtype() == at::kBFloat16);
+}
+
+TEST_CASE("autocast guard: forced bf16 emulation takes ATen's GEMM, as a CPU without AVX-512 does",
+          "[train]") {
+  // RUNNER_CPU_BF16=emulated (scripts/cpu_matrix.sh's Zen 3 variant): no native bf16
+  // reported, oneDNN off for bf16 matmuls inside the guard and back on after it.
+  struct Env {
+    Env() { setenv("RUNNER_CPU_BF16", "emulated", 1); }
+    ~Env() { unsetenv("RUNNER_CPU_BF16"); }
+  } env;
+  CHECK_FALSE(runner::cpu_has_native_bf16());
+  REQUIRE(at::globalContext().userEnabledMkldnn());
+  {
+    AutocastGuard guard(runner::Precision::Bf16, c10::DeviceType::CPU);
+    CHECK_FALSE(at::globalContext().userEnabledMkldnn());
+    CHECK(matmul_dtype() == at::kBFloat16);
+  }
+  CHECK(at::globalContext().userEnabledMkldnn());
+  {
+    AutocastGuard fp32(runner::Precision::Fp32, c10::DeviceType::CPU);  // nothing to route
+    CHECK(at::globalContext().userEnabledMkldnn());
+  }
 }
