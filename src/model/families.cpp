@@ -1,5 +1,5 @@
 // The one list of built-in model families. Adding a family: its component file
-// (options, config, ModelFamily) and one line here; see README "Adding a model family".
+// (options, config, ModelFamily) and one line here; see docs/extending.md.
 #include "model/bert_component.h"
 #include "model/distilbert_component.h"
 #include "model/electra_component.h"
