@@ -25,7 +25,7 @@ constexpr double kBf16Rounding = 1.0 / 512;
 // gemm_notrans_ accumulate in scalar_t there), rounding once per addition.
 inline bool bf16_gemm_sums_in_bf16() {
   if (TORCH_VERSION_MAJOR >= 2) return false;
-  const auto flags = cpu_vector_flags();
+  const auto flags = cpu_vector_flags();  // avx512bw stands for the three: no CPU has it without vl and dq
   const bool avx512 = std::find(flags.begin(), flags.end(), "avx512bw") != flags.end();
   return !avx512 || !at::globalContext().userEnabledMkldnn() || cpu_bf16_emulation_forced();
 }

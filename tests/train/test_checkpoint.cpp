@@ -43,6 +43,20 @@ TrainingState sample_state(long long step) {
   return s;
 }
 
+// A verified checkpoint of sample_state(step) whose state.json has `key` set to `value`
+// (the manifest hashes the edited file, so only the state's own checks can refuse it).
+std::string checkpoint_with_state_edit(const std::string& dir, long long step, const std::string& key,
+                                       const nlohmann::json& value) {
+  auto files = encode_training_state(sample_state(step));
+  for (auto& f : files)
+    if (f.name == "state.json") {
+      auto j = nlohmann::json::parse(f.bytes);
+      j[key] = value;
+      f.bytes = j.dump();
+    }
+  return write_checkpoint(dir, checkpoint_name(step), files);
+}
+
 void flip_byte(const std::string& path, size_t offset) {
   std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
   f.seekg(static_cast<std::streamoff>(offset));
@@ -156,14 +170,7 @@ TEST_CASE("keep_last never deletes the best or the newest valid checkpoint", "[t
 
 TEST_CASE("a training state of another format version is refused", "[train][checkpoint]") {
   std::string dir = runner::test::tmp_dir("ckpt_version");
-  auto files = encode_training_state(sample_state(1));
-  for (auto& f : files)
-    if (f.name == "state.json") {
-      auto j = nlohmann::json::parse(f.bytes);
-      j["format_version"] = 99;
-      f.bytes = j.dump();
-    }
-  std::string path = write_checkpoint(dir, checkpoint_name(1), files);
+  std::string path = checkpoint_with_state_edit(dir, 1, "format_version", 99);
   CHECK_THROWS_WITH(load_training_state(path),
                     Catch::Contains("format 99") && Catch::Contains("state.json"));
 }
@@ -174,14 +181,7 @@ TEST_CASE("a training state with a field of the wrong type is refused naming the
       {"format_version", "1"}, {"global_step", "six"}, {"best", 3}, {"loss_scaler", nullptr}};
   for (const auto& [key, bad] : damaged) {
     INFO(key);
-    auto files = encode_training_state(sample_state(1));
-    for (auto& f : files)
-      if (f.name == "state.json") {
-        auto j = nlohmann::json::parse(f.bytes);
-        j[key] = bad;
-        f.bytes = j.dump();
-      }
-    std::string path = write_checkpoint(dir + "/" + key, checkpoint_name(1), files);
+    std::string path = checkpoint_with_state_edit(dir + "/" + key, 1, key, bad);
     try {
       load_training_state(path);
       FAIL("the damaged state was loaded");
@@ -374,14 +374,7 @@ TEST_CASE("a training state whose step disagrees with its checkpoint's name is r
       {"global_step", 100000}, {"scheduler_step", 9}, {"batch_in_epoch", -1}, {"world_size", 0}};
   for (const auto& [key, value] : edits) {
     INFO(key);
-    auto files = encode_training_state(sample_state(8));
-    for (auto& f : files)
-      if (f.name == "state.json") {
-        auto j = nlohmann::json::parse(f.bytes);
-        j[key] = value;
-        f.bytes = j.dump();
-      }
-    std::string path = write_checkpoint(dir + "/" + key, checkpoint_name(8), files);
+    std::string path = checkpoint_with_state_edit(dir + "/" + key, 8, key, value);
     REQUIRE(verify_checkpoint(path).empty());  // the manifest vouches for the edited file
     CHECK_THROWS_WITH(load_training_state(path), Catch::Contains(path + "/state.json") &&
                                                      Catch::Contains("resume from an earlier one"));
