@@ -1,5 +1,7 @@
 #include "cli/cli.h"
 
+#include "cli/run_names.h"
+
 #include "cli/commands.h"
 #include "util/diagnostic.h"
 #include "util/output_check.h"
@@ -133,6 +135,7 @@ int dispatch(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
   if (!path_arguments_fit(*cmd, parsed)) return kExitBadInput;
+  if (parsed.has("--runs")) search_runs_first_in(parsed.all("--runs"));
   return cmd->handler(parsed);
 }
 

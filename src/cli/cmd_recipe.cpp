@@ -21,7 +21,12 @@
 namespace runner {
 
 std::optional<Recipe> load_recipe_or_report(const ParsedArgs& args, bool check_paths, bool stdin_allowed) {
-  RecipeRequest request = recipe_request(args.positional(0), stdin_allowed);
+  return load_recipe_or_report(args.positional(0), args, check_paths, stdin_allowed);
+}
+
+std::optional<Recipe> load_recipe_or_report(const std::string& path, const ParsedArgs& args,
+                                            bool check_paths, bool stdin_allowed) {
+  RecipeRequest request = recipe_request(path, stdin_allowed);
   request.overrides = args.all("--set");
   request.check_paths = check_paths;
   request.caps = detect_capabilities();

@@ -46,7 +46,11 @@ const std::vector<FlagSpec>& flag_table() {
       {"--rel-tol", "R", "Allowed worsening relative to A (one for every --metric, or one per --metric)", true},
       {"--direction", "higher|lower", "Which way is better (default lower for losses, higher otherwise)", true},
       {"--write-baseline", "RUN_DIR", "Print a baseline JSON of a completed run (metrics, recipe hash, environment)"},
-      {"--checkpoint", "NAME", "step-00000042 (or 42), best, or final; default the newest valid checkpoint"},
+      {"--checkpoint", "NAME", "step-00000042 (or 42), best, or final; default: export takes the newest valid "
+                            "checkpoint, evaluate takes final/ (else the newest)"},
+      {"--split", "NAME", "The labelled split to evaluate (default the recipe's data.eval_split, e.g. dev)"},
+      {"--recipe", "RECIPE", "The recipe whose [data], [tokenizer] and [model] evaluate a model folder that "
+                             "is not a run's"},
       {"--to", "DIR", "Folder to create (it must not exist, or be empty)"},
       {"--out", "FILE",
        "Where to write the HTML report (default: report.html in the run or sweep directory, or "
@@ -54,6 +58,8 @@ const std::vector<FlagSpec>& flag_table() {
       {"--x", "step|samples|epoch|time", "The run charts' x axis: optimizer step (default), training samples "
                                          "(step x effective batch), epoch, or elapsed seconds of the run"},
       {"--json", "", "Print one JSON document for scripts instead of text"},
+      {"--runs", "DIR", "Look for runs named as `runner ls` prints them in DIR first, then $RUNNER_RUNS and "
+                        "./runs (ls: list DIR)", true},
       {"--defaults", "", "Write the default recipe without asking (MRPC, BERT-Mini, fp32, batch 32, 3 epochs)"},
       {"--force", "", "Replace RECIPE when it exists, without asking"},
   };
@@ -80,7 +86,7 @@ const std::vector<CommandSpec>& command_table() {
       {"run", "Train a recipe end to end into runs/<name>/<UTC time>-<id>/ (also: runner RECIPE)",
        {{"RECIPE", "a .toml or .yaml recipe"}}, {"--set", "--resume", "--allow-changes"}, cmd_run},
       {"resume", "Continue a run from its newest valid checkpoint, checking that nothing changed",
-       {{"RUN_DIR", "a run directory written by runner run"}}, {"--set", "--allow-changes"},
+       {{"RUN_DIR", "a run directory written by runner run"}}, {"--set", "--allow-changes", "--runs"},
        cmd_resume},
       {"launch", "Start this machine's data-parallel workers for a recipe (torchrun-style); each "
                  "line they print is prefixed with its rank",
@@ -89,7 +95,7 @@ const std::vector<CommandSpec>& command_table() {
         "--max-restarts", "--set", "--resume", "--allow-changes"},
        cmd_launch},
       {"predict", "Write logits and the predicted label for each JSONL line {\"text_a\", \"text_b\"}",
-       {}, {"--model", "--tokenizer", "--input", "--max-length", "--truncation", "--batch-size", "--probabilities"},
+       {}, {"--model", "--tokenizer", "--input", "--max-length", "--truncation", "--batch-size", "--probabilities", "--runs"},
        cmd_predict},
       {"sweep", "Run a sweep file's points (grid, zip, points) as separate runs, resumably",
        {{"SWEEP", "a .toml or .yaml sweep file", false}},
@@ -99,15 +105,18 @@ const std::vector<CommandSpec>& command_table() {
       {"compare", "Diff two runs (or a run and a baseline); with --metric, check for regressions",
        {{"A", "the reference: a run directory or a baseline JSON", false},
         {"B", "the candidate: a run directory or a baseline JSON", false}},
-       {"--metric", "--abs-tol", "--rel-tol", "--direction", "--write-baseline", "--json"}, cmd_compare},
+       {"--metric", "--abs-tol", "--rel-tol", "--direction", "--write-baseline", "--json", "--runs"}, cmd_compare},
       {"export", "Write a run's checkpoint as a Hugging Face folder (config.json, model.safetensors, tokenizer)",
-       {{"RUN_DIR", "a run directory written by runner run"}}, {"--checkpoint", "--to"}, cmd_export},
+       {{"RUN_DIR", "a run directory written by runner run"}}, {"--checkpoint", "--to", "--runs"}, cmd_export},
+      {"evaluate", "Loss and metrics of a run's final/ (or a checkpoint, or a model folder) on a labelled split",
+       {{"PATH", "a run (as runner ls prints it), RUN/checkpoints/step-N, RUN/final, or a model folder"}},
+       {"--split", "--checkpoint", "--recipe", "--set", "--json", "--runs"}, cmd_evaluate},
       {"report", "Write one self-contained HTML report (charts, identity, differences) of a run, "
                  "several runs overlaid, or a sweep",
-       {{"PATH", "a run directory, several run directories, or a sweep directory"}}, {"--out", "--x"},
+       {{"PATH", "a run directory, several run directories, or a sweep directory"}}, {"--out", "--x", "--runs"},
        cmd_report, true},
       {"ls", "List the runs under DIR (default runs/), newest first: status, steps, best metric, speed",
-       {{"DIR", "a folder of runs, e.g. runs/ or runs/<name>", false}}, {"--json"}, cmd_ls},
+       {{"DIR", "a folder of runs, e.g. runs/ or runs/<name>", false}}, {"--json", "--runs"}, cmd_ls},
       {"init", "Write a commented recipe from a few questions (task, model, precision this machine "
                "offers, batch size, epochs, processes); it is validated before it is written",
        {{"RECIPE", "the recipe file to write (default recipe.toml)", false}}, {"--defaults", "--force"}, cmd_init},

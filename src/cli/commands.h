@@ -20,6 +20,7 @@ int cmd_sweep(const ParsedArgs& args);    // cli/cmd_sweep.cpp
 int cmd_compare(const ParsedArgs& args);  // cli/cmd_sweep.cpp
 int cmd_launch(const ParsedArgs& args);  // cli/cmd_launch.cpp
 int cmd_export(const ParsedArgs& args);  // cli/cmd_export.cpp
+int cmd_evaluate(const ParsedArgs& args);  // cli/cmd_evaluate.cpp
 int cmd_report(const ParsedArgs& args);  // cli/cmd_report.cpp
 int cmd_ls(const ParsedArgs& args);      // cli/cmd_report.cpp
 int cmd_init(const ParsedArgs& args);    // cli/cmd_init.cpp
@@ -32,6 +33,9 @@ int cmd_completion(const ParsedArgs& args);  // cli/completion.cpp
 // the recipe may come from standard input (cli/recipe_input.h).
 std::optional<Recipe> load_recipe_or_report(const ParsedArgs& args, bool check_paths = true,
                                             bool stdin_allowed = false);
+// The same for the recipe at `path` (a flag's value rather than the first argument).
+std::optional<Recipe> load_recipe_or_report(const std::string& path, const ParsedArgs& args,
+                                            bool check_paths = true, bool stdin_allowed = false);
 
 // A diagnostic as the --json outputs write it: severity, file, line, column or
 // origin, key, message, hint (cli/cmd_recipe.cpp).

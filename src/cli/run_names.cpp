@@ -69,8 +69,17 @@ std::string newest_run_named(const std::string& name) {
 
 }  // namespace
 
+namespace {
+std::vector<std::string>& flag_folders() {
+  static std::vector<std::string> folders;  // one command per process: set once by dispatch
+  return folders;
+}
+}  // namespace
+
+void search_runs_first_in(const std::vector<std::string>& folders) { flag_folders() = folders; }
+
 std::vector<std::string> run_search_folders() {
-  std::vector<std::string> out;
+  std::vector<std::string> out = flag_folders();
   if (const char* env = std::getenv("RUNNER_RUNS"); env && *env) {
     std::string list = env;
     for (size_t start = 0, end; start <= list.size(); start = end + 1) {

@@ -5,7 +5,8 @@
 //   NAME             a run name (ls's NAME column): its newest run;
 //   20261125T...-ab  a run folder's own name (the end of ls's DIR column);
 //   recipe.toml      a recipe: the newest run of its run.name under its run.output_dir.
-// Names are looked for under $RUNNER_RUNS (folders separated by ':') and ./runs.
+// Names are looked for under --runs DIR, $RUNNER_RUNS (folders separated by
+// ':') and ./runs.
 #pragma once
 
 #include <iosfwd>
@@ -19,8 +20,11 @@ namespace runner {
 // which run was taken.
 std::string run_dir_argument(const std::string& arg, std::ostream& err);
 
-// The folders runs are looked for in: $RUNNER_RUNS's, then ./runs.
+// The folders runs are looked for in: --runs's, $RUNNER_RUNS's, then ./runs.
 std::vector<std::string> run_search_folders();
+
+// The --runs folders of this command, searched before the others.
+void search_runs_first_in(const std::vector<std::string>& folders);
 
 // The folder `runner ls ARG` lists: a recipe's run.output_dir, ARG itself, or
 // with no ARG the first of run_search_folders() that exists (else ./runs).

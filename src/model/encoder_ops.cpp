@@ -82,10 +82,12 @@ bool runs_unpadded(Execution e, const ModelBatch& b, const ForwardOptions& o) {
 }
 
 torch::Tensor sequence_classification_loss(const torch::Tensor& logits, const torch::Tensor& labels,
-                                           long long num_labels, const std::string& problem_type) {
+                                           long long num_labels, const std::string& problem_type,
+                                           double label_smoothing) {
   if (num_labels == 1 || problem_type == "regression")
     return torch::mse_loss(logits.squeeze(), labels.squeeze().to(logits.scalar_type()));
-  return torch::cross_entropy_loss(logits.view({-1, num_labels}), labels.view({-1}));
+  return torch::cross_entropy_loss(logits.view({-1, num_labels}), labels.view({-1}), {},
+                                   at::Reduction::Mean, -100, label_smoothing);
 }
 
 }  // namespace runner

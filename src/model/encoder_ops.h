@@ -52,8 +52,10 @@ torch::Tensor packed_context(const torch::Tensor& context, const torch::Tensor& 
 bool runs_unpadded(Execution e, const ModelBatch& b, const ForwardOptions& o);
 
 // Hugging Face's loss for *ForSequenceClassification: MSE for one label or a
-// regression problem, else cross entropy (mean over the batch).
+// regression problem, else cross entropy (mean over the batch), with label
+// smoothing when `label_smoothing` > 0 (ForwardOptions::label_smoothing).
 torch::Tensor sequence_classification_loss(const torch::Tensor& logits, const torch::Tensor& labels,
-                                           long long num_labels, const std::string& problem_type);
+                                           long long num_labels, const std::string& problem_type,
+                                           double label_smoothing = 0.0);
 
 }  // namespace runner

@@ -43,6 +43,10 @@ struct ModelOutput {
 
 struct ForwardOptions {
   bool output_hidden_states = false;
+  // Cross-entropy against targets that are (1 - e) one-hot + e uniform, as
+  // torch's cross_entropy(label_smoothing=e) and Transformers' LabelSmoother
+  // compute it; classification only.
+  double label_smoothing = 0.0;
 };
 
 // Padded: every op on [B, L, H] exactly as Hugging Face computes it.

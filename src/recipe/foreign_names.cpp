@@ -45,6 +45,8 @@ const std::vector<ForeignName>& foreign_names() {
       {"metric_for_best_model", "Trainer", "train.metric_for_best", "\"eval.f1\"", M::MetricName},
       {"greater_is_better", "Trainer", "train.greater_is_better", "true"},
       {"early_stopping_patience", "Trainer", "train.early_stopping_patience", "3", M::Steps},
+      {"load_best_model_at_end", "Trainer", "train.load_best_at_end", "true"},
+      {"label_smoothing_factor", "Trainer", "train.label_smoothing", "0.1"},
       {"seed", "Trainer", "run.seed", "42"},
       {"output_dir", "Trainer", "run.output_dir", "\"runs\""},
       {"run_name", "Trainer", "run.name", "\"mrpc\""},

@@ -390,8 +390,32 @@ std::vector<OptionSpec> section_options(const SectionSpec& section, const Compon
   return specs;
 }
 
-nlohmann::ordered_json resolve_tree(const Value& root, const Registry& reg,
+namespace {
+
+// A recipe that names a pretrained model and no tokenizer path reads the model
+// folder's own tokenizer, as AutoTokenizer.from_pretrained(model_name_or_path)
+// does: a fine-tune of MiniLM never tokenizes with bert-base-uncased's vocabulary
+// by default. Only for a tokenizer type that takes a path.
+Value with_model_tokenizer(const Value& root, const Registry& reg) {
+  const Value* model = root.find("model");
+  const Value* pretrained = model && model->is_table() ? model->find("pretrained") : nullptr;
+  if (!pretrained || pretrained->type != Value::Type::String || pretrained->s.empty()) return root;
+  const Value* tokenizer = root.find("tokenizer");
+  if (tokenizer && (!tokenizer->is_table() || tokenizer->find("path"))) return root;
+  const Component* type = selected_component(*find_section("tokenizer"), tokenizer, reg);
+  if (!type || !find_option(type->spec.options, "path")) return root;
+  Value out = root;
+  Value section = tokenizer ? *tokenizer : Value::make_table(pretrained->loc);
+  section.set("path", *pretrained);
+  out.set("tokenizer", section);
+  return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json resolve_tree(const Value& given, const Registry& reg,
                                     const ResolveOptions& options, Diagnostics& diags) {
+  const Value root = with_model_tokenizer(given, reg);
   SectionResolver resolver{reg, options, diags};
   std::vector<std::string> known;
   for (const auto& o : top_level_options()) known.push_back(o.name);

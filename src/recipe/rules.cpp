@@ -225,16 +225,35 @@ void threads_fit_machine(RuleContext& c) {
               "set threads = 0 (every usable CPU) or at most " + std::to_string(cpus));
 }
 
+// The best checkpoint is picked by evaluations: without an eval split there is
+// none to load at the end.
+void best_needs_evaluation(RuleContext& c) {
+  if (!c.r.at("train").value("load_best_at_end", false) || !c.str("data", "eval_split").empty()) return;
+  c.error("train", "load_best_at_end",
+          "load_best_at_end = true, but data.eval_split is empty: no evaluation picks a best checkpoint",
+          "set data.eval_split to a labelled split (e.g. \"dev\"), or remove load_best_at_end");
+}
+
 // Each selected component's own check of the whole recipe (a model's size
-// against this machine's memory, its positions against data.max_length ...).
+// against this machine's memory, its positions against data.max_length, its
+// weight files). It runs after other rules failed too, so that every error comes
+// in one pass; a check that cannot read what another error left malformed then
+// adds nothing.
 void components_check_recipe(RuleContext& c) {
+  const bool other_errors = has_errors(c.diags);
   for (const auto& section : recipe_sections()) {
     if (!section.component_kind || !c.r.contains(section.name)) continue;
     const auto& resolved = c.r.at(section.name);
     if (!resolved.is_object() || !resolved.contains(section.selector_key)) continue;
     const Component* comp = c.reg.find(*section.component_kind, resolved.at(section.selector_key));
     if (!comp || !comp->spec.recipe_check) continue;
-    for (Diagnostic d : comp->spec.recipe_check(nlohmann::json::parse(c.r.dump()))) {
+    Diagnostics found;
+    try {
+      found = comp->spec.recipe_check(nlohmann::json::parse(c.r.dump()));
+    } catch (const std::exception&) {
+      if (!other_errors) throw;
+    }
+    for (Diagnostic d : found) {
       std::string sec = d.key_path.substr(0, d.key_path.find('.'));
       std::string key = d.key_path.find('.') == std::string::npos ? "" : d.key_path.substr(d.key_path.find('.') + 1);
       if (!d.where.known()) d.where = c.where(sec, key);
@@ -258,8 +277,9 @@ void check_recipe_rules(const nlohmann::ordered_json& resolved, const Value& tre
   run_name_is_a_folder_name(c);
   output_dir_fits_path_limits(c);
   threads_fit_machine(c);
+  best_needs_evaluation(c);
   // Last: a component's check may build its configuration from every section.
-  if (!has_errors(diags)) components_check_recipe(c);
+  components_check_recipe(c);
 }
 
 }  // namespace runner

@@ -88,8 +88,10 @@ static void require_examples(const Dataset& dataset, const std::string& split,
                                   : "give it rows, or point data.train_split at a split that has them"));
 }
 
-void tokenize_data(RunData& d, const DataSettings& settings, const nlohmann::json& data_section,
-                   const std::function<void(const nlohmann::json&)>& note) {
+std::shared_ptr<const TokenizedSplit> tokenize_split(const RunData& d, const DataSettings& settings,
+                                                     const nlohmann::json& data_section,
+                                                     const std::string& split, long long limit,
+                                                     const std::function<void(const nlohmann::json&)>& note) {
   EncodeOptions enc;
   enc.max_length = settings.max_length;
   enc.truncation = settings.truncation;
@@ -97,19 +99,21 @@ void tokenize_data(RunData& d, const DataSettings& settings, const nlohmann::jso
   cache.dir = settings.cache_dir;
   cache.dataset_key = dataset_cache_key(data_section);
   cache.warn = [&note](const std::string& m) { note({{"event", "warning"}, {"message", m}}); };
-  auto prepare = [&](const std::string& split, long long limit) {
-    PreparedSplit p = prepare_split(*d.dataset, split, *d.tokenizer, enc, cache);
-    auto tokens = std::make_shared<const TokenizedSplit>(first_examples(p.tokens, limit));
-    nlohmann::json e = {{"event", "data"}, {"split", split}, {"examples", tokens->size()},
-                        {"file", d.dataset->split_file(split)}, {"from_cache", p.from_cache}};
-    if (!p.skipped_report.empty()) e["skipped_rows"] = p.skipped_report;
-    note(e);
-    return tokens;
-  };
-  d.train = prepare(d.train_split, settings.max_train_examples);
+  PreparedSplit p = prepare_split(*d.dataset, split, *d.tokenizer, enc, cache);
+  auto tokens = std::make_shared<const TokenizedSplit>(first_examples(p.tokens, limit));
+  nlohmann::json e = {{"event", "data"}, {"split", split}, {"examples", tokens->size()},
+                      {"file", d.dataset->split_file(split)}, {"from_cache", p.from_cache}};
+  if (!p.skipped_report.empty()) e["skipped_rows"] = p.skipped_report;
+  note(e);
+  return tokens;
+}
+
+void tokenize_data(RunData& d, const DataSettings& settings, const nlohmann::json& data_section,
+                   const std::function<void(const nlohmann::json&)>& note) {
+  d.train = tokenize_split(d, settings, data_section, d.train_split, settings.max_train_examples, note);
   require_examples(*d.dataset, d.train_split, *d.train, "data.train_split");
   if (d.eval_split.empty()) return;
-  auto eval = prepare(d.eval_split, settings.max_eval_examples);
+  auto eval = tokenize_split(d, settings, data_section, d.eval_split, settings.max_eval_examples, note);
   require_examples(*d.dataset, d.eval_split, *eval, "data.eval_split");
   if (eval->has_labels) d.eval = eval;
   else note({{"event", "warning"},

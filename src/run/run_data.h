@@ -36,6 +36,13 @@ RunData open_data(const DataSettings& settings, const nlohmann::json& data_secti
 std::vector<std::string> data_content_files(const RunData& data,
                                             const nlohmann::json& tokenizer_section);
 
+// Tokenizes (or loads from the token cache) one split and keeps its first
+// `limit` examples (0: all); its size and skipped rows go to `note`.
+std::shared_ptr<const TokenizedSplit> tokenize_split(const RunData& data, const DataSettings& settings,
+                                                     const nlohmann::json& data_section,
+                                                     const std::string& split, long long limit,
+                                                     const std::function<void(const nlohmann::json&)>& note);
+
 // Tokenizes (or loads from the token cache) the train and eval splits, keeps the
 // first max_*_examples, and reports each split's size and skipped rows through `note`.
 void tokenize_data(RunData& data, const DataSettings& settings, const nlohmann::json& data_section,

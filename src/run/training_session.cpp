@@ -4,6 +4,7 @@
 #include "dist/worker_env.h"
 #include "model/export.h"
 #include "model/model_factory.h"
+#include "run/best_weights.h"
 #include "run/run_data.h"
 #include "run/run_options.h"
 #include "run/run_parallel.h"
@@ -184,6 +185,7 @@ struct TrainingSession::Parts {
     cfg.checkpoints_dir = start.paths.checkpoints();
     if (cfg.metric_for_best.empty()) cfg.metric_for_best = data.dataset->info().main_metric;
     settings.train.metric_for_best = cfg.metric_for_best;
+    refuse_smoothing_a_regression(cfg);
     auto optimizer = make_rank_optimizer(recipe, start.dist, *model, parallel);
     trainer = std::make_unique<Trainer>(
         cfg, model, std::move(optimizer),
@@ -198,6 +200,15 @@ struct TrainingSession::Parts {
                {"train_examples", data.train->size()},
                {"eval_examples", data.eval ? data.eval->size() : 0},
                {"parameters", parameter_count(*model)}});
+  }
+
+  // Smoothing spreads a target over classes; a regression's one output has none.
+  void refuse_smoothing_a_regression(const TrainerConfig& cfg) const {
+    if (cfg.label_smoothing == 0.0 || data.dataset->info().num_labels != 1) return;
+    throw InputError(make_error(recipe.location_of("train.label_smoothing"), "train.label_smoothing",
+                                "label smoothing applies to classification, and this dataset is a "
+                                "regression (one label)",
+                                "remove train.label_smoothing, or train a classification dataset"));
   }
 
   void resume_trainer() {
@@ -244,12 +255,28 @@ struct TrainingSession::Parts {
     return e;
   }
 
-  // The last evaluation if it was at the last step, else a new one
-  // (evaluation is deterministic, so a resumed run gets the same).
-  nlohmann::json final_evaluation() {
+  // The last evaluation if it was at the last step and of these weights, else a
+  // new one (evaluation is deterministic, so a resumed run gets the same).
+  nlohmann::json final_evaluation(bool reloaded) {
     const nlohmann::json& last = outcome.last_eval;
-    if (last.is_object() && last.value("step", -1LL) == outcome.global_step) return last;
+    if (!reloaded && last.is_object() && last.value("step", -1LL) == outcome.global_step) return last;
     return trainer->evaluate();
+  }
+
+  // train.load_best_at_end: the best checkpoint's weights, unless the last step
+  // is the best. The primary reads them; the other ranks receive them. Returns
+  // whether the weights changed.
+  bool reload_best() {
+    const nlohmann::json& best = outcome.best;
+    if (!settings.train.load_best_at_end || !best.is_object() ||
+        best.value("step", -1LL) == outcome.global_step)
+      return false;
+    const std::string name = best.at("checkpoint").get<std::string>();
+    if (primary()) load_best_weights(*model, start.paths.checkpoints(), name);
+    if (start.dist) broadcast_module(*start.dist, *model);
+    summary.summary["final_weights"] = name;
+    log->emit({{"event", "load_best"}, {"step", best.at("step")}, {"checkpoint", name}});
+    return true;
   }
 
   // final/ is written next to itself and renamed into place, so that a run
@@ -297,7 +324,7 @@ int TrainingSession::save() {
     p.summary.write("interrupted");
     return interrupt_exit_code(p.outcome.signal);
   }
-  sum["final"] = p.final_evaluation();
+  sum["final"] = p.final_evaluation(p.reload_best());
   if (p.primary()) p.export_final_model();
   sum["final_model"] = p.start.paths.final_model();
   p.log->emit(p.end_event("completed", {{"final", sum["final"]}}));

@@ -205,7 +205,8 @@ void register_tokenizers(Registry& r) {
           "BERT WordPiece with Hugging Face BertTokenizer semantics",
           {
               opt::model_path("path", "bert-base-uncased",
-                              "Model folder with vocab.txt and/or tokenizer.json, or one such file"),
+                              "Model folder with vocab.txt and/or tokenizer.json, or one such file; unset: "
+                              "model.pretrained's folder when the recipe names one"),
               opt::choice("format", {"auto", "vocab_txt", "tokenizer_json"}, "auto",
                           "Which file to read from a folder; auto prefers vocab.txt"),
               opt::choice("lowercase", {"auto", "true", "false"}, "auto",

@@ -69,10 +69,22 @@ void declare_checkpoint_options(OptionBinding<C>& b) {
                       "Stop after N evaluations without improvement; 0 = never")
              .at_least(0),
          &C::early_stopping_patience);
+  b.bind(opt::flag("load_best_at_end", false,
+                   "At the end, final/ and the final evaluation take the best checkpoint's weights "
+                   "(Transformers' load_best_model_at_end)"),
+         &C::load_best_at_end);
 }
 
 // Non-finite losses, fp16's loss scale and CUDA graphs.
 void declare_numerics_options(OptionBinding<C>& b) {
+  // Below 1: at 1 every target is uniform and the labels no longer matter.
+  b.bind(opt::number("label_smoothing", 0.0,
+                     "Mix this share of a uniform distribution into each one-hot target of the "
+                     "classification loss, for training and evaluation (Transformers' "
+                     "label_smoothing_factor); 0 = off")
+             .at_least(0)
+             .below(1),
+         &C::label_smoothing);
   b.bind_choice(opt::choice("nan_policy", {}, "abort",
                             "On a NaN or infinite loss: stop with the step and example ids, or skip it"),
                 &C::nan_policy, {{"abort", NanPolicy::Abort}, {"skip", NanPolicy::Skip}});

@@ -31,6 +31,8 @@ struct TrainerConfig {
   std::string metric_for_best;  // "f1" or "eval.f1"; empty = the eval set's first metric
   bool greater_is_better{};
   long long early_stopping_patience{};
+  bool load_best_at_end{};
+  double label_smoothing{};
   NanPolicy nan_policy{};
   double loss_scale_init{};
   long long loss_scale_growth_interval{};

@@ -1,8 +1,6 @@
 // The trainer's evaluation: the dev set's loss and metrics, the best metric and
 // early stopping.
-#include "model/host_read.h"
-#include "registry/registry.h"
-#include "train/metric.h"
+#include "train/evaluation.h"
 #include "train/trainer.h"
 
 namespace runner {
@@ -14,28 +12,16 @@ nlohmann::json Trainer::evaluate() {
         {"total_steps", total_steps_}, {"eval_batches", eval_->batches.size()}});
   torch::NoGradGuard no_grad;
   model_->eval();
-  MetricInput in;
-  double loss_sum = 0.0;
-  long long examples = 0;
+  EvalTally tally;
   for (size_t i = 0; i < eval_->batches.size(); ++i) {
     if (parallel_ && !parallel_->evaluates_batch(i)) continue;
     const TrainBatch& b = eval_->batches[i];
-    ModelOutput out = forward(b.tensors);  // in the training precision, as Accelerate evaluates
-    loss_sum += read_double(out.loss) * static_cast<double>(b.examples);
-    examples += b.examples;
-    torch::Tensor pred = read_to_host(out.logits.argmax(-1).to(torch::kInt64));
-    torch::Tensor gold = read_to_host(b.tensors.labels.to(torch::kInt64));
-    in.predictions.insert(in.predictions.end(), pred.data_ptr<int64_t>(),
-                          pred.data_ptr<int64_t>() + pred.numel());
-    in.labels.insert(in.labels.end(), gold.data_ptr<int64_t>(), gold.data_ptr<int64_t>() + gold.numel());
+    tally.add(forward(b.tensors), b);  // in the training precision, as Accelerate evaluates
   }
-  if (parallel_) parallel_->gather_eval(in, loss_sum, examples);
+  if (parallel_) parallel_->gather_eval(tally.in, tally.loss_sum, tally.examples);
   model_->train();
-  nlohmann::json e = {{"event", "eval"}, {"step", state_.global_step}, {"epoch", state_.epoch},
-                      {"loss", examples ? loss_sum / static_cast<double>(examples) : 0.0},
-                      {"examples", examples}};
-  for (const auto& name : eval_->metrics)
-    e[name] = instantiate<MetricFactory>(Kind::Metric, name)(in);
+  nlohmann::json e = {{"event", "eval"}, {"step", state_.global_step}, {"epoch", state_.epoch}};
+  e.update(tally.results(eval_->metrics));
   return e;
 }
 

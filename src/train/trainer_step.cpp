@@ -45,7 +45,9 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 // and the optimizer step run outside it, as PyTorch's autocast docs require.
 ModelOutput Trainer::forward(const ModelBatch& batch) {
   AutocastGuard autocast(config_.precision, device_.type());
-  return model_->forward(batch);
+  ForwardOptions options;
+  options.label_smoothing = config_.label_smoothing;
+  return model_->forward(batch, options);
 }
 
 // Every micro-batch runs its backward, a non-finite one too: whether a loss is

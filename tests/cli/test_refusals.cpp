@@ -164,3 +164,20 @@ TEST_CASE("runner init says whether its model starts from random or pretrained w
   CHECK(p.out.find("fine-tunes the pretrained weights of sentence-transformers/all-MiniLM-L6-v2") !=
         std::string::npos);
 }
+
+TEST_CASE("validate reports a missing weight file together with the recipe's other errors, in one pass", "[cli]") {
+  // Issue 43 item 3: the weights error once came only after every other error was
+  // fixed. A rule's error (load_best_at_end without an eval split) stands for the
+  // others; the model component's weight check must still speak.
+  std::string dir = runner::test::tmp_dir("one-pass");
+  std::string model = weightless_model(dir);
+  auto v = run_command(runner_exe() + " validate " + smoke() + " --set model.pretrained=" + model +
+                       " --set train.load_best_at_end=true --set data.eval_split=");
+  INFO(v.out);
+  CHECK(v.exit_code == 2);
+  CHECK(v.out.find("has config.json but no weights") != std::string::npos);
+  CHECK(v.out.find("train.load_best_at_end: load_best_at_end = true, but data.eval_split is empty") !=
+        std::string::npos);
+  CHECK(v.out.find("2 errors; nothing was run") != std::string::npos);
+  check_no_backtrace(v.out);
+}

@@ -152,3 +152,21 @@ TEST_CASE("runs under another run.output_dir are found by what ls prints, and re
     CHECK(!fs::exists(dir + "/work/report.html"));
   }
 }
+
+TEST_CASE("--runs DIR finds and lists runs kept outside ./runs", "[cli]") {
+  // Issue 43 item 8: with run.output_dir elsewhere, ls and a run's name looked only under ./runs.
+  std::string dir = test::tmp_dir("runs-flag");
+  train_named(dir);
+  std::string elsewhere = test::tmp_dir("runs-flag-cwd");
+  auto ls = stdout_of("cd " + elsewhere + " && " + runner_exe() + " ls --runs " + dir + "/runs --json");
+  INFO(ls.out);
+  CHECK(ls.exit_code == 0);
+  CHECK_THAT(ls.out, Catch::Contains("\"named\""));
+  auto report = run_command("cd " + elsewhere + " && " + runner_exe() + " report named --runs " + dir +
+                            "/runs --out r.html");
+  INFO(report.out);
+  CHECK(report.exit_code == 0);
+  CHECK(fs::is_regular_file(elsewhere + "/r.html"));
+  auto without = run_command("cd " + elsewhere + " && " + runner_exe() + " report named --out r2.html");
+  CHECK(without.exit_code == 2);
+}

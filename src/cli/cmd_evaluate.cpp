@@ -1,0 +1,104 @@
+// `runner evaluate PATH [--split NAME] [--checkpoint NAME] [--recipe RECIPE] [--json]`:
+// the loss and metrics of trained weights on a labelled split (the Trainer's
+// evaluate()). PATH is a run (its final/, or --checkpoint), one of its
+// checkpoint directories, its final/ folder, or any model folder with --recipe
+// naming the data; run/split_evaluation.h does the work.
+#include "cli/commands.h"
+
+#include "cli/run_checkpoints.h"
+#include "cli/run_names.h"
+#include "run/split_evaluation.h"
+#include "util/diagnostic.h"
+#include "util/json_input.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+
+namespace fs = std::filesystem;
+
+namespace runner {
+namespace {
+
+struct EvaluationTarget {
+  nlohmann::json recipe;  // resolved
+  std::string weights;    // a model.safetensors or a model folder
+};
+
+bool holds_a_run(const fs::path& p) {
+  return fs::is_regular_file(p / "env.json") && fs::is_regular_file(p / "recipe.resolved.json");
+}
+
+// The run PATH lies in: itself, the run of a checkpoint (RUN/checkpoints/step-N)
+// or of final/ (RUN/final); empty when it is none of those.
+fs::path enclosing_run(const fs::path& p) {
+  for (const fs::path& candidate : {p, p.parent_path(), p.parent_path().parent_path()})
+    if (!candidate.empty() && holds_a_run(candidate)) return candidate;
+  return {};
+}
+
+// The weights of a run's own directory: --checkpoint, else final/ (the trained
+// model), else the newest checkpoint that verifies.
+std::string run_weights(const RunPaths& run, const std::string& checkpoint) {
+  if (checkpoint.empty() && fs::is_regular_file(run.final_model() + "/model.safetensors"))
+    return run.final_model() + "/model.safetensors";
+  return chosen_weights(run, checkpoint);
+}
+
+// A checkpoint directory is named by its step; final/ by "final".
+std::string checkpoint_named_by(const fs::path& path, const fs::path& run) {
+  if (path == run) return {};
+  return path.filename() == "final" ? "final" : path.filename().string();
+}
+
+EvaluationTarget target_of_run(const fs::path& path, const fs::path& run_dir, const ParsedArgs& args) {
+  RunPaths run = open_run_dir(run_dir.string());
+  nlohmann::json recipe = read_json_file(run.recipe_resolved());
+  load_run_plugins(run, recipe);
+  require_known_dataset(run, recipe, "evaluate");
+  std::string checkpoint = args.get("--checkpoint");
+  if (checkpoint.empty()) checkpoint = checkpoint_named_by(path, run_dir);
+  return {recipe, run_weights(run, checkpoint)};
+}
+
+[[noreturn]] void not_a_model(const std::string& path) {
+  throw InputError(make_error(SourceLocation{path, 0, 0, {}}, "",
+                              "neither a run, a run's checkpoint, nor a model folder (config.json)",
+                              "pass what `runner ls` prints, RUN/checkpoints/step-N, RUN/final, or a "
+                              "model folder with --recipe RECIPE naming the data"));
+}
+
+}  // namespace
+
+int cmd_evaluate(const ParsedArgs& args) {
+  const fs::path path = fs::path(run_dir_argument(args.positional(0), std::cerr)).lexically_normal();
+  EvaluationTarget target;
+  if (args.has("--recipe")) {
+    if (!fs::is_regular_file(path / "config.json") && !fs::is_regular_file(path)) not_a_model(path.string());
+    std::optional<Recipe> recipe = load_recipe_or_report(args.get("--recipe"), args);
+    if (!recipe) return kExitBadInput;
+    target = {nlohmann::json::parse(recipe->resolved.dump()), path.string()};
+  } else if (fs::path run = enclosing_run(path); !run.empty()) {
+    target = target_of_run(path, run, args);
+  } else {
+    not_a_model(path.string());
+  }
+  SplitEvaluation request{target.recipe, target.weights, args.get("--split")};
+  auto note = [](const nlohmann::json& e) {
+    if (e.value("event", "") == "warning") std::cerr << "warning: " << e.value("message", "") << "\n";
+  };
+  nlohmann::json result = evaluate_split(request, note);
+  result["weights"] = target.weights;
+  if (args.has("--json")) {
+    std::cout << result.dump() << "\n";
+    return kExitOk;
+  }
+  std::string line = fmt::format("eval split={}", result["split"].get<std::string>());
+  for (const auto& [key, value] : result.items())
+    if (key != "split" && key != "weights") line += fmt::format(" {}={}", key, value.dump());
+  std::cout << line << " weights=" << target.weights << "\n";
+  return kExitOk;
+}
+
+}  // namespace runner

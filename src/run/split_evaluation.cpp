@@ -1,0 +1,89 @@
+#include "run/split_evaluation.h"
+
+#include "data/data_options.h"
+#include "model/model_factory.h"
+#include "run/run_data.h"
+#include "run/run_options.h"
+#include "run/run_setup.h"
+#include "train/autocast.h"
+#include "train/evaluation.h"
+#include "train/split_batch_source.h"
+#include "train/train_options.h"
+#include "util/diagnostic.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace runner {
+namespace {
+
+[[noreturn]] void refuse(const std::string& where, const std::string& what, const std::string& hint) {
+  throw InputError(make_error(SourceLocation{where, 0, 0, {}}, "--split", what, hint));
+}
+
+// The split's examples, limited as the run limited them.
+std::shared_ptr<const TokenizedSplit> labelled_split(const RunData& d, const DataSettings& data,
+                                                     const nlohmann::json& data_section,
+                                                     const std::string& split,
+                                                     const std::function<void(const nlohmann::json&)>& note) {
+  long long limit = split == data.eval_split    ? data.max_eval_examples
+                    : split == data.train_split ? data.max_train_examples
+                                                : 0;
+  auto tokens = tokenize_split(d, data, data_section, split, limit, note);
+  const std::string file = d.dataset->split_file(split);
+  if (tokens->size() == 0) refuse(file, fmt::format("split \"{}\" has no examples", split), "name a split that has rows");
+  if (!tokens->has_labels)
+    refuse(file, fmt::format("split \"{}\" has no labels, so there is nothing to score", split),
+           "name a labelled split (e.g. --split dev), or write its predictions with `runner predict`");
+  return tokens;
+}
+
+// The recipe's model with every parameter from `weights`: an evaluation of a
+// fresh initialisation would report numbers of no trained model.
+std::shared_ptr<SequenceClassifier> trained_model(const SplitEvaluation& r, const DatasetInfo& info) {
+  LoadedModel loaded = build_model(r.recipe.at("model"), ModelContext{info.num_labels, info.label_names},
+                                   r.weights);
+  if (!loaded.report.missing.empty())
+    throw InputError(make_error(
+        SourceLocation{r.weights, 0, 0, {}}, "",
+        fmt::format("the weights lack {} model parameters: {}", loaded.report.missing.size(),
+                    fmt::join(loaded.report.missing, ", ")),
+        "evaluate a checkpoint or final/ of a run of this recipe, or a folder its [model] describes"));
+  return loaded.model;
+}
+
+}  // namespace
+
+nlohmann::json evaluate_split(const SplitEvaluation& r,
+                              const std::function<void(const nlohmann::json&)>& note) {
+  const nlohmann::json& data_section = r.recipe.at("data");
+  const DataSettings data = data_settings_from(data_section);
+  const std::string split = r.split.empty() ? data.eval_split : r.split;
+  if (split.empty())
+    refuse("--split", "the recipe evaluates no split (data.eval_split is empty)", "name one: --split dev");
+  RunData d = open_data(data, data_section, r.recipe.at("tokenizer"));
+  auto tokens = labelled_split(d, data, data_section, split, note);
+  const DatasetInfo& info = d.dataset->info();
+  const RunSettings run = run_settings_from(r.recipe.at("run"));
+  apply_thread_setting(run);  // the run's threads sum its GEMMs in the same order
+  apply_determinism(run);
+  const torch::Device device = pick_device(run);
+  const TrainerConfig train = trainer_config_from(r.recipe.at("train"));
+  auto model = trained_model(r, info);
+  model->to(device);
+  model->eval();
+  EvalSet set = make_eval_set(tokens, split, info.metrics, d.padding, data.eval_batch_size, device);
+  torch::NoGradGuard no_grad;
+  ForwardOptions options;
+  options.label_smoothing = train.label_smoothing;  // the loss the run reported
+  EvalTally tally;
+  for (const TrainBatch& b : set.batches) {
+    AutocastGuard autocast(train.precision, device.type());  // per forward, as the trainer enters it
+    tally.add(model->forward(b.tensors, options), b);
+  }
+  nlohmann::json result = {{"split", split}};
+  result.update(tally.results(set.metrics));
+  return result;
+}
+
+}  // namespace runner

@@ -1,0 +1,29 @@
+// What an evaluation adds up over its batches: the example-weighted loss and
+// the predicted and true class ids the metrics read. The trainer's evaluation
+// and `runner evaluate` (run/split_evaluation.h) both tally with it, so a
+// checkpoint evaluated later reports what its run reported.
+#pragma once
+
+#include "model/model.h"
+#include "train/batch_source.h"
+#include "train/metric.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace runner {
+
+struct EvalTally {
+  MetricInput in;
+  double loss_sum = 0.0;  // each batch's mean loss times its examples
+  long long examples = 0;
+
+  // One batch's output; reads its loss and argmax back to the host.
+  void add(const ModelOutput& out, const TrainBatch& batch);
+  // {"loss": mean loss, "examples": n, <metric>: value ...} for the metric components named.
+  nlohmann::json results(const std::vector<std::string>& metrics) const;
+};
+
+}  // namespace runner
