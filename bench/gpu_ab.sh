@@ -172,4 +172,14 @@ fixed=(--set data.train_batch_size=256 --set data.padding=max_length --set model
 runner_round 4-b256-bf16 1 bf16 $((warmup + steps / 2)) "$warmup" "${fixed[@]}"
 peer_round 4-b256-bf16 1 bf16 --steps $((steps / 2)) --warmup "$warmup" --batch 256 --fixed-length
 
+# model.gradient_checkpointing at the same batch: the runner's peak GPU memory
+# and speed without and with it (each row printed as measured; the table below
+# repeats the speed as "no peer" rows).
+for gc in false true; do
+  mkdir -p "$work/5-b256-gc-$gc"
+  runner_round "5-b256-gc-$gc" 1 bf16 $((warmup + steps / 2)) "$warmup" "${fixed[@]}" \
+    --set "model.gradient_checkpointing=$gc"
+  echo "gradient_checkpointing=$gc, batch 256 bf16: runner peak $(cat "$work/5-b256-gc-$gc/r-1.mib") MiB"
+done
+
 "$py" bench/gpu_ab_table.py "$work" "$warmup" "$card" "$peak32" "$peak16"

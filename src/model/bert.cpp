@@ -178,7 +178,7 @@ torch::Tensor BertForSequenceClassification::encode_padded(const ModelBatch& b,
   auto h = embeddings_->forward(b.input_ids, b.token_type_ids, positions);
   if (o.output_hidden_states) out.hidden_states.push_back(h);
   for (const auto& layer : *layers_) {
-    h = layer->as<BertLayer>()->forward(h, a);
+    h = run_layer([l = layer->as<BertLayer>(), a](const torch::Tensor& x) { return l->forward(x, a); }, h);
     if (o.output_hidden_states) out.hidden_states.push_back(h);
   }
   return pool(h.select(1, 0));

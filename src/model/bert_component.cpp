@@ -2,6 +2,7 @@
 
 #include "model/hf_config_fields.h"
 #include "model/model_budget.h"
+#include "model/model_factory.h"
 #include "registry/registry.h"
 #include "util/diagnostic.h"
 
@@ -13,7 +14,7 @@ namespace runner {
 
 std::vector<OptionSpec> bert_options() {
   std::vector<std::string> presets = bert_preset_names();
-  return {
+  std::vector<OptionSpec> options = {
       opt::model_path("pretrained", "",
                       "Hugging Face model folder (config.json + weights); empty = random init"),
       opt::choice("preset", presets, "bert-base", "Architecture when no pretrained folder is given"),
@@ -34,9 +35,9 @@ std::vector<OptionSpec> bert_options() {
           .at_least(-1).below(1),
       opt::number("initializer_range", 0, "Override: init std of weights; 0 = keep").at_least(0),
       opt::number("layer_norm_eps", 0, "Override: LayerNorm epsilon; 0 = keep").at_least(0),
-      opt::choice("execution", {"unpadded", "padded"}, "unpadded",
-                  "Run Linear/LayerNorm/GELU on real tokens only, or on the padded batch"),
   };
+  for (OptionSpec& o : execution_options()) options.push_back(std::move(o));
+  return options;
 }
 
 void apply_bert_options(const nlohmann::json& o, const ModelContext& context, BertConfig& c) {

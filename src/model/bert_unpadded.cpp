@@ -24,7 +24,8 @@ torch::Tensor BertForSequenceClassification::encode_unpadded(const ModelBatch& b
   auto types = b.token_type_ids.reshape({-1}).index_select(0, a.token_index);
   auto positions = a.token_index.remainder(a.length);
   auto h = embeddings_->forward(ids, types, positions);  // [T, H]
-  for (const auto& layer : *layers_) h = layer->as<BertLayer>()->forward(h, a);
+  for (const auto& layer : *layers_)
+    h = run_layer([l = layer->as<BertLayer>(), a](const torch::Tensor& x) { return l->forward(x, a); }, h);
   return pool(h.index_select(0, packed.first_token));
 }
 

@@ -140,7 +140,7 @@ torch::Tensor DistilBertForSequenceClassification::encode_padded(const ModelBatc
   auto h = embeddings_->forward(b.input_ids, positions);
   if (o.output_hidden_states) out.hidden_states.push_back(h);
   for (const auto& layer : *layers_) {
-    h = layer->as<DistilBertBlock>()->forward(h, a);
+    h = run_layer([l = layer->as<DistilBertBlock>(), a](const torch::Tensor& x) { return l->forward(x, a); }, h);
     if (o.output_hidden_states) out.hidden_states.push_back(h);
   }
   return h.select(1, 0);

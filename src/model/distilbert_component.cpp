@@ -1,13 +1,14 @@
 #include "model/distilbert_component.h"
 
 #include "model/model_budget.h"
+#include "model/model_factory.h"
 
 #include <filesystem>
 
 namespace runner {
 
 std::vector<OptionSpec> distilbert_options() {
-  return {
+  std::vector<OptionSpec> options = {
       opt::model_path("pretrained", "",
                       "Hugging Face DistilBERT folder (config.json + weights); empty = random init"),
       opt::choice("preset", distilbert_preset_names(), "distilbert-base",
@@ -28,9 +29,9 @@ std::vector<OptionSpec> distilbert_options() {
       opt::flag("sinusoidal_pos_embds", false,
                 "Fixed sinusoidal positions (frozen, as Hugging Face's); false = keep the config's"),
       opt::number("initializer_range", 0, "Override: init std of weights; 0 = keep").at_least(0),
-      opt::choice("execution", {"unpadded", "padded"}, "unpadded",
-                  "Run Linear/LayerNorm/GELU on real tokens only, or on the padded batch"),
   };
+  for (OptionSpec& o : execution_options()) options.push_back(std::move(o));
+  return options;
 }
 
 DistilBertConfig distilbert_config_from_options(const nlohmann::json& o, const ModelContext& context) {

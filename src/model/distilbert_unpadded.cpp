@@ -23,7 +23,8 @@ torch::Tensor DistilBertForSequenceClassification::encode_unpadded(const ModelBa
   a.token_index = packed.token_index;
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
   auto h = embeddings_->forward(ids, a.token_index.remainder(a.length));  // [T, dim]
-  for (const auto& layer : *layers_) h = layer->as<DistilBertBlock>()->forward(h, a);
+  for (const auto& layer : *layers_)
+    h = run_layer([l = layer->as<DistilBertBlock>(), a](const torch::Tensor& x) { return l->forward(x, a); }, h);
   return h.index_select(0, packed.first_token);
 }
 

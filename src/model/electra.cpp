@@ -60,7 +60,7 @@ torch::Tensor ElectraForSequenceClassification::encode_padded(const ModelBatch& 
   auto h = embed(b.input_ids, b.token_type_ids, positions);
   if (o.output_hidden_states) out.hidden_states.push_back(h);
   for (const auto& layer : *layers_) {
-    h = layer->as<BertLayer>()->forward(h, a);
+    h = run_layer([l = layer->as<BertLayer>(), a](const torch::Tensor& x) { return l->forward(x, a); }, h);
     if (o.output_hidden_states) out.hidden_states.push_back(h);
   }
   return h.select(1, 0);
@@ -76,7 +76,8 @@ torch::Tensor ElectraForSequenceClassification::encode_unpadded(const ModelBatch
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
   auto types = b.token_type_ids.reshape({-1}).index_select(0, a.token_index);
   auto h = embed(ids, types, a.token_index.remainder(a.length));  // [T, hidden]
-  for (const auto& layer : *layers_) h = layer->as<BertLayer>()->forward(h, a);
+  for (const auto& layer : *layers_)
+    h = run_layer([l = layer->as<BertLayer>(), a](const torch::Tensor& x) { return l->forward(x, a); }, h);
   return h.index_select(0, packed.first_token);
 }
 

@@ -69,6 +69,19 @@ class SequenceClassifier : public torch::nn::Module {
   virtual bool uses_token_type_ids() const { return true; }
   // The id2label name of class `id` ("LABEL_<id>" when the config has none).
   virtual std::string label_name(long long id) const;
+  // model.gradient_checkpointing: in training, each encoder layer keeps only its
+  // input and is recomputed in the backward (model/layer_recompute.h).
+  void set_gradient_checkpointing(bool on) { gradient_checkpointing_ = on; }
+  bool gradient_checkpointing() const { return gradient_checkpointing_; }
+
+ protected:
+  // One encoder layer: layer(hidden), recomputed in the backward when gradient
+  // checkpointing is on and a backward will follow. `layer` captures by value.
+  torch::Tensor run_layer(std::function<torch::Tensor(const torch::Tensor&)> layer,
+                          const torch::Tensor& hidden);
+
+ private:
+  bool gradient_checkpointing_ = false;
 };
 
 // What the dataset tells the model.

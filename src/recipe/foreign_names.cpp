@@ -47,6 +47,7 @@ const std::vector<ForeignName>& foreign_names() {
       {"early_stopping_patience", "Trainer", "train.early_stopping_patience", "3", M::Steps},
       {"load_best_model_at_end", "Trainer", "train.load_best_at_end", "true"},
       {"label_smoothing_factor", "Trainer", "train.label_smoothing", "0.1"},
+      {"gradient_checkpointing", "Trainer", "model.gradient_checkpointing", "true"},
       {"seed", "Trainer", "run.seed", "42"},
       {"output_dir", "Trainer", "run.output_dir", "\"runs\""},
       {"run_name", "Trainer", "run.name", "\"mrpc\""},

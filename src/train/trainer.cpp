@@ -115,11 +115,14 @@ TrainOutcome Trainer::train() {
 }
 
 // train.cuda_graphs: "auto" captures on a GPU when the optimizer can be captured
-// and the ranks need not agree on every step (no data parallelism); "on" also
+// and the ranks need not agree on every step (no data parallelism), and the
+// model recomputes no layer in its backward (gradient checkpointing sets the
+// random generators' state, which a capture forbids); "on" also
 // runs the static-buffer step on the CPU, uncaptured (how the tests check it).
 // Graphs need fixed shapes: the model runs padded, each batch shape its graph.
 void Trainer::start_graphs() {
-  const bool capturable = device_.is_cuda() && optimizer_->capturable(device_);
+  const bool capturable =
+      device_.is_cuda() && optimizer_->capturable(device_) && !model_->gradient_checkpointing();
   const bool on = config_.cuda_graphs == CudaGraphs::On ||
                   (config_.cuda_graphs == CudaGraphs::Auto && capturable);
   if (!on || parallel_) return;
@@ -127,7 +130,8 @@ void Trainer::start_graphs() {
   graphs_ = std::make_unique<StepGraphs>(capturable);
   emit({{"event", "cuda_graphs"}, {"captured", capturable},
         {"why", capturable ? "one graph per batch shape (data.pad_to_multiple_of bounds their number)"
-                           : "not captured: the device or the optimizer cannot be (the static-buffer step runs eagerly)"}});
+                           : "not captured: the device, the optimizer or gradient checkpointing cannot be (the "
+                           "static-buffer step runs eagerly)"}});
 }
 
 // The heart of the loop: micro-batches accumulate into windows; a full window

@@ -1,0 +1,88 @@
+// Issue 43, model.gradient_checkpointing: each encoder layer is recomputed in
+// the backward (its node is in the graph, one per layer), and the gradients are
+// those of the plain backward: the recomputation draws the same dropout masks
+// from the generator's state at the forward, and leaves the generator where the
+// forward left it. Each family, padded and unpadded.
+#include "catch.h"
+#include "golden.h"
+#include "model/model_factory.h"
+
+#include <functional>
+#include <set>
+#include <string>
+
+using namespace runner;
+
+namespace {
+
+// How many autograd nodes the loss depends on are recomputed layers (a C++
+// Function's node is named by its demangled type, namespaces included).
+long long recomputed_layers(const torch::Tensor& loss) {
+  long long count = 0;
+  std::set<torch::autograd::Node*> seen;
+  std::function<void(const std::shared_ptr<torch::autograd::Node>&)> visit = [&](const auto& node) {
+    if (!node || !seen.insert(node.get()).second) return;
+    count += node->name().find("RecomputedLayer") != std::string::npos;
+    for (const auto& edge : node->next_edges()) visit(edge.function);
+  };
+  visit(loss.grad_fn());
+  return count;
+}
+
+struct Backward {
+  std::vector<torch::Tensor> grads;
+  long long recomputed = 0;
+  torch::Tensor generator_after;  // the CPU generator's state after the backward
+};
+
+// One forward and backward of a seeded model in training mode (dropout on).
+Backward backward_of(const nlohmann::json& section, bool checkpointing) {
+  torch::manual_seed(3);
+  auto model = make_model(section, ModelContext{2, {}});
+  model->set_gradient_checkpointing(checkpointing);
+  model->train();
+  torch::manual_seed(11);  // the dropout masks' draws
+  ModelOutput out = model->forward(test::parity_batch());
+  Backward b;
+  b.recomputed = recomputed_layers(out.loss);
+  out.loss.backward();
+  for (const auto& p : model->parameters()) b.grads.push_back(p.grad().clone());
+  b.generator_after = at::detail::getDefaultCPUGenerator().get_state();
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("gradient checkpointing recomputes every layer and gives the plain backward's gradients",
+          "[model]") {
+  const std::vector<nlohmann::json> sections = {
+      {{"type", "bert"}, {"preset", "bert-tiny"}},
+      {{"type", "bert"}, {"preset", "bert-tiny"}, {"execution", "padded"}},
+      {{"type", "distilbert"}, {"preset", "distilbert-base"}, {"n_layers", 2}, {"dim", 64}, {"n_heads", 2},
+       {"hidden_dim", 128}},
+      {{"type", "electra"}, {"preset", "electra-small"}, {"num_hidden_layers", 2}, {"embedding_size", 32},
+       {"hidden_size", 64}, {"intermediate_size", 128}},
+  };
+  for (const auto& section : sections) {
+    INFO(section.dump());
+    Backward plain = backward_of(section, false), recomputed = backward_of(section, true);
+    CHECK(plain.recomputed == 0);
+    CHECK(recomputed.recomputed == 2);  // every preset above has 2 layers
+    REQUIRE(plain.grads.size() == recomputed.grads.size());
+    // The recomputation runs the same kernels on the same inputs with the same
+    // masks: the same bits, so no tolerance.
+    for (size_t i = 0; i < plain.grads.size(); ++i) CHECK(torch::equal(plain.grads[i], recomputed.grads[i]));
+    CHECK(torch::equal(plain.generator_after, recomputed.generator_after));
+  }
+}
+
+TEST_CASE("gradient checkpointing is off in evaluation and without a backward", "[model]") {
+  torch::manual_seed(3);
+  auto model = make_model({{"type", "bert"}, {"preset", "bert-tiny"}}, ModelContext{2, {}});
+  model->set_gradient_checkpointing(true);
+  model->eval();
+  CHECK(recomputed_layers(model->forward(test::parity_batch()).loss) == 0);
+  model->train();
+  torch::NoGradGuard no_grad;
+  CHECK_FALSE(model->forward(test::parity_batch()).loss.requires_grad());
+}
