@@ -70,17 +70,6 @@ BertConfig bert_config_from_options(const nlohmann::json& o, const ModelContext&
   return c;
 }
 
-ModelFamily bert_family() {
-  ModelFamily f;
-  f.config = [](const nlohmann::json& options, const ModelContext& context) {
-    return bert_config_to_json(bert_config_from_options(options, context));
-  };
-  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) {
-    return std::make_shared<BertForSequenceClassification>(bert_config_from_json(config, where), init);
-  };
-  return f;
-}
-
 ComponentSpec bert_spec() {
   ComponentSpec spec{Kind::Model, "bert", "BERT for sequence classification, Hugging Face compatible",
                      bert_options()};

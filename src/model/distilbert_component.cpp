@@ -55,18 +55,6 @@ DistilBertConfig distilbert_config_from_options(const nlohmann::json& o, const M
   return c;
 }
 
-ModelFamily distilbert_family() {
-  ModelFamily f;
-  f.config = [](const nlohmann::json& options, const ModelContext& context) {
-    return distilbert_config_to_json(distilbert_config_from_options(options, context));
-  };
-  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) {
-    return std::make_shared<DistilBertForSequenceClassification>(
-        distilbert_config_from_json(config, where), init);
-  };
-  return f;
-}
-
 ComponentSpec distilbert_spec() {
   ComponentSpec spec{Kind::Model, "distilbert",
                      "DistilBERT for sequence classification, Hugging Face compatible",

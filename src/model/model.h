@@ -3,6 +3,8 @@
 // Hugging Face state-dict keys, in Hugging Face order.
 #pragma once
 
+#include "model/model_context.h"
+
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
@@ -65,12 +67,6 @@ class SequenceClassifier : public torch::nn::Module {
   virtual bool uses_token_type_ids() const { return true; }
   // The id2label name of class `id` ("LABEL_<id>" when the config has none).
   virtual std::string label_name(long long id) const;
-};
-
-// What the dataset tells the model.
-struct ModelContext {
-  long long num_labels = 2;               // 1 = regression (MSE)
-  std::vector<std::string> label_names;   // id -> name; may be empty
 };
 
 // How the modules are initialised when they are built.
