@@ -84,8 +84,9 @@ done
 mkdir -p "$out/runs" "$results"
 if ((!table_only)); then
   [[ -x build/runner ]] || { echo "accuracy_ab: build/runner is missing (scripts/setup.sh)" >&2; exit 1; }
-  # The study keeps the binary it started with: a rebuild during its hours does not mix two runners.
-  [[ -x $out/runner ]] || cp build/runner "$out/runner"
+  # The study keeps the binaries it started with: a rebuild during its hours does not mix two runners.
+  # The front finds runner-torch beside it.
+  [[ -x $out/runner ]] || cp build/runner build/runner-torch "$out/"
   "$py" -c 'import torch, transformers, accelerate' 2>/dev/null || {
     echo "accuracy_ab: no peer venv at ${py%/bin/python3} (set PEER_VENV; bench/peer_ab.sh makes one)" >&2; exit 1; }
   echo "accuracy_ab: runner $("$out/runner" --version | head -n1), peer $("$py" -c 'import torch, transformers, accelerate as a

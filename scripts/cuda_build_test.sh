@@ -25,10 +25,10 @@ check() {  # check NAME COMMAND...: one test case; its status is the command's
   return 1
 }
 
-# The runner needs libtorch_cuda (linked --no-as-needed: its static initialisers
+# The full runner needs libtorch_cuda (linked --no-as-needed: its static initialisers
 # register the CUDA kernels), and the sources were compiled with the CUDA code on.
 cuda_linked() {
-  readelf -d "$build/runner" | grep -E 'NEEDED.*lib(torch_cuda|c10_cuda)\.so' &&
+  readelf -d "$build/runner-torch" | grep -E 'NEEDED.*lib(torch_cuda|c10_cuda)\.so' &&
     grep -q -- '-DRUNNER_WITH_CUDA=1' "$build/compile_commands.json" &&
     echo "NCCL process groups: $(grep -q -- '-DRUNNER_WITH_NCCL=1' "$build/compile_commands.json" && echo yes || echo no)"
 }
@@ -61,7 +61,7 @@ mkdir -p "$build"
 start=$SECONDS
 if check build bash scripts/build_cuda.sh; then
   check cuda-linked cuda_linked
-  check loads "$build/runner" --version
+  check loads "$build/runner-torch" --version
   check cuda-tests cuda_tests
   check cpu-train cpu_train
 fi

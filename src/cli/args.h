@@ -53,12 +53,18 @@ class ParsedArgs {
 long long integer_flag(const ParsedArgs& args, const std::string& flag, long long fallback,
                        long long lo = LLONG_MIN, long long hi = LLONG_MAX);
 
+// What a command's handler needs. The front runner (`runner`) links no LibTorch
+// and runs the Core commands itself, in milliseconds; a LibTorch command's whole
+// command line it hands to the full runner, runner-torch (cli/full_runner.h).
+enum class Needs { Core, LibTorch };
+
 struct CommandSpec {
   std::string name;
   std::string summary;  // one line
   std::vector<PositionalSpec> positionals;
   std::vector<std::string> flags;  // names from flag_table()
   std::function<int(const ParsedArgs&)> handler;
+  Needs needs = Needs::Core;
   bool last_positional_repeats = false;  // PATH... : the last positional takes any number >= 1
 };
 

@@ -2,8 +2,11 @@
 #include "cli/commands.h"
 #include "run/mlflow_logger.h"
 #include "util/cpu_info.h"
+#include "util/torch_linked.h"
 
 namespace runner {
+
+bool links_torch() { return true; }
 
 Capabilities detect_capabilities() {
   Capabilities caps;

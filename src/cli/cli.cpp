@@ -3,10 +3,13 @@
 #include "cli/run_names.h"
 
 #include "cli/commands.h"
+#include "cli/full_runner.h"
+#include "registry/plugin.h"
 #include "util/diagnostic.h"
 #include "util/output_check.h"
 #include "util/paths.h"
 #include "util/suggest.h"
+#include "util/torch_linked.h"
 #include "util/utf8.h"
 
 #include <fmt/format.h>
@@ -102,7 +105,9 @@ bool path_arguments_fit(const CommandSpec& cmd, const ParsedArgs& parsed) {
   return true;
 }
 
-int dispatch(const std::vector<std::string>& args) {
+// `argv` as main got it: argv[0], then the arguments.
+int dispatch(const std::vector<std::string>& argv) {
+  const std::vector<std::string> args(argv.begin() + 1, argv.end());
   if (!arguments_are_utf8(args)) return kExitBadInput;
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     if (args.size() > 1)
@@ -135,6 +140,8 @@ int dispatch(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
   if (!path_arguments_fit(*cmd, parsed)) return kExitBadInput;
+  // Checked here, so that a mistyped command line costs no LibTorch start.
+  if (cmd->needs == Needs::LibTorch && !links_torch()) return hand_to_full_runner(argv);
   if (parsed.has("--runs")) search_runs_first_in(parsed.all("--runs"));
   return cmd->handler(parsed);
 }
@@ -147,14 +154,18 @@ int cli_main(int argc, char** argv) {
   // not end the process by SIGPIPE: from the first line, since a run prints its
   // directory and its data lines before the training session starts.
   std::signal(SIGPIPE, SIG_IGN);
-  std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<std::string> command_line(argv, argv + argc);
+  if (command_line.empty()) command_line.push_back("runner");  // execve may pass no argv[0]
   try {
-    int rc = dispatch(args);
+    int rc = dispatch(command_line);
     // Every command's standard output, checked once at the end: a full disk or
     // /dev/full turns a success into exit 2 with a message (a command that
     // failed has said why already).
     if (rc == kExitOk && !standard_output_complete(std::cerr)) rc = kExitBadInput;
     return rc;
+  } catch (const PluginNeedsFullRunner&) {
+    // Met while the recipe loads, before the command prints anything.
+    return hand_to_full_runner(command_line);
   } catch (const InputError& e) {
     std::cerr << e.diagnostic().format() << "\n";
     return kExitBadInput;

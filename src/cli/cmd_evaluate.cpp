@@ -7,6 +7,7 @@
 
 #include "cli/run_checkpoints.h"
 #include "cli/run_names.h"
+#include "run/run_records.h"
 #include "run/split_evaluation.h"
 #include "util/diagnostic.h"
 #include "util/json_input.h"

@@ -1,4 +1,5 @@
-// The one argument table: every flag once, every command once.
+// The one argument table: every flag once, every command once, each command
+// with what its handler needs (Needs::LibTorch: the front hands it to runner-torch).
 #include "cli/commands.h"
 
 namespace runner {
@@ -71,7 +72,8 @@ const std::vector<CommandSpec>& command_table() {
       {"validate", "Check a recipe: every error at once, with file:line:col, exit 0 or 2",
        {{"RECIPE", "a .toml or .yaml recipe"}}, {"--set", "--json"}, cmd_validate},
       {"print-config", "Print the fully resolved recipe, every default filled in",
-       {{"RECIPE", "a .toml or .yaml recipe"}}, {"--set", "--format"}, cmd_print_config},
+       {{"RECIPE", "a .toml or .yaml recipe"}}, {"--set", "--format"}, cmd_print_config,
+       Needs::LibTorch},  // the model's sizes come from its family (show_model_sizes)
       {"schema", "Print the recipe JSON Schema (draft-07) generated from the components", {}, {},
        cmd_schema},
       {"describe", "Show a section's or a component's options (name, type, default, range, doc)",
@@ -84,10 +86,11 @@ const std::vector<CommandSpec>& command_table() {
        {}, {"--tokenizer", "--tokenizer-format", "--max-length", "--truncation", "--input", "--attention-mask"},
        cmd_tokenize},
       {"run", "Train a recipe end to end into runs/<name>/<UTC time>-<id>/ (also: runner RECIPE)",
-       {{"RECIPE", "a .toml or .yaml recipe"}}, {"--set", "--resume", "--allow-changes"}, cmd_run},
+       {{"RECIPE", "a .toml or .yaml recipe"}}, {"--set", "--resume", "--allow-changes"}, cmd_run,
+       Needs::LibTorch},
       {"resume", "Continue a run from its newest valid checkpoint, checking that nothing changed",
        {{"RUN_DIR", "a run directory written by runner run"}}, {"--set", "--allow-changes", "--runs"},
-       cmd_resume},
+       cmd_resume, Needs::LibTorch},
       {"launch", "Start this machine's data-parallel workers for a recipe (torchrun-style); each "
                  "line they print is prefixed with its rank",
        {{"RECIPE", "a .toml or .yaml recipe"}},
@@ -96,7 +99,7 @@ const std::vector<CommandSpec>& command_table() {
        cmd_launch},
       {"predict", "Write logits and the predicted label for each JSONL line {\"text_a\", \"text_b\"}",
        {}, {"--model", "--tokenizer", "--input", "--max-length", "--truncation", "--batch-size", "--probabilities", "--runs"},
-       cmd_predict},
+       cmd_predict, Needs::LibTorch},
       {"sweep", "Run a sweep file's points (grid, zip, points) as separate runs, resumably",
        {{"SWEEP", "a .toml or .yaml sweep file", false}},
        {"--set", "--dry-run", "--status", "--json", "--jobs", "--retry-failed", "--fail-fast", "--schema",
@@ -107,14 +110,15 @@ const std::vector<CommandSpec>& command_table() {
         {"B", "the candidate: a run directory or a baseline JSON", false}},
        {"--metric", "--abs-tol", "--rel-tol", "--direction", "--write-baseline", "--json", "--runs"}, cmd_compare},
       {"export", "Write a run's checkpoint as a Hugging Face folder (config.json, model.safetensors, tokenizer)",
-       {{"RUN_DIR", "a run directory written by runner run"}}, {"--checkpoint", "--to", "--runs"}, cmd_export},
+       {{"RUN_DIR", "a run directory written by runner run"}}, {"--checkpoint", "--to", "--runs"}, cmd_export,
+       Needs::LibTorch},
       {"evaluate", "Loss and metrics of a run's final/ (or a checkpoint, or a model folder) on a labelled split",
        {{"PATH", "a run (as runner ls prints it), RUN/checkpoints/step-N, RUN/final, or a model folder"}},
-       {"--split", "--checkpoint", "--recipe", "--set", "--json", "--runs"}, cmd_evaluate},
+       {"--split", "--checkpoint", "--recipe", "--set", "--json", "--runs"}, cmd_evaluate, Needs::LibTorch},
       {"report", "Write one self-contained HTML report (charts, identity, differences) of a run, "
                  "several runs overlaid, or a sweep",
        {{"PATH", "a run directory, several run directories, or a sweep directory"}}, {"--out", "--x", "--runs"},
-       cmd_report, true},
+       cmd_report, Needs::Core, true},
       {"ls", "List the runs under DIR (default runs/), newest first: status, steps, best metric, speed",
        {{"DIR", "a folder of runs, e.g. runs/ or runs/<name>", false}}, {"--json", "--runs"}, cmd_ls},
       {"init", "Write a commented recipe from a few questions (task, model, precision this machine "
@@ -123,10 +127,10 @@ const std::vector<CommandSpec>& command_table() {
       {"fetch", "Download what recipes or names need into the caches (for machines without a network) "
                 "and print where each file is",
        {{"NAME", "recipes (.toml, .yaml), Hub ids (org/name[@revision]), glue/mrpc, glue/sst2"}},
-       {"--set"}, cmd_fetch, true},
+       {"--set"}, cmd_fetch, Needs::Core, true},
       {"env", "Show what this build and machine offer (versions, LibTorch build, CUDA, NCCL, CPU flags, "
               "threads, roots and caches), for bug reports",
-       {}, {"--json"}, cmd_env},
+       {}, {"--json"}, cmd_env, Needs::LibTorch},
       {"completion", "Print a shell completion script made from this command table",
        {{"SHELL", "bash or zsh"}}, {}, cmd_completion},
       {"version", "Show the runner version, git commit and LibTorch version", {}, {}, cmd_version},

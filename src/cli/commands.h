@@ -46,8 +46,13 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitBadInput = 2;
 
-// What this build and machine offer, from LibTorch (cli/build_info.cpp).
+// What this build and machine offer: from LibTorch in the full runner
+// (cli/build_info.cpp), from capabilities_without_torch() in the front (src/front/).
 Capabilities detect_capabilities();
+
+// The same verdicts without LibTorch (cli/capabilities.cpp): CUDA from the build's
+// configuration and the driver, the CPU's flags, MLflow's settings.
+Capabilities capabilities_without_torch();
 
 // A resolved [model] section with each size override left at its "keep" default
 // replaced by the size of the model it describes (cli/model_sizes.cpp).

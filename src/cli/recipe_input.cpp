@@ -21,6 +21,11 @@ bool names_standard_input(const std::string& path) {
 
 namespace {
 
+std::optional<std::string>& taken_input() {
+  static std::optional<std::string> taken;
+  return taken;
+}
+
 // At most one byte past the limit, so that a stream without end (a terminal left
 // open, /dev/zero as input) is refused instead of read until memory runs out.
 std::string read_standard_input(const std::string& shown) {
@@ -51,7 +56,10 @@ RecipeRequest recipe_request(const std::string& path, bool stdin_allowed) {
   // Messages name it as the shell did; `-` would read as a stray dash.
   request.path = path == "-" ? "<stdin>" : path;
   request.text = read_standard_input(request.path);
+  taken_input() = request.text;
   return request;
 }
+
+const std::string* standard_input_taken() { return taken_input() ? &*taken_input() : nullptr; }
 
 }  // namespace runner

@@ -17,4 +17,8 @@ bool names_standard_input(const std::string& path);
 // launch) refuses standard input with an InputError naming the fix.
 RecipeRequest recipe_request(const std::string& path, bool stdin_allowed);
 
+// What recipe_request has read of standard input, null when nothing: the front
+// hands it on to the full runner with the command (cli/full_runner.h).
+const std::string* standard_input_taken();
+
 }  // namespace runner

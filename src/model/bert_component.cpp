@@ -2,7 +2,7 @@
 
 #include "model/hf_config_fields.h"
 #include "model/model_budget.h"
-#include "model/model_factory.h"
+#include "model/execution_options.h"
 #include "registry/registry.h"
 #include "util/diagnostic.h"
 
@@ -69,17 +69,6 @@ BertConfig bert_config_from_options(const nlohmann::json& o, const ModelContext&
   apply_bert_options(o, context, c);
   validate_bert_config(c, pretrained.empty() ? "[model] section" : pretrained + "/config.json");
   return c;
-}
-
-ModelFamily bert_family() {
-  ModelFamily f;
-  f.config = [](const nlohmann::json& options, const ModelContext& context) {
-    return bert_config_to_json(bert_config_from_options(options, context));
-  };
-  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) {
-    return std::make_shared<BertForSequenceClassification>(bert_config_from_json(config, where), init);
-  };
-  return f;
 }
 
 ComponentSpec bert_spec() {

@@ -1,8 +1,10 @@
-// The `bert` model component: its options, and the family that builds
-// BertForSequenceClassification from them or from a config.json.
+// The `bert` model component: its options, the configuration they describe and
+// its registered spec. Torch-free, so that the front runner validates [model];
+// the family that builds BertForSequenceClassification is in model/family_builders.cpp.
 #pragma once
 
-#include "model/bert.h"
+#include "model/bert_config.h"
+#include "model/model_context.h"
 #include "registry/registry.h"
 
 #include <vector>
@@ -20,8 +22,7 @@ void apply_bert_options(const nlohmann::json& options, const ModelContext& conte
 // or the preset, then the recipe's overrides, then the dataset's labels.
 BertConfig bert_config_from_options(const nlohmann::json& options, const ModelContext& context);
 
-// The component registered as model.type = "bert", and its family.
+// The component registered as model.type = "bert".
 ComponentSpec bert_spec();
-ModelFamily bert_family();
 
 }  // namespace runner

@@ -1,7 +1,7 @@
 #include "model/distilbert_component.h"
 
 #include "model/model_budget.h"
-#include "model/model_factory.h"
+#include "model/execution_options.h"
 
 #include <filesystem>
 
@@ -54,18 +54,6 @@ DistilBertConfig distilbert_config_from_options(const nlohmann::json& o, const M
   if (context.num_labels > 0) apply_dataset_labels(c.labels, context.num_labels, context.label_names);
   validate_distilbert_config(c, pretrained.empty() ? "[model] section" : config_path);
   return c;
-}
-
-ModelFamily distilbert_family() {
-  ModelFamily f;
-  f.config = [](const nlohmann::json& options, const ModelContext& context) {
-    return distilbert_config_to_json(distilbert_config_from_options(options, context));
-  };
-  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) {
-    return std::make_shared<DistilBertForSequenceClassification>(
-        distilbert_config_from_json(config, where), init);
-  };
-  return f;
 }
 
 ComponentSpec distilbert_spec() {

@@ -1,8 +1,9 @@
-// The `distilbert` model component: its options, and the family that builds
-// DistilBertForSequenceClassification from them or from a config.json.
+// The `distilbert` model component: its options, the configuration they describe
+// and its registered spec (torch-free; the family is in model/family_builders.cpp).
 #pragma once
 
-#include "model/distilbert.h"
+#include "model/distilbert_config.h"
+#include "model/model_context.h"
 #include "registry/registry.h"
 
 #include <vector>
@@ -17,6 +18,5 @@ std::vector<OptionSpec> distilbert_options();
 DistilBertConfig distilbert_config_from_options(const nlohmann::json& options, const ModelContext& context);
 
 ComponentSpec distilbert_spec();
-ModelFamily distilbert_family();
 
 }  // namespace runner

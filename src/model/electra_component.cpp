@@ -48,17 +48,6 @@ ElectraConfig electra_config_from_options(const nlohmann::json& o, const ModelCo
   return c;
 }
 
-ModelFamily electra_family() {
-  ModelFamily f;
-  f.config = [](const nlohmann::json& options, const ModelContext& context) {
-    return electra_config_to_json(electra_config_from_options(options, context));
-  };
-  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) {
-    return std::make_shared<ElectraForSequenceClassification>(electra_config_from_json(config, where), init);
-  };
-  return f;
-}
-
 ComponentSpec electra_spec() {
   ComponentSpec spec{Kind::Model, "electra",
                      "ELECTRA discriminator for sequence classification, Hugging Face compatible",

@@ -1,8 +1,10 @@
-// The `electra` model component: its options, and the family that builds
-// ElectraForSequenceClassification (the discriminator) from them or from a config.json.
+// The `electra` model component: its options, the configuration they describe and
+// its registered spec (torch-free; the family that builds ElectraForSequenceClassification,
+// the discriminator, is in model/family_builders.cpp).
 #pragma once
 
-#include "model/electra.h"
+#include "model/electra_config.h"
+#include "model/model_context.h"
 #include "registry/registry.h"
 
 #include <vector>
@@ -20,6 +22,5 @@ ElectraConfig electra_config_from_options(const nlohmann::json& options, const M
 extern const char* const kElectraCpuBf16Refusal;
 
 ComponentSpec electra_spec();
-ModelFamily electra_family();
 
 }  // namespace runner

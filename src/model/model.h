@@ -3,6 +3,8 @@
 // Hugging Face state-dict keys, in Hugging Face order.
 #pragma once
 
+#include "model/model_context.h"
+
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
@@ -82,12 +84,6 @@ class SequenceClassifier : public torch::nn::Module {
 
  private:
   bool gradient_checkpointing_ = false;
-};
-
-// What the dataset tells the model.
-struct ModelContext {
-  long long num_labels = 2;               // 1 = regression (MSE)
-  std::vector<std::string> label_names;   // id -> name; may be empty
 };
 
 // How the modules are initialised when they are built.

@@ -99,17 +99,6 @@ std::string SequenceClassifier::label_name(long long id) const {
   return fmt::format("LABEL_{}", id);
 }
 
-std::vector<OptionSpec> execution_options() {
-  return {
-      opt::choice("execution", {"unpadded", "padded"}, "unpadded",
-                  "Run Linear/LayerNorm/GELU on real tokens only, or on the padded batch"),
-      opt::flag("gradient_checkpointing", false,
-                "Keep only each encoder layer's input in training and recompute the layer in the "
-                "backward: less memory for larger batches, about a third more compute "
-                "(Transformers' gradient_checkpointing)"),
-  };
-}
-
 LoadedModel build_model(const nlohmann::json& section, const ModelContext& context,
                         const std::string& weights) {
   std::string component = section.value("type", std::string("bert"));

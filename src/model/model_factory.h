@@ -5,7 +5,6 @@
 
 #include "model/checkpoint.h"
 #include "model/model.h"
-#include "registry/option.h"
 
 #include <memory>
 #include <string>
@@ -18,10 +17,6 @@ struct LoadedModel {
   LoadReport report;      // empty source when nothing was loaded
   long long max_positions = 0;  // config.json's max_position_embeddings; 0 when not read
 };
-
-// The [model] options every family takes, applied by build_model: how the
-// forward runs (execution, gradient_checkpointing), not what the model is.
-std::vector<OptionSpec> execution_options();
 
 // Builds the model a resolved [model] section describes (model.type picks the
 // family): Hugging Face's seeded init when `pretrained` is empty, else its

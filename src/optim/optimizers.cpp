@@ -3,10 +3,11 @@
 // Adam on float32 CPU parameters runs fused, one pass per parameter (fused_adam.h).
 // Adam on a GPU takes torch's own fused kernel where LibTorch has one (2.4 on):
 // torch 2.x's arithmetic (lerp_ moments), every input read on the device.
+// Their options and specs are optim/optimizer_components.cpp (torch-free).
 #include "optim/optimizer.h"
 #include "optim/fused_adam.h"
+#include "optim/optimizer_components.h"
 #include "model/host_read.h"
-#include "registry/builtins.h"
 #include "registry/registry.h"
 #include "util/diagnostic.h"
 
@@ -341,47 +342,18 @@ std::unique_ptr<Optimizer> make_sgd(const nlohmann::json& o, std::vector<NamedPa
                                o.at("weight_decay").get<double>(), no_decay_list(o), s);
 }
 
-std::vector<OptionSpec> adam_options() {
-  return {
-      opt::numbers("betas", {0.9, 0.999}, "Decay rates of the first and second moment")
-          .items(2)
-          .at_least(0)
-          .below(1),
-      opt::number("eps", 1e-8, "Added to the denominator for numerical stability").at_least(0),
-  };
-}
-
 }  // namespace
 
-void register_optimizers(Registry& r) {
-  add_builtin(r,
-              ComponentSpec{Kind::Optimizer, "adamw",
-                            "AdamW (torch.optim.AdamW): Adam with decoupled weight decay",
-                            adam_options()},
-              OptimizerFactory([](const nlohmann::json& o, std::vector<NamedParameter> p) {
-                return make_adam_optimizer(o, std::move(p), true);
-              }));
-  add_builtin(r,
-              ComponentSpec{Kind::Optimizer, "adam",
-                            "Adam (torch.optim.Adam): weight decay added to the gradient",
-                            adam_options()},
-              OptimizerFactory([](const nlohmann::json& o, std::vector<NamedParameter> p) {
-                return make_adam_optimizer(o, std::move(p), false);
-              }));
-  ComponentSpec sgd{Kind::Optimizer, "sgd", "SGD with optional momentum and Nesterov momentum",
-                    {opt::number("momentum", 0.0, "Momentum factor; 0 = plain SGD").at_least(0),
-                     opt::number("dampening", 0.0, "Dampening of the momentum").at_least(0),
-                     opt::flag("nesterov", false, "Use Nesterov momentum")}};
-  // make_sgd's own check, at validate time.
-  sgd.recipe_check = [](const nlohmann::json& recipe) {
-    const nlohmann::json& o = recipe.at("optimizer");
-    Diagnostics out;
-    if (o.value("nesterov", false) && (o.value("momentum", 0.0) <= 0 || o.value("dampening", 0.0) != 0))
-      out.push_back(make_error({}, "optimizer.nesterov", "nesterov needs momentum > 0 and dampening = 0",
-                               "set optimizer.momentum (e.g. 0.9) and dampening = 0"));
-    return out;
-  };
-  add_builtin(r, sgd, OptimizerFactory(make_sgd));
+const OptimizerBuilders& optimizer_builders() {
+  static const OptimizerBuilders builders{
+      OptimizerFactory([](const nlohmann::json& o, std::vector<NamedParameter> p) {
+        return make_adam_optimizer(o, std::move(p), true);
+      }),
+      OptimizerFactory([](const nlohmann::json& o, std::vector<NamedParameter> p) {
+        return make_adam_optimizer(o, std::move(p), false);
+      }),
+      OptimizerFactory(make_sgd)};
+  return builders;
 }
 
 }  // namespace runner

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -220,6 +221,23 @@ void apply_overrides(Value& root, const std::vector<std::string>& sets, const Re
                      Diagnostics& diags) {
   OverrideApplier applier{root, reg, diags};
   for (const auto& set : sets) applier.apply(set);
+}
+
+std::vector<std::string> settable_keys(const Registry& reg) {
+  std::vector<std::string> keys;
+  auto add = [&keys](const std::string& key) {
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  };
+  for (const auto& o : top_level_options())
+    if (o.name != "extends") add(o.name);  // --set refuses it: extends is read before overrides
+  for (const auto& section : recipe_sections()) {
+    std::vector<const Component*> components = {nullptr};
+    if (section.component_kind)
+      for (const Component* c : reg.list(*section.component_kind)) components.push_back(c);
+    for (const Component* c : components)
+      for (const auto& o : section_options(section, c)) add(section.name + "." + o.name);
+  }
+  return keys;
 }
 
 }  // namespace runner

@@ -13,7 +13,7 @@ void register_loggers(Registry& r);     // run/loggers.cpp
 void register_models(Registry& r);      // model/families.cpp
 void register_tokenizers(Registry& r);  // tokenizer/wordpiece_loader.cpp
 void register_datasets(Registry& r);    // data/dataset_registry.cpp
-void register_optimizers(Registry& r);  // optim/optimizers.cpp
+void register_optimizers(Registry& r);  // optim/optimizer_components.cpp
 
 // Adds a built-in; a failure here is a programming error and throws std::logic_error.
 struct ComponentSpec;

@@ -1,6 +1,7 @@
 #include "registry/plugin.h"
 
 #include "registry/plugin_api.h"
+#include "util/torch_linked.h"
 
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -22,6 +23,7 @@ std::string load_plugin(const std::string& path, Registry& reg) {
     return fmt::format("plugin {} does not exist", path);
   std::string canonical = std::filesystem::canonical(path, ec).string();
   if (loaded.count(canonical)) return {};
+  if (!links_torch()) throw PluginNeedsFullRunner{path};
 
   void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) return fmt::format("cannot load plugin {}: {}", path, dlerror());

@@ -11,4 +11,12 @@ namespace runner {
 // components. Returns "" or an error that names the file and the fix.
 std::string load_plugin(const std::string& path, Registry& reg);
 
+// Thrown by load_plugin in the front runner, which links no LibTorch: a plugin
+// resolves the full runner's symbols (LibTorch's among them), so the command goes
+// to the full runner whole (cli/cli.cpp). Not a std::exception, so that no handler
+// that turns errors into messages takes it.
+struct PluginNeedsFullRunner {
+  std::string path;
+};
+
 }  // namespace runner

@@ -44,7 +44,8 @@ struct ComponentSpec {
 
 // A registered component. `factory` holds the kind's typed factory
 // (each kind's header defines it, e.g. SchedulerFactory); the registry stays
-// free of LibTorch and of every kind's types.
+// free of LibTorch and of every kind's types. In the front runner, which links
+// no LibTorch, a model's and an optimizer's factory is empty (model/families.h).
 struct Component {
   ComponentSpec spec;
   std::any factory;

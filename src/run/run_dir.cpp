@@ -82,6 +82,8 @@ std::vector<std::string> list_run_dirs(const std::string& output_dir, const std:
 
 std::string utc_timestamp() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
 
+std::string libtorch_version() { return RUNNER_LIBTORCH_VERSION; }
+
 nlohmann::json content_hashes(const std::vector<std::string>& paths) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& p : paths) {

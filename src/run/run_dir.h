@@ -49,8 +49,10 @@ std::string utc_timestamp();        // 2024-05-01T12:00:00Z
 // Writes JSON to a temporary file, fsyncs it and renames it over `path`.
 void write_json_atomic(const std::string& path, const nlohmann::json& j);
 
-// Defined with LibTorch (run/torch_info.cpp).
+// The version LibTorch's headers gave when the build was configured (meson.build),
+// so that the front runner, which does not link LibTorch, says it too.
 std::string libtorch_version();
+// Asked of LibTorch (run/torch_info.cpp).
 std::string gpu_model();  // "none" without CUDA
 
 }  // namespace runner

@@ -1,10 +1,8 @@
 #include "run/run_dir.h"
 
-#include <torch/version.h>
+#include <torch/cuda.h>
 
 namespace runner {
-
-std::string libtorch_version() { return TORCH_VERSION; }
 
 std::string gpu_model() {
   if (!torch::cuda::is_available()) return "none";

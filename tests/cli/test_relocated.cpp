@@ -23,11 +23,13 @@ fs::path fresh_prefix() {
   return pattern;
 }
 
-// bin/runner and share/runner/{schemas,python-packages}, as `meson install` writes them.
+// bin/runner (the front), bin/runner-torch and share/runner/{schemas,python-packages},
+// as `meson install` writes them.
 void install_copy(const fs::path& prefix) {
   fs::create_directories(prefix / "bin");
   fs::create_directories(prefix / "share" / "runner" / "schemas");
   fs::copy_file(runner_exe(), prefix / "bin" / "runner");
+  fs::copy_file(full_runner_exe(), prefix / "bin" / fs::path(full_runner_exe()).filename());
   fs::copy_file(source_dir() + "/schemas/recipe.schema.json",
                 prefix / "share" / "runner" / "schemas" / "recipe.schema.json");
   // The packages are large: a link stands for a copy (the runner does not resolve it).

@@ -8,9 +8,11 @@
 
 #include "../report/report_fixtures.h"
 #include "cli/args.h"
+#include "recipe/overrides.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 
 using namespace runner;
@@ -146,6 +148,23 @@ TEST_CASE("bash completion comes from the argument table", "[cli]") {
   CHECK_THAT(bash_completes({"runner", "print-config", "x.toml", "--format", ""}), Catch::Contains(" yaml "));
   CHECK_THAT(bash_completes({"runner", "describe", "opt"}), Catch::Contains(" optimizer "));
   CHECK_THAT(bash_completes({"runner", "recipe.toml", "--re"}), Catch::Contains(" --resume "));
+}
+
+TEST_CASE("--set completes the recipe's keys, components' options included", "[cli]") {
+  std::string train = bash_completes({"runner", "run", "r.toml", "--set", "train."});
+  CHECK_THAT(train, Catch::Contains(" train.epochs= "));
+  CHECK_THAT(train, !Catch::Contains(" run.seed= "));
+  CHECK_THAT(bash_completes({"runner", "sweep", "s.toml", "--set", "model.d"}), Catch::Contains(" model.dim= "));
+  std::string all = bash_completes({"runner", "validate", "r.toml", "--set", ""});
+  const std::vector<std::string> keys = settable_keys(registry());
+  for (const auto& key : keys) CHECK_THAT(all, Catch::Contains(" " + key + "= "));
+  // bert's, distilbert's and sgd's own options; extends is read before any --set.
+  for (const char* key : {"model.hidden_size", "model.dim", "optimizer.momentum", "optimizer.lr", "plugins"})
+    CHECK(std::count(keys.begin(), keys.end(), key) == 1);
+  CHECK(std::count(keys.begin(), keys.end(), "extends") == 0);
+  auto zsh = run_command(runner_exe() + " completion zsh");
+  CHECK_THAT(zsh.out, Catch::Contains("]:KEY=VALUE:_runner_keys'") && Catch::Contains(" train.epochs ") &&
+                          Catch::Contains("compadd -S '=' -- plugins "));
 }
 
 TEST_CASE("zsh completion comes from the argument table", "[cli]") {

@@ -2,6 +2,7 @@
 // tiny_distilbert, tiny_electra), and the parity checks every family's tests share.
 #pragma once
 
+#include "model/bert.h"
 #include "model/bert_component.h"
 #include "model/model_factory.h"
 #include "util/cpu_info.h"

@@ -4,7 +4,9 @@
 #include "catch.h"
 
 #include "export_support.h"
+#include "model/distilbert.h"
 #include "model/distilbert_component.h"
+#include "model/electra.h"
 #include "model/electra_component.h"
 #include "model/predict.h"
 #include "registry/registry.h"

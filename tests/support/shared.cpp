@@ -29,6 +29,8 @@ std::string smoke_recipe() { return source_dir() + "/recipes/smoke/mrpc_smoke.to
 
 std::string runner_exe() { return build_dir() + "/runner"; }
 
+std::string full_runner_exe() { return build_dir() + "/" + RUNNER_FULL_NAME; }
+
 std::string tmp_dir(const std::string& name) {
   namespace fs = std::filesystem;
   fs::path p = fs::path(build_dir()) / "test-tmp" / name;

@@ -9,7 +9,8 @@ namespace runner::test {
 std::string shared_dir();   // $RUNNER_SHARED or <source root>/../shared
 std::string source_dir();   // the project root
 std::string build_dir();    // where the runner executable and plugins were built
-std::string runner_exe();   // build_dir()/runner
+std::string runner_exe();   // build_dir()/runner: the front, which hands LibTorch's commands to
+std::string full_runner_exe();  // build_dir()/runner-torch, the full runner
 std::string smoke_recipe(); // recipes/smoke/mrpc_smoke.toml: seconds long, bert-tiny on 256 MRPC pairs
 std::string tmp_dir(const std::string& name);  // a fresh, empty directory under the build dir
 std::string read_text(const std::string& path);  // a whole file, "" when it cannot be read

@@ -1,0 +1,21 @@
+// The full runner, runner-torch: the executable that links LibTorch. The front,
+// `runner`, hands it every command that needs LibTorch (cli/args.h, Needs), and
+// a recipe's plugins, which resolve its symbols (registry/plugin.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace runner {
+
+// runner-torch in the folder of this executable's real path, so that a link to
+// the front on PATH (scripts/setup.sh) finds the one beside the real binary.
+std::string full_runner_path();
+
+// Replaces this process with the full runner, given `argv` as this process got
+// it (argv[0] too) and the same standard input: what the front has read of it
+// already (a recipe from `-`) is handed over first. Returns only when the exec
+// failed, having said why; the exit code.
+int hand_to_full_runner(const std::vector<std::string>& argv);
+
+}  // namespace runner
