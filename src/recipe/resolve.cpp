@@ -267,6 +267,45 @@ struct SectionResolver {
         out[s.name] = nlohmann::ordered_json::parse(s.derived_default(section).dump());
   }
 
+  // Where a section's folder option (model.pretrained) points, a Hub id located
+  // (fetched) as check_path does; empty when it cannot be resolved.
+  std::string located_folder(const SectionSpec& spec, const Value& folder) {
+    const OptionSpec folder_spec = opt::model_path(spec.folder_option, "", "");
+    std::string folder_path = resolve_path(folder_spec, folder, options.recipe_path);
+    if (!path_length_problem(folder_path).empty()) return {};
+    if (!options.check_paths) return folder_path;
+    try {
+      return hub::locate(name_request(folder_spec, folder, spec.name + "." + spec.folder_option, folder_path));
+    } catch (const InputError&) {
+      return {};
+    }
+  }
+
+  // A recipe that names a pretrained model and no tokenizer path reads the model
+  // folder's own tokenizer when it has one (vocab.txt or tokenizer.json), as
+  // AutoTokenizer.from_pretrained(model_name_or_path) does: a fine-tune of MiniLM
+  // never tokenizes with bert-base-uncased's vocabulary by default. Only for a
+  // tokenizer type that takes a path.
+  Value with_model_tokenizer(const Value& root) {
+    const Value* model = root.find("model");
+    const Value* pretrained = model && model->is_table() ? model->find("pretrained") : nullptr;
+    if (!pretrained || pretrained->type != Value::Type::String || pretrained->s.empty()) return root;
+    const Value* tokenizer = root.find("tokenizer");
+    if (tokenizer && (!tokenizer->is_table() || tokenizer->find("path"))) return root;
+    const Component* type = selected_component(*find_section("tokenizer"), tokenizer, reg);
+    if (!type || !find_option(type->spec.options, "path")) return root;
+    const fs::path folder = located_folder(*find_section("model"), *pretrained);
+    std::error_code ec;
+    if (folder.empty() || !(fs::is_regular_file(folder / "vocab.txt", ec) ||
+                            fs::is_regular_file(folder / "tokenizer.json", ec)))
+      return root;
+    Value out = root;
+    Value section = tokenizer ? *tokenizer : Value::make_table(pretrained->loc);
+    section.set("path", *pretrained);
+    out.set("tokenizer", section);
+    return out;
+  }
+
   // [model] pretrained = DIR: the component whose model_type DIR/config.json
   // names. Null when the section has no such option set or the file is not
   // readable (the path check reports a missing folder).
@@ -274,16 +313,8 @@ struct SectionResolver {
     if (spec.folder_option.empty() || !value || !value->is_table()) return nullptr;
     const Value* folder = value->find(spec.folder_option);
     if (!folder || folder->type != Value::Type::String || folder->s.empty()) return nullptr;
-    const OptionSpec folder_spec = opt::model_path(spec.folder_option, "", "");
-    std::string folder_path = resolve_path(folder_spec, *folder, options.recipe_path);
-    if (!path_length_problem(folder_path).empty()) return nullptr;  // check_path reports it
-    if (options.check_paths) {
-      try {
-        folder_path = hub::locate(name_request(folder_spec, *folder, spec.name + "." + spec.folder_option, folder_path));
-      } catch (const InputError&) {
-        return nullptr;  // check_path reports it with the option's value
-      }
-    }
+    std::string folder_path = located_folder(spec, *folder);
+    if (folder_path.empty()) return nullptr;  // check_path reports it with the option's value
     fs::path config = fs::path(folder_path) / "config.json";
     nlohmann::json j;
     try {
@@ -390,33 +421,10 @@ std::vector<OptionSpec> section_options(const SectionSpec& section, const Compon
   return specs;
 }
 
-namespace {
-
-// A recipe that names a pretrained model and no tokenizer path reads the model
-// folder's own tokenizer, as AutoTokenizer.from_pretrained(model_name_or_path)
-// does: a fine-tune of MiniLM never tokenizes with bert-base-uncased's vocabulary
-// by default. Only for a tokenizer type that takes a path.
-Value with_model_tokenizer(const Value& root, const Registry& reg) {
-  const Value* model = root.find("model");
-  const Value* pretrained = model && model->is_table() ? model->find("pretrained") : nullptr;
-  if (!pretrained || pretrained->type != Value::Type::String || pretrained->s.empty()) return root;
-  const Value* tokenizer = root.find("tokenizer");
-  if (tokenizer && (!tokenizer->is_table() || tokenizer->find("path"))) return root;
-  const Component* type = selected_component(*find_section("tokenizer"), tokenizer, reg);
-  if (!type || !find_option(type->spec.options, "path")) return root;
-  Value out = root;
-  Value section = tokenizer ? *tokenizer : Value::make_table(pretrained->loc);
-  section.set("path", *pretrained);
-  out.set("tokenizer", section);
-  return out;
-}
-
-}  // namespace
-
 nlohmann::ordered_json resolve_tree(const Value& given, const Registry& reg,
                                     const ResolveOptions& options, Diagnostics& diags) {
-  const Value root = with_model_tokenizer(given, reg);
   SectionResolver resolver{reg, options, diags};
+  const Value root = resolver.with_model_tokenizer(given);
   std::vector<std::string> known;
   for (const auto& o : top_level_options()) known.push_back(o.name);
   for (const auto& s : recipe_sections()) known.push_back(s.name);

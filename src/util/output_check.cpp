@@ -39,13 +39,26 @@ std::string write_failure_reason(int error_number) {
   }
 }
 
+// errno as a failed write leaves it; another call's errno says nothing of the output.
+bool write_error(int error_number) {
+  return error_number == ENOSPC || error_number == EDQUOT || error_number == EPIPE || error_number == EFBIG ||
+         error_number == EIO;
+}
+
 void require_written(std::ostream& out, const std::string& what) {
+  // A stream that failed already (output larger than the buffer, such as a
+  // completion script, fails while it is written): the failed write's errno,
+  // unless a later call replaced it.
+  const int before = errno;
+  const bool failed_before = !out || (&out == &std::cout && std::ferror(stdout));
   errno = 0;
   out.flush();
   if (&out == &std::cout) std::fflush(stdout);
   bool lost = !out || (&out == &std::cout && std::ferror(stdout));
   if (!lost) return;
-  int error_number = errno != 0 ? errno : earlier_failure(out);
+  int error_number = errno != 0                             ? errno
+                     : failed_before && write_error(before) ? before
+                                                            : earlier_failure(out);
   throw InputError(make_error(SourceLocation{what, 0, 0, {}}, "",
                               "cannot be written: " + write_failure_reason(error_number) +
                                   "; what was written before is incomplete",
