@@ -53,6 +53,8 @@ Capabilities detect_capabilities();
 // The same verdicts without LibTorch (cli/capabilities.cpp): CUDA from the build's
 // configuration and the driver, the CPU's flags, MLflow's settings.
 Capabilities capabilities_without_torch();
+// What both share: the CPU's bf16 and the MLflow environment (cli/capabilities.cpp).
+Capabilities host_capabilities();
 
 // A resolved [model] section with each size override left at its "keep" default
 // replaced by the size of the model it describes (cli/model_sizes.cpp).
