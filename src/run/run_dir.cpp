@@ -115,11 +115,13 @@ nlohmann::json environment_info(const EnvInputs& in) {
           {"started_utc", utc_timestamp()}};
 }
 
-void write_json_atomic(const std::string& path, const nlohmann::json& j) {
+void write_text_atomic(const std::string& path, const std::string& text) {
   std::string tmp = path + ".tmp";
-  write_file_synced(tmp, j.dump(2) + "\n");
+  write_file_synced(tmp, text);
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
     throw std::runtime_error(fmt::format("cannot rename {} to {}: {}", tmp, path, std::strerror(errno)));
 }
+
+void write_json_atomic(const std::string& path, const nlohmann::json& j) { write_text_atomic(path, j.dump(2) + "\n"); }
 
 }  // namespace runner

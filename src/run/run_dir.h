@@ -46,8 +46,9 @@ nlohmann::json content_hashes(const std::vector<std::string>& paths);
 
 std::string utc_timestamp();        // 2024-05-01T12:00:00Z
 
-// Writes JSON to a temporary file, fsyncs it and renames it over `path`.
+// Writes JSON (or text) to a temporary file, fsyncs it and renames it over `path`.
 void write_json_atomic(const std::string& path, const nlohmann::json& j);
+void write_text_atomic(const std::string& path, const std::string& text);
 
 // The version LibTorch's headers gave when the build was configured (meson.build),
 // so that the front runner, which does not link LibTorch, says it too.

@@ -163,8 +163,9 @@ nlohmann::json render_json(const SweepTable& t) {
 }
 
 void write_summaries(const SweepTable& t, const std::string& dir) {
-  std::ofstream(dir + "/sweep_summary.md") << render_markdown(t);
-  std::ofstream(dir + "/sweep_summary.csv") << render_csv(t);
+  // Checked as every other file the runner writes: a full disk is an error, not a short table.
+  write_text_atomic(dir + "/sweep_summary.md", render_markdown(t));
+  write_text_atomic(dir + "/sweep_summary.csv", render_csv(t));
   write_json_atomic(dir + "/sweep_summary.json", render_json(t));
 }
 
