@@ -276,7 +276,13 @@ def hf_cache_layout():
         "blob gone.incomplete x", f"missing {commit}/tokenizer_config.json", "dir refs/v1"]))
 
 
+def mlflow_answers():
+    # The server answers of hostile round 3 (a static page, a redirect, a binary
+    # body, wrong JSON types ...), kept as the target's regression inputs.
+    copy_globs("mlflow_answer", [os.path.join(SRC, "tests", "fuzz", "mlflow_answer", "*")])
+
+
 UTILS, STORAGES = fake_torch()
 for make in (recipes, set_values, sweeps, jsonl, tables, tokenizers, safetensors, pytorch_bin,
-             checkpoints, configs, run_dirs, hf_cache_layout):
+             checkpoints, configs, run_dirs, hf_cache_layout, mlflow_answers):
     make()
