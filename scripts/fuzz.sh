@@ -83,6 +83,12 @@ for t in "$@"; do
   per_s=$(( ${execs:-0} / (seconds > 0 ? seconds : 1) ))
   echo "| $t | $seconds | ${execs:-0} | $per_s | $(ls "$corpus" | wc -l) | $crashes | $hangs | $ooms | $leaks |"
   ((crashes + hangs + ooms + leaks)) && found=1
+  # A target that ran nothing (a missing seed folder, a fuzzer that exits at once)
+  # proves nothing: it fails rather than showing a row of zeros as a pass.
+  if ((seconds > 0 && ${execs:-0} == 0)); then
+    echo "fuzz: $t ran no input; its log says: $(tail -n1 "$log")" >&2
+    found=1
+  fi
 done
 echo "fuzz: $(date -u +%F) on $(nproc --all) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)); logs in $out/logs"
 if ((found)); then
