@@ -39,6 +39,9 @@ if [[ ${1:-} == --sanitize ]]; then
   shift
   build=${SANITIZE_BUILD:-build-san}
   scripts/sanitize_build.sh "$build" || exit 1
+  # The pretrained MiniLM that scripts/setup.sh installs beside build/runner: the
+  # sanitized runner looks beside itself, so it gets the same packages.
+  [[ -e $build/python-packages || ! -d build/python-packages ]] || ln -s ../build/python-packages "$build/python-packages"
   timeout_multiplier=4
   # exitcode 86: a child `runner` that hits a finding must not pass for an expected exit 1.
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:exitcode=86}
