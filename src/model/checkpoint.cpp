@@ -155,6 +155,14 @@ std::string LoadReport::warning() const {
   return w;
 }
 
+void LoadReport::require_complete(const std::string& hint) const {
+  if (missing.empty()) return;
+  throw InputError(make_error(SourceLocation{source, 0, 0, {}}, "",
+                              fmt::format("the weight file lacks {} model parameters: {}", missing.size(),
+                                          fmt::join(missing, ", ")),
+                              hint));
+}
+
 LoadReport load_state_dict(torch::nn::Module& model, const StateDict& state,
                            const std::string& source) {
   LoadReport report;

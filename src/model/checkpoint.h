@@ -28,6 +28,10 @@ struct LoadReport {
   std::vector<std::string> unexpected;  // checkpoint keys the model has no use for
   std::vector<std::string> renamed;     // "old -> new" (gamma/beta, missing base-model prefix)
   std::string warning() const;          // one message listing the above; empty if nothing
+  // Weights that must be trained ones (export, evaluate, the best checkpoint
+  // reloaded), never a fresh initialisation: an InputError naming `source` and
+  // every missing parameter, with `hint`, when any is missing.
+  void require_complete(const std::string& hint) const;
 };
 
 // Copies the checkpoint into the model's parameters (converting F16/BF16 to the

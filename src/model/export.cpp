@@ -6,7 +6,6 @@
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <unistd.h>
@@ -50,12 +49,7 @@ namespace {
 std::shared_ptr<SequenceClassifier> load_all_weights(const WeightsExport& r) {
   LoadedModel loaded =
       build_model(r.model_section, ModelContext{r.num_labels, r.label_names}, r.weights);
-  if (!loaded.report.missing.empty())
-    throw InputError(make_error(
-        SourceLocation{r.weights, 0, 0, {}}, "",
-        fmt::format("the weight file lacks {} model parameters: {}", loaded.report.missing.size(),
-                    fmt::join(loaded.report.missing, ", ")),
-        "export a checkpoint written by this run (its recipe's [model] built these weights)"));
+  loaded.report.require_complete("export a checkpoint written by this run (its recipe's [model] built these weights)");
   return loaded.model;
 }
 

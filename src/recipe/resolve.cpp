@@ -147,6 +147,7 @@ struct SectionResolver {
   const Registry& reg;
   const ResolveOptions& options;
   Diagnostics& diags;
+  std::map<std::string, std::string> located_ = {};  // located_folder's answers
 
   void unknown_key(const std::string& path, const std::string& key, const Value& v,
                    const std::vector<std::string>& known, const std::string& where) {
@@ -268,8 +269,15 @@ struct SectionResolver {
   }
 
   // Where a section's folder option (model.pretrained) points, a Hub id located
-  // (fetched) as check_path does; empty when it cannot be resolved.
+  // (fetched) as check_path does; empty when it cannot be resolved. Asked for
+  // the tokenizer's default and the model's family: located once.
   std::string located_folder(const SectionSpec& spec, const Value& folder) {
+    const std::string key = spec.name + "." + spec.folder_option + "=" + folder.s;
+    if (auto known = located_.find(key); known != located_.end()) return known->second;
+    return located_[key] = locate_folder(spec, folder);
+  }
+
+  std::string locate_folder(const SectionSpec& spec, const Value& folder) {
     const OptionSpec folder_spec = opt::model_path(spec.folder_option, "", "");
     std::string folder_path = resolve_path(folder_spec, folder, options.recipe_path);
     if (!path_length_problem(folder_path).empty()) return {};

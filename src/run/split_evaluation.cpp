@@ -12,7 +12,6 @@
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 namespace runner {
 namespace {
@@ -43,12 +42,8 @@ std::shared_ptr<const TokenizedSplit> labelled_split(const RunData& d, const Dat
 std::shared_ptr<SequenceClassifier> trained_model(const SplitEvaluation& r, const DatasetInfo& info) {
   LoadedModel loaded = build_model(r.recipe.at("model"), ModelContext{info.num_labels, info.label_names},
                                    r.weights);
-  if (!loaded.report.missing.empty())
-    throw InputError(make_error(
-        SourceLocation{r.weights, 0, 0, {}}, "",
-        fmt::format("the weights lack {} model parameters: {}", loaded.report.missing.size(),
-                    fmt::join(loaded.report.missing, ", ")),
-        "evaluate a checkpoint or final/ of a run of this recipe, or a folder its [model] describes"));
+  loaded.report.require_complete(
+      "evaluate a checkpoint or final/ of a run of this recipe, or a folder its [model] describes");
   return loaded.model;
 }
 

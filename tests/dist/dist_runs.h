@@ -1,13 +1,13 @@
 // What the end-to-end data-parallel tests share: the smoke recipe cut to 64
 // MRPC pairs with no dropout, so that runs of different worker counts are the
-// same computation up to float summation order, and reading a run back.
+// same computation up to float summation order (reading a run back: run_files.h).
 #pragma once
 
+#include "run_files.h"
 #include "shared.h"
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <string>
 
 namespace runner::test {
@@ -22,11 +22,6 @@ inline std::string dist_sets(const std::string& dir, int per_rank_batch, int gra
          " --set train.grad_accum=" + std::to_string(grad_accum) +
          " --set train.epochs=2 --set train.log_every=1 --set model.hidden_dropout_prob=0" +
          " --set model.attention_probs_dropout_prob=0 --set model.classifier_dropout=0";
-}
-
-inline nlohmann::json run_summary(const std::string& run_dir) {
-  std::ifstream in(run_dir + "/summary.json");
-  return nlohmann::json::parse(in);
 }
 
 }  // namespace runner::test

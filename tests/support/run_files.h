@@ -31,6 +31,12 @@ inline std::string only_run_dir(const std::string& dir, const std::string& run_n
   return dirs[0];
 }
 
+// The run's summary.json.
+inline nlohmann::json run_summary(const std::string& run_dir) {
+  std::ifstream in(run_dir + "/summary.json");
+  return nlohmann::json::parse(in);
+}
+
 // The run's metrics.jsonl events of one kind ("train", "eval", ...), in order.
 inline std::vector<nlohmann::json> events(const std::string& run_dir, const std::string& kind) {
   std::ifstream in(run_dir + "/metrics.jsonl");

@@ -3,8 +3,6 @@
 // checkpoint of a run that picks it by eval.loss is the one of the lowest loss
 // (item 1). A completed run bounded by max_steps is lengthened by max_steps,
 // and resume says so (item 3).
-#include "train/checkpoint_io.h"
-
 #include "run_files.h"
 #include "shared.h"
 
@@ -37,7 +35,7 @@ TEST_CASE("a run picking its best by eval.loss keeps the lowest loss as best", "
     CHECK(e.value("is_best", false) == (&e == &evals.front() || loss < lowest));
     lowest = std::min(lowest, loss);
   }
-  auto summary = nlohmann::json::parse(runner::read_file_bytes(run + "/summary.json"));
+  auto summary = runner::test::run_summary(run);
   CHECK(summary["best"]["metric"] == "eval.loss");
   CHECK(summary["best"]["value"].get<double>() == lowest);  // the same double, read back from JSON
 }

@@ -3,7 +3,6 @@
 // checkpoint's weights into final/; train.label_smoothing is the loss
 // Transformers' LabelSmoother computes.
 #include "model/encoder_ops.h"
-#include "train/checkpoint_io.h"
 
 #include "run_files.h"
 #include "shared.h"
@@ -15,14 +14,11 @@
 using runner::test::events;
 using runner::test::isolated_run_sets;
 using runner::test::only_run_dir;
+using runner::test::run_summary;
 using runner::test::runner_cmd;
 using runner::test::smoke_recipe;
 
 namespace {
-
-nlohmann::json summary_of(const std::string& run) {
-  return nlohmann::json::parse(runner::read_file_bytes(run + "/summary.json"));
-}
 
 nlohmann::json evaluate_json(const std::string& args) {
   auto r = runner_cmd("", "evaluate " + args + " --json");
@@ -49,7 +45,7 @@ TEST_CASE("runner evaluate of a run, a checkpoint and final/ reports the run's o
   INFO(r.out);
   REQUIRE(r.exit_code == 0);
   std::string run = only_run_dir(dir);
-  nlohmann::json final_eval = summary_of(run).at("final");
+  nlohmann::json final_eval = run_summary(run).at("final");
   check_same_evaluation(evaluate_json(run), final_eval);
   check_same_evaluation(evaluate_json(run + "/final --split dev"), final_eval);
   auto evals = events(run, "eval");
@@ -78,7 +74,7 @@ TEST_CASE("runner evaluate of a model folder takes its data from --recipe", "[e2
   std::string copy = dir + "/exported";
   REQUIRE(runner_cmd("", "export " + run + " --checkpoint final --to " + copy).exit_code == 0);
   nlohmann::json got = evaluate_json(copy + " --recipe " + smoke_recipe() + isolated_run_sets(dir));
-  check_same_evaluation(got, summary_of(run).at("final"));
+  check_same_evaluation(got, run_summary(run).at("final"));
 }
 
 TEST_CASE("train.load_best_at_end: final/ and the final evaluation are the best checkpoint's", "[e2e]") {
@@ -91,7 +87,7 @@ TEST_CASE("train.load_best_at_end: final/ and the final evaluation are the best 
   INFO(r.out);
   REQUIRE(r.exit_code == 0);
   std::string run = only_run_dir(dir);
-  nlohmann::json summary = summary_of(run);
+  nlohmann::json summary = run_summary(run);
   long long best_step = summary["best"]["step"];
   REQUIRE(best_step != 16);
   nlohmann::json best_eval;
@@ -108,9 +104,9 @@ TEST_CASE("train.load_best_at_end: final/ and the final evaluation are the best 
   REQUIRE(runner_cmd("", smoke_recipe() + isolated_run_sets(plain_dir) +
                              sets.substr(isolated_run_sets(dir).size())).exit_code == 0);
   std::string plain = only_run_dir(plain_dir);
-  CHECK(summary_of(plain)["final"]["step"] == 16);
-  CHECK_FALSE(summary_of(plain).contains("final_weights"));
-  CHECK(summary_of(plain)["final"]["loss"] != best_eval["loss"]);
+  CHECK(run_summary(plain)["final"]["step"] == 16);
+  CHECK_FALSE(run_summary(plain).contains("final_weights"));
+  CHECK(run_summary(plain)["final"]["loss"] != best_eval["loss"]);
 }
 
 TEST_CASE("label smoothing is (1 - e) cross entropy + e times the mean of -log p over the classes", "[train]") {
@@ -145,7 +141,7 @@ TEST_CASE("train.label_smoothing is the loss a run reports and evaluate recomput
   INFO(r.out);
   REQUIRE(r.exit_code == 0);
   std::string run = only_run_dir(dir);
-  nlohmann::json smoothed = summary_of(run)["final"];
+  nlohmann::json smoothed = run_summary(run)["final"];
   // Evaluate recomputes it with the recipe's smoothing: the same loss.
   check_same_evaluation(evaluate_json(run), smoothed);
   // The same weights scored without smoothing give a different (plain) loss.
