@@ -66,8 +66,8 @@ BertSelfAttention::BertSelfAttention(const BertConfig& c)
 // LibTorch 2.11 against 1.13, bench/step_bench --profile).
 torch::Tensor BertSelfAttention::attend(const torch::Tensor& q, const torch::Tensor& k,
                                         const torch::Tensor& v, const torch::Tensor& mask) {
-  const double dropout = is_training() ? dropout_p : 0.0;
 #if TORCH_VERSION_MAJOR >= 2
+  const double dropout = is_training() ? dropout_p : 0.0;
   if (!q.device().is_cpu() || dropout <= 0.0)
     return at::scaled_dot_product_attention(q, k, v, mask, dropout);
 #endif

@@ -1,8 +1,9 @@
 #include "recipe/resolve.h"
 
 #include "hub/named_sources.h"
-#include "hub/repo_files.h"
 #include "recipe/foreign_names.h"
+#include "recipe/option_value.h"
+#include "recipe/path_option.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
@@ -11,137 +12,12 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 namespace runner {
 namespace fs = std::filesystem;
 namespace {
-
-std::string found_str(const Value& v) {
-  if (v.type == Value::Type::Table) return "a table";
-  if (v.type == Value::Type::List) return "a list " + v.short_str();
-  return v.short_str() + " (" + v.type_name() + ")";
-}
-
-bool in_range(const OptionSpec& s, double x) {
-  if (s.minimum && (s.exclusive_minimum ? x <= *s.minimum : x < *s.minimum)) return false;
-  if (s.maximum && (s.exclusive_maximum ? x >= *s.maximum : x > *s.maximum)) return false;
-  return true;
-}
-
-bool scalar_fits(OptionType t, const OptionSpec& s, const Value& v) {
-  switch (t) {
-    case OptionType::Bool: return v.type == Value::Type::Bool;
-    case OptionType::Int: return v.type == Value::Type::Int && in_range(s, double(v.i));
-    case OptionType::Number:
-      if (v.type == Value::Type::Int) return in_range(s, double(v.i));
-      // No option's range includes inf or nan: the arithmetic they feed would not either.
-      return v.type == Value::Type::Float && std::isfinite(v.f) && in_range(s, v.f);
-    default: return v.type == Value::Type::String;
-  }
-}
-
-OptionType element_type(OptionType t) {
-  switch (t) {
-    case OptionType::IntList: return OptionType::Int;
-    case OptionType::NumberList: return OptionType::Number;
-    case OptionType::IntMap: return OptionType::Int;
-    default: return OptionType::String;
-  }
-}
-
-nlohmann::ordered_json scalar_json(OptionType t, const Value& v) {
-  if (t == OptionType::Number) return v.type == Value::Type::Int ? double(v.i) : v.f;
-  return nlohmann::ordered_json::parse(v.to_json().dump());
-}
-
-nlohmann::ordered_json coerce(const OptionSpec& s, const Value& v) {
-  switch (s.type) {
-    case OptionType::IntList:
-    case OptionType::NumberList:
-    case OptionType::StringList: {
-      nlohmann::ordered_json a = nlohmann::ordered_json::array();
-      for (const auto& item : v.list) a.push_back(scalar_json(element_type(s.type), item));
-      return a;
-    }
-    case OptionType::StringMap:
-    case OptionType::IntMap: {
-      std::map<std::string, const Value*> sorted;  // TOML and YAML order differ: sort
-      for (const auto& [k, item] : v.table) sorted[k] = &item;
-      nlohmann::ordered_json o = nlohmann::ordered_json::object();
-      for (const auto& [k, item] : sorted) o[k] = scalar_json(element_type(s.type), *item);
-      return o;
-    }
-    default: return scalar_json(s.type, v);
-  }
-}
-
-// The folder a value's relative paths start from: its recipe's.
-fs::path folder_of(const Value& v) {
-  fs::path here = fs::path(v.loc.file).parent_path();
-  return here.empty() ? fs::current_path() : here;  // from --set, a default, or a file in the cwd
-}
-
-// Where a name (not ./ or ../) of a data or model option is looked for: the
-// roots (util/paths.h) as seen from the file that wrote it, or, for a default or
-// a --set value, from the recipe given.
-std::string root_for(const OptionSpec& s, const Value& v, const std::string& recipe_path) {
-  std::error_code ec;  // a default's or a --set value's location names no file
-  const bool from_file = fs::is_regular_file(v.loc.file, ec);
-  std::string recipe_dir = fs::path(from_file ? v.loc.file : recipe_path).parent_path().string();
-  return s.type == OptionType::DataPath ? data_root(recipe_dir) : model_root(recipe_dir);
-}
-
-std::string resolve_path(const OptionSpec& s, const Value& v, const std::string& recipe_path) {
-  const std::string& p = v.s;
-  bool explicit_relative = p.rfind("./", 0) == 0 || p.rfind("../", 0) == 0;
-  if (s.type == OptionType::FilePath || explicit_relative)
-    return resolve_against(fs::absolute(folder_of(v)).string(), p);
-  return resolve_against(root_for(s, v, recipe_path), p);
-}
-
-// Which names a path option may fetch (src/hub/named_sources.h): the model
-// folder (its files picked as a model's), the tokenizer folder, and [data]'s
-// GLUE task folders. The section says which file set a folder needs.
-hub::Fetchable fetchable(const OptionSpec& s, const std::string& key_path) {
-  std::string section = key_path.substr(0, key_path.find('.'));
-  if (s.type == OptionType::ModelPath)
-    return section == "tokenizer" ? hub::Fetchable::Tokenizer : hub::Fetchable::Model;
-  if (s.type == OptionType::DataPath && section == "data") return hub::Fetchable::GlueTask;
-  return hub::Fetchable::None;
-}
-
-hub::NameRequest name_request(const OptionSpec& s, const Value& v, const std::string& key_path,
-                              const std::string& resolved) {
-  bool explicit_path = v.s.rfind("./", 0) == 0 || v.s.rfind("../", 0) == 0 || fs::path(v.s).is_absolute();
-  std::string source = explicit_path || s.type == OptionType::FilePath ? "path"
-                       : s.type == OptionType::DataPath               ? "data_root"
-                                                                      : "models_root";
-  return {fetchable(s, key_path), v.s, resolved, source};
-}
-
-// Both attempts: the local path, then the name.
-// The files a model or tokenizer folder is read through (mapped, hashed): a
-// pipe or a device among them would block the run after its directory exists.
-std::string special_file_in_folder(const std::string& folder) {
-  std::vector<std::string> files = {"config.json", "vocab.txt", "tokenizer.json", "tokenizer_config.json"};
-  files.insert(files.end(), hub::weight_file_names().begin(), hub::weight_file_names().end());
-  std::error_code ec;
-  if (!fs::is_directory(folder, ec)) return "";
-  for (const std::string& name : files) {
-    std::string file = (fs::path(folder) / name).string(), kind = special_file_kind(file);
-    if (!kind.empty()) return file + " is " + kind;
-  }
-  return "";
-}
-
-std::string fetch_failure(const std::string& name, const std::string& resolved, const Diagnostic& d) {
-  return fmt::format("path \"{}\" does not exist (resolved to {}), and fetching it by name failed: {}{}", name,
-                     resolved, d.message, d.where.known() ? " [" + d.where.str() + "]" : "");
-}
 
 struct SectionResolver {
   const Registry& reg;
@@ -161,7 +37,7 @@ struct SectionResolver {
     if (!v && is_path_type(s.type) && !s.default_value.get<std::string>().empty()) {
       Value def = Value::make_string(s.default_value.get<std::string>(),
                                      SourceLocation{{}, 0, 0, "the default of " + path});
-      return check_path(s, def, path);
+      return check_path_option(s, def, path, options, diags);
     }
     if (!v) return nlohmann::ordered_json::parse(s.default_value.dump());
     std::string mismatch = option_mismatch(s, *v);
@@ -172,47 +48,8 @@ struct SectionResolver {
       diags.push_back(make_error(v->loc, path, mismatch, hint));
       return nullptr;
     }
-    if (is_path_type(s.type) && !v->s.empty()) return check_path(s, *v, path);
-    return coerce(s, *v);
-  }
-
-  nlohmann::ordered_json check_path(const OptionSpec& s, const Value& v, const std::string& path) {
-    std::string resolved = resolve_path(s, v, options.recipe_path);
-    // Before anything asks the file system: past the system's limits its own message is raw.
-    std::string too_long = path_length_problem(resolved);
-    if (!too_long.empty()) {
-      diags.push_back(make_error(v.loc, path, too_long, "name a shorter path (a symbolic link to the folder is one way)"));
-      return resolved;
-    }
-    if (!options.check_paths) return resolved;
-    try {
-      resolved = hub::locate(name_request(s, v, path, resolved));
-    } catch (const InputError& e) {
-      diags.push_back(make_error(v.loc, path, fetch_failure(v.s, resolved, e.diagnostic()), e.diagnostic().hint));
-      return resolved;
-    }
-    std::string special = special_file_kind(resolved);
-    if (!special.empty())
-      diags.push_back(make_error(v.loc, path, fmt::format("expected a file or a folder, found {} ({})", special, resolved),
-                                 "name a regular file or a folder; reading a pipe or a device would wait forever"));
-    if (std::string inside = special_file_in_folder(resolved); !inside.empty() && s.type == OptionType::ModelPath)
-      diags.push_back(make_error(v.loc, path, "expected regular files in the folder, but " + inside,
-                                 "replace it with the file itself; reading a pipe or a device would wait forever"));
-    if (s.must_exist && !fs::exists(resolved)) {
-      bool explicit_relative = v.s.rfind("./", 0) == 0 || v.s.rfind("../", 0) == 0;
-      std::string root_hint =
-          explicit_relative ? "paths starting with ./ or ../ are relative to the recipe's folder"
-          : s.type == OptionType::DataPath
-              ? "the data root is " + root_for(s, v, options.recipe_path) + " (set RUNNER_DATA)"
-          : s.type == OptionType::ModelPath ? "the model root is " + root_for(s, v, options.recipe_path) +
-                                                  " (set RUNNER_MODELS)"
-                                            : "relative paths start at the recipe's folder";
-      diags.push_back(make_error(v.loc, path,
-                                 fmt::format("path \"{}\" does not exist (resolved to {})", v.s,
-                                             resolved),
-                                 root_hint));
-    }
-    return resolved;
+    if (is_path_type(s.type) && !v->s.empty()) return check_path_option(s, *v, path, options, diags);
+    return coerce_option(s, *v);
   }
 
   nlohmann::ordered_json section(const SectionSpec& spec, const Value* value) {
@@ -279,11 +116,11 @@ struct SectionResolver {
 
   std::string locate_folder(const SectionSpec& spec, const Value& folder) {
     const OptionSpec folder_spec = opt::model_path(spec.folder_option, "", "");
-    std::string folder_path = resolve_path(folder_spec, folder, options.recipe_path);
+    std::string folder_path = resolve_path_option(folder_spec, folder, options.recipe_path);
     if (!path_length_problem(folder_path).empty()) return {};
     if (!options.check_paths) return folder_path;
     try {
-      return hub::locate(name_request(folder_spec, folder, spec.name + "." + spec.folder_option, folder_path));
+      return hub::locate(path_name_request(folder_spec, folder, spec.name + "." + spec.folder_option, folder_path));
     } catch (const InputError&) {
       return {};
     }
@@ -376,38 +213,6 @@ struct SectionResolver {
 };
 
 }  // namespace
-
-std::string option_mismatch(const OptionSpec& s, const Value& v) {
-  std::string expected = "expected " + s.expectation() + ", found " + found_str(v);
-  switch (s.type) {
-    case OptionType::Choice: {
-      if (v.type != Value::Type::String) return expected;
-      for (const auto& c : s.choices)
-        if (c == v.s) return {};
-      return expected;
-    }
-    case OptionType::IntList:
-    case OptionType::NumberList:
-    case OptionType::StringList:
-      if (v.type != Value::Type::List) return expected;
-      if ((s.min_items && static_cast<long long>(v.list.size()) < *s.min_items) ||
-          (s.max_items && static_cast<long long>(v.list.size()) > *s.max_items))
-        return fmt::format("expected {}, found a list of {} element{} {}", s.expectation(), v.list.size(),
-                           v.list.size() == 1 ? "" : "s", v.short_str());
-      for (const auto& item : v.list)
-        if (!scalar_fits(element_type(s.type), s, item))
-          return "expected " + s.expectation() + ", found element " + found_str(item);
-      return {};
-    case OptionType::StringMap:
-    case OptionType::IntMap:
-      if (v.type != Value::Type::Table) return expected;
-      for (const auto& [k, item] : v.table)
-        if (!scalar_fits(element_type(s.type), s, item))
-          return "expected " + s.expectation() + ", found " + found_str(item) + " at key \"" + k + "\"";
-      return {};
-    default: return scalar_fits(s.type, s, v) ? std::string() : expected;
-  }
-}
 
 const Component* selected_component(const SectionSpec& section, const Value* section_value,
                                     const Registry& reg) {

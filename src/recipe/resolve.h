@@ -29,7 +29,4 @@ const Component* selected_component(const SectionSpec& section, const Value* sec
 // the section's own options, then the component's.
 std::vector<OptionSpec> section_options(const SectionSpec& section, const Component* component);
 
-// "expected ..., found ..." for one option value; empty when it fits.
-std::string option_mismatch(const OptionSpec& spec, const Value& v);
-
 }  // namespace runner

@@ -2,8 +2,6 @@
 
 #include "util/sha256.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <openssl/evp.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -13,6 +11,7 @@
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace runner::test {
 
@@ -76,28 +75,11 @@ void write_all(int fd, const std::string& bytes) {
 
 }  // namespace
 
-FakeHub::FakeHub() {
-  listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;  // any free port
-  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(listen_fd_, 64) != 0)
-    throw std::runtime_error("fake hub: cannot listen on 127.0.0.1");
-  socklen_t len = sizeof addr;
-  ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-  port_ = ntohs(addr.sin_port);
-  acceptor_ = std::thread([this] { serve(); });
-}
+FakeHub::FakeHub() : listener_([this](int fd) { handle(fd); }, "fake hub") {}
 
-FakeHub::~FakeHub() {
-  stop_ = true;
-  acceptor_.join();
-  for (auto& w : workers_) w.join();
-  ::close(listen_fd_);
-}
+FakeHub::~FakeHub() = default;
 
-std::string FakeHub::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+std::string FakeHub::url() const { return "http://127.0.0.1:" + std::to_string(listener_.port()); }
 
 void FakeHub::add_repo(const std::string& repo, const std::string& commit,
                        const std::map<std::string, std::string>& files) {
@@ -144,20 +126,6 @@ std::vector<std::string> FakeHub::requests() const {
   return log_;
 }
 
-void FakeHub::serve() {
-  while (!stop_) {
-    pollfd p{listen_fd_, POLLIN, 0};
-    if (::poll(&p, 1, 50) <= 0) continue;
-    int fd = ::accept(listen_fd_, nullptr, nullptr);
-    if (fd < 0) continue;
-    std::lock_guard<std::mutex> g(mutex_);
-    workers_.emplace_back([this, fd] {
-      handle(fd);
-      ::close(fd);
-    });
-  }
-}
-
 bool FakeHub::take_fault(std::map<std::string, int>& counts, const std::string& file) {
   auto it = counts.find(file);
   if (it == counts.end() || it->second <= 0) return false;
@@ -168,7 +136,8 @@ bool FakeHub::take_fault(std::map<std::string, int>& counts, const std::string& 
 void FakeHub::handle(int fd) {
   std::string raw;
   char buffer[4096];
-  for (int waited = 0; raw.find("\r\n\r\n") == std::string::npos && waited < 5000 && !stop_; waited += 20) {
+  const auto head_complete = [&] { return raw.find("\r\n\r\n") != std::string::npos; };
+  for (int waited = 0; !head_complete() && waited < 5000 && !listener_.stopping(); waited += 20) {
     pollfd p{fd, POLLIN, 0};
     if (::poll(&p, 1, 20) <= 0) continue;
     ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
@@ -270,7 +239,7 @@ void FakeHub::send(int fd, const Request& req, Answer a) {
     if (corrupt_.count(a.file) && a.status == 200 && !a.body.empty()) a.body[a.body.size() / 2] ^= 0x5a;
     if (req.method == "GET" && a.status == 200 && take_fault(drop_times_, a.file)) drop = drop_bytes_[a.file];
   }
-  for (int waited = 0; waited < stall_ms && !stop_; waited += 10)
+  for (int waited = 0; waited < stall_ms && !listener_.stopping(); waited += 10)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   std::string range = req.headers.count("range") ? req.headers.at("range") : "";
   size_t total = a.body.size();

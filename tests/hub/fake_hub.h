@@ -5,11 +5,11 @@
 // injected per file. It counts every request, and stops with the object.
 #pragma once
 
-#include <atomic>
+#include "loopback_listener.h"
+
 #include <map>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace runner::test {
@@ -44,18 +44,12 @@ class FakeHub {
  private:
   struct Request;
   struct Answer;
-  void serve();
   void handle(int fd);
   Answer route(const Request& request);
   Answer resolve(const Request& request, const std::string& repo, const std::string& rev, const std::string& file);
   void send(int fd, const Request& request, Answer answer);
   bool take_fault(std::map<std::string, int>& counts, const std::string& file);
 
-  int listen_fd_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::thread acceptor_;
-  std::vector<std::thread> workers_;
   mutable std::mutex mutex_;
   struct Repo {
     std::string commit;
@@ -71,6 +65,7 @@ class FakeHub {
   std::string token_;
   std::vector<std::string> log_;
   std::map<std::string, int> body_downloads_;
+  LoopbackListener listener_;  // last: stopped (its handlers joined) before the rest goes
 };
 
 }  // namespace runner::test

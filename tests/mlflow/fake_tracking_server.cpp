@@ -13,7 +13,7 @@
 namespace runner::test {
 namespace {
 
-constexpr int kPollMs = 20;
+constexpr int kPollMs = 20;  // how often a waiting read looks at the stop flag
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -34,39 +34,17 @@ std::string header_value(const std::string& head, const std::string& lower_name)
 
 }  // namespace
 
-FakeTrackingServer::FakeTrackingServer(Route route) : route_(std::move(route)) {
-  listen_fd_ = bound_loopback_socket(port_);
-  if (listen_fd_ < 0 || ::listen(listen_fd_, 16) != 0) throw std::runtime_error("fake tracking server: no port");
-  acceptor_ = std::thread([this] { accept_loop(); });
-}
+FakeTrackingServer::FakeTrackingServer(Route route)
+    : route_(std::move(route)), listener_([this](int fd) { serve(fd); }, "fake tracking server") {}
 
-FakeTrackingServer::~FakeTrackingServer() {
-  stop_ = true;
-  acceptor_.join();
-  for (auto& c : connections_) c.join();
-  ::close(listen_fd_);
-}
+FakeTrackingServer::~FakeTrackingServer() = default;
 
-std::string FakeTrackingServer::host_port() const { return "127.0.0.1:" + std::to_string(port_); }
+std::string FakeTrackingServer::host_port() const { return "127.0.0.1:" + std::to_string(listener_.port()); }
 std::string FakeTrackingServer::url() const { return "http://" + host_port(); }
 
 std::vector<std::string> FakeTrackingServer::requests() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return log_;
-}
-
-void FakeTrackingServer::accept_loop() {
-  while (!stop_) {
-    pollfd p{listen_fd_, POLLIN, 0};
-    if (::poll(&p, 1, kPollMs) <= 0) continue;
-    int fd = ::accept(listen_fd_, nullptr, nullptr);
-    if (fd < 0) continue;
-    std::lock_guard<std::mutex> lock(mutex_);
-    connections_.emplace_back([this, fd] {
-      serve(fd);
-      ::close(fd);
-    });
-  }
 }
 
 // One request per connection: "Connection: close" on every answer.
@@ -85,7 +63,7 @@ bool FakeTrackingServer::read_request(int fd, TrackingRequest& request) {
   char buffer[65536];
   size_t head_end = std::string::npos, wanted = 0;
   bool continued = false;
-  while (!stop_) {
+  while (!listener_.stopping()) {
     if (head_end != std::string::npos && raw.size() >= head_end + 4 + wanted) break;
     pollfd p{fd, POLLIN, 0};
     if (::poll(&p, 1, kPollMs) <= 0) continue;
@@ -110,7 +88,7 @@ bool FakeTrackingServer::read_request(int fd, TrackingRequest& request) {
 
 bool FakeTrackingServer::send_bytes(int fd, const char* data, size_t size) {
   size_t done = 0;
-  while (done < size && !stop_) {
+  while (done < size && !listener_.stopping()) {
     ssize_t n = ::send(fd, data + done, size - done, MSG_NOSIGNAL);
     if (n <= 0) return false;  // the client went away
     done += static_cast<size_t>(n);
@@ -126,14 +104,14 @@ void FakeTrackingServer::answer(int fd, const TrackingAnswer& a) {
   head += "\r\n";
   if (!send_bytes(fd, head.data(), head.size())) return;
   if (a.trickle_ms > 0) {
-    for (size_t i = 0; !stop_ && !a.body.empty(); ++i) {
+    for (size_t i = 0; !listener_.stopping() && !a.body.empty(); ++i) {
       if (!send_bytes(fd, &a.body[i % a.body.size()], 1)) return;
       ++sent_;
       std::this_thread::sleep_for(std::chrono::milliseconds(a.trickle_ms));
     }
     return;
   }
-  for (size_t done = 0; done < length && !stop_;) {
+  for (size_t done = 0; done < length && !listener_.stopping();) {
     size_t n = std::min(a.body.size(), length - done);
     if (!send_bytes(fd, a.body.data(), n)) return;
     done += n;

@@ -5,11 +5,12 @@
 // every request and counts the body bytes it sent; it stops with the object.
 #pragma once
 
+#include "loopback_listener.h"
+
 #include <atomic>
 #include <functional>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace runner::test {
@@ -44,20 +45,16 @@ class FakeTrackingServer {
   size_t body_bytes_sent() const { return sent_; }
 
  private:
-  void accept_loop();
   void serve(int fd);
   bool read_request(int fd, TrackingRequest& request);
   void answer(int fd, const TrackingAnswer& a);
   bool send_bytes(int fd, const char* data, size_t size);
 
   Route route_;
-  int listen_fd_ = -1, port_ = 0;
-  std::atomic<bool> stop_{false};
   std::atomic<size_t> sent_{0};
-  std::thread acceptor_;
   mutable std::mutex mutex_;
-  std::vector<std::thread> connections_;
   std::vector<std::string> log_;
+  LoopbackListener listener_;  // last: stopped (its handlers joined) before the rest goes
 };
 
 // What a real tracking server answers to the logger's calls: an experiment,

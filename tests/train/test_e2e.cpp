@@ -45,9 +45,7 @@ std::vector<nlohmann::json> reproducible_events(const std::string& run_dir) {
   return out;
 }
 
-nlohmann::json summary(const std::string& run_dir) {
-  return nlohmann::json::parse(runner::read_file_bytes(run_dir + "/summary.json"));
-}
+nlohmann::json summary(const std::string& run_dir) { return runner::test::run_summary(run_dir); }
 
 }  // namespace
 

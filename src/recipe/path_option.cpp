@@ -1,0 +1,124 @@
+#include "recipe/path_option.h"
+
+#include "hub/repo_files.h"
+#include "util/input_file.h"
+#include "util/paths.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+namespace runner {
+namespace fs = std::filesystem;
+namespace {
+
+// The folder a value's relative paths start from: its recipe's.
+fs::path folder_of(const Value& v) {
+  fs::path here = fs::path(v.loc.file).parent_path();
+  return here.empty() ? fs::current_path() : here;  // from --set, a default, or a file in the cwd
+}
+
+// Where a name (not ./ or ../) of a data or model option is looked for: the
+// roots (util/paths.h) as seen from the file that wrote it, or, for a default or
+// a --set value, from the recipe given.
+std::string root_for(const OptionSpec& s, const Value& v, const std::string& recipe_path) {
+  std::error_code ec;  // a default's or a --set value's location names no file
+  const bool from_file = fs::is_regular_file(v.loc.file, ec);
+  std::string recipe_dir = fs::path(from_file ? v.loc.file : recipe_path).parent_path().string();
+  return s.type == OptionType::DataPath ? data_root(recipe_dir) : model_root(recipe_dir);
+}
+
+// Which names a path option may fetch (src/hub/named_sources.h): the model
+// folder (its files picked as a model's), the tokenizer folder, and [data]'s
+// GLUE task folders. The section says which file set a folder needs.
+hub::Fetchable fetchable(const OptionSpec& s, const std::string& key_path) {
+  std::string section = key_path.substr(0, key_path.find('.'));
+  if (s.type == OptionType::ModelPath)
+    return section == "tokenizer" ? hub::Fetchable::Tokenizer : hub::Fetchable::Model;
+  if (s.type == OptionType::DataPath && section == "data") return hub::Fetchable::GlueTask;
+  return hub::Fetchable::None;
+}
+
+}  // namespace
+
+std::string resolve_path_option(const OptionSpec& s, const Value& v, const std::string& recipe_path) {
+  const std::string& p = v.s;
+  bool explicit_relative = p.rfind("./", 0) == 0 || p.rfind("../", 0) == 0;
+  if (s.type == OptionType::FilePath || explicit_relative)
+    return resolve_against(fs::absolute(folder_of(v)).string(), p);
+  return resolve_against(root_for(s, v, recipe_path), p);
+}
+
+hub::NameRequest path_name_request(const OptionSpec& s, const Value& v, const std::string& key_path,
+                                   const std::string& resolved) {
+  bool explicit_path = v.s.rfind("./", 0) == 0 || v.s.rfind("../", 0) == 0 || fs::path(v.s).is_absolute();
+  std::string source = explicit_path || s.type == OptionType::FilePath ? "path"
+                       : s.type == OptionType::DataPath               ? "data_root"
+                                                                      : "models_root";
+  return {fetchable(s, key_path), v.s, resolved, source};
+}
+
+namespace {
+
+// The files a model or tokenizer folder is read through (mapped, hashed): a
+// pipe or a device among them would block the run after its directory exists.
+std::string special_file_in_folder(const std::string& folder) {
+  std::vector<std::string> files = {"config.json", "vocab.txt", "tokenizer.json", "tokenizer_config.json"};
+  files.insert(files.end(), hub::weight_file_names().begin(), hub::weight_file_names().end());
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) return "";
+  for (const std::string& name : files) {
+    std::string file = (fs::path(folder) / name).string(), kind = special_file_kind(file);
+    if (!kind.empty()) return file + " is " + kind;
+  }
+  return "";
+}
+
+std::string fetch_failure(const std::string& name, const std::string& resolved, const Diagnostic& d) {
+  return fmt::format("path \"{}\" does not exist (resolved to {}), and fetching it by name failed: {}{}", name,
+                     resolved, d.message, d.where.known() ? " [" + d.where.str() + "]" : "");
+}
+
+}  // namespace
+
+nlohmann::ordered_json check_path_option(const OptionSpec& s, const Value& v, const std::string& path,
+                                       const ResolveOptions& options, Diagnostics& diags) {
+  std::string resolved = resolve_path_option(s, v, options.recipe_path);
+  // Before anything asks the file system: past the system's limits its own message is raw.
+  std::string too_long = path_length_problem(resolved);
+  if (!too_long.empty()) {
+    diags.push_back(make_error(v.loc, path, too_long, "name a shorter path (a symbolic link to the folder is one way)"));
+    return resolved;
+  }
+  if (!options.check_paths) return resolved;
+  try {
+    resolved = hub::locate(path_name_request(s, v, path, resolved));
+  } catch (const InputError& e) {
+    diags.push_back(make_error(v.loc, path, fetch_failure(v.s, resolved, e.diagnostic()), e.diagnostic().hint));
+    return resolved;
+  }
+  std::string special = special_file_kind(resolved);
+  if (!special.empty())
+    diags.push_back(make_error(v.loc, path, fmt::format("expected a file or a folder, found {} ({})", special, resolved),
+                               "name a regular file or a folder; reading a pipe or a device would wait forever"));
+  if (std::string inside = special_file_in_folder(resolved); !inside.empty() && s.type == OptionType::ModelPath)
+    diags.push_back(make_error(v.loc, path, "expected regular files in the folder, but " + inside,
+                               "replace it with the file itself; reading a pipe or a device would wait forever"));
+  if (s.must_exist && !fs::exists(resolved)) {
+    bool explicit_relative = v.s.rfind("./", 0) == 0 || v.s.rfind("../", 0) == 0;
+    std::string root_hint =
+        explicit_relative ? "paths starting with ./ or ../ are relative to the recipe's folder"
+        : s.type == OptionType::DataPath
+            ? "the data root is " + root_for(s, v, options.recipe_path) + " (set RUNNER_DATA)"
+        : s.type == OptionType::ModelPath ? "the model root is " + root_for(s, v, options.recipe_path) +
+                                                " (set RUNNER_MODELS)"
+                                          : "relative paths start at the recipe's folder";
+    diags.push_back(make_error(v.loc, path,
+                               fmt::format("path \"{}\" does not exist (resolved to {})", v.s,
+                                           resolved),
+                               root_hint));
+  }
+  return resolved;
+}
+
+}  // namespace runner
