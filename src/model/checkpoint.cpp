@@ -7,6 +7,7 @@
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
+#include "util/output_check.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -204,9 +205,10 @@ void save_pretrained(SequenceClassifier& model, const std::string& dir) {
     views.push_back({p.key(), "F32", t.sizes().vec(), t.data_ptr()});
   }
   write_safetensors((fs::path(dir) / "model.safetensors").string(), views);
-  std::ofstream out(fs::path(dir) / "config.json");
+  const std::string config = (fs::path(dir) / "config.json").string();
+  std::ofstream out(config);
   out << model.hf_config().dump(2) << "\n";
-  if (!out) throw std::runtime_error("cannot write " + (fs::path(dir) / "config.json").string());
+  require_written(out, config);  // flushed and checked: a close cannot lose it unseen
 }
 
 }  // namespace runner

@@ -3,6 +3,7 @@
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
+#include "util/output_check.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -202,7 +203,7 @@ void write_safetensors(const std::string& path, const std::vector<SafetensorsTen
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     for (size_t i = 0; i < order.size(); ++i)
       out.write(static_cast<const char*>(order[i]->data), static_cast<std::streamsize>(sizes[i]));
-    if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
+    require_written(out, tmp);  // a full disk: exit 2 with the reason, not "cannot write"
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
     throw std::runtime_error("cannot rename " + tmp + " to " + path);

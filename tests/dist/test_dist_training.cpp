@@ -127,7 +127,8 @@ TEST_CASE("2 ranks x batch 8 train like 1 rank x batch 16 (torchrun variables, S
   }
 }
 
-TEST_CASE("`runner launch` with gradient accumulation 2 trains like one process", "[dist]") {
+TEST_CASE("`runner launch` with gradient accumulation 2 trains like one process, with recomputed layers too",
+          "[dist]") {
   std::string root = runner::test::tmp_dir("dist_launch_accum");
   std::string single = single_run(root + "/single", 2);
   std::string dir = root + "/launch";
@@ -143,6 +144,15 @@ TEST_CASE("`runner launch` with gradient accumulation 2 trains like one process"
   CHECK(resolved["topology"]["processes_per_node"] == 2);
   CHECK(resolved["topology"]["nodes"] == 1);
   require_same_training(single, only_run_dir(dir));
+
+  // Recomputed layers under data parallelism: the gradient exchange's hooks fire
+  // inside each layer's nested backward, and must still see every gradient once.
+  std::string recomputed = root + "/launch_recompute";
+  r = run_command(exe() + " launch --nproc-per-node 2 --master-port " + std::to_string(free_port()) + " " +
+                  recipe() + sets(recomputed, 8, 2) + " --set model.gradient_checkpointing=true");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  require_same_training(single, only_run_dir(recomputed));
 }
 
 TEST_CASE("a killed rank stops the others with its number; the run resumes to the end", "[dist]") {

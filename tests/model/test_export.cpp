@@ -136,3 +136,19 @@ TEST_CASE("export: bad input is exit 2 with the fix, and nothing is written", "[
   CHECK(export_cmd(run + " --to " + to).exit_code == 0);
   CHECK(fs::is_regular_file(to + "/model.safetensors"));
 }
+
+TEST_CASE("export: weights that cannot be written are exit 2 with the reason, and nothing is left", "[model]") {
+  std::string run = trained_run();
+  std::string to = fresh_target("full_disk");
+  // A file size limit of 64 KiB stands in for a full disk: the weight file (a few MiB)
+  // grows past it (EFBIG; SIGXFSZ is ignored so that the write returns the error).
+  auto r = run_command("bash -c \"trap '' XFSZ; ulimit -f 64; " + runner_exe() + " export " + run + " --to " + to +
+                       "\"");
+  INFO(r.out);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.out, Catch::Contains("model.safetensors") &&
+                        Catch::Contains("the file grew past the largest the system allows") &&
+                        Catch::Contains("free space on that disk"));
+  CHECK_FALSE(fs::exists(to));
+  CHECK(fs::is_empty(fs::path(to).parent_path()));  // the temporary folder is gone too
+}
