@@ -154,6 +154,7 @@ int cli_main(int argc, char** argv) {
   // not end the process by SIGPIPE: from the first line, since a run prints its
   // directory and its data lines before the training session starts.
   std::signal(SIGPIPE, SIG_IGN);
+  reopen_closed_standard_streams();  // before any file is opened
   std::vector<std::string> command_line(argv, argv + argc);
   if (command_line.empty()) command_line.push_back("runner");  // execve may pass no argv[0]
   try {

@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/recipe_input.h"
+#include "util/output_check.h"
 #include "util/paths.h"
 
 #include <fmt/format.h>
@@ -50,6 +51,7 @@ int hand_to_full_runner(const std::vector<std::string>& argv) {
   std::cerr.flush();
   std::fflush(nullptr);
   int err = replay_standard_input();
+  pass_on_closed_standard_output();
   if (err == 0) {
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));

@@ -9,11 +9,14 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <climits>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 namespace runner {
 namespace fs = std::filesystem;
@@ -195,10 +198,11 @@ std::string RunHistory::name() const {
 // The owner's lock (run/run_lock.h) is asked first: a process holding it is
 // the run's trainer whatever summary.json says, and a lock nobody holds means
 // the recorded "running" outlived its process. A status that is not a string
-// (an edited file) reads as unknown.
+// (an edited file), or a lock file that is a link or a FIFO, reads as unknown.
 std::string RunHistory::status() const {
   RunOwner owner = run_owner(dir);
   if (owner == RunOwner::Live) return "running";
+  if (owner == RunOwner::NotALock) return "unknown";
   const nlohmann::json* field = summary.is_object() && summary.contains("status") ? &summary["status"] : nullptr;
   if (field && !field->is_string()) return "unknown";
   std::string recorded = record_string(summary, "status", env.empty() ? "unknown" : "running");
@@ -250,7 +254,18 @@ namespace {
 // "filesystem error: status:" framing.
 std::string reason_of(const std::error_code& ec) { return ec.message(); }
 
-void search_into(const fs::path& root, int depth, RunDirSearch& found) {
+// Folders already searched, by device and inode: a symbolic link back up the
+// tree (`loop -> .`) or a second name for a folder lists its runs once.
+using SeenFolders = std::set<std::pair<dev_t, ino_t>>;
+
+bool first_visit(const fs::path& folder, SeenFolders& seen) {
+  struct stat st {};
+  if (::stat(folder.c_str(), &st) != 0) return true;  // its error is reported where it is read
+  return seen.insert({st.st_dev, st.st_ino}).second;
+}
+
+void search_into(const fs::path& root, int depth, RunDirSearch& found, SeenFolders& seen) {
+  if (!first_visit(root, seen)) return;
   std::error_code ec;
   RunPaths p{root.string()};
   bool summary = fs::is_regular_file(p.summary(), ec);
@@ -268,7 +283,7 @@ void search_into(const fs::path& root, int depth, RunDirSearch& found) {
     std::error_code entry_ec;
     bool is_dir = it->is_directory(entry_ec);
     if (!is_dir || it->path().filename() == "checkpoints") continue;
-    search_into(it->path(), depth - 1, found);
+    search_into(it->path(), depth - 1, found, seen);
   }
   // At the start or part way; a folder that vanished meanwhile (a process's
   // /proc entry) is no longer there to be listed.
@@ -281,7 +296,8 @@ RunDirSearch search_run_dirs(const std::string& root, int depth) {
   RunDirSearch found;
   std::error_code ec;
   if (!fs::is_directory(root, ec)) return found;
-  search_into(root, depth, found);
+  SeenFolders seen;
+  search_into(root, depth, found, seen);
   return found;
 }
 

@@ -29,7 +29,9 @@ class JsonlLogger : public Logger {
   }
   void log(const nlohmann::json& event) override {
     if (event.value("event", "") == "progress") return;  // per-step heartbeat, terminal only
-    std::string line = event.dump() + "\n";
+    // A message may quote bytes that are not UTF-8 (a damaged file's names): written
+    // as U+FFFD, where a strict dump would throw and end the run.
+    std::string line = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     std::fwrite(line.data(), 1, line.size(), file_);
     std::fflush(file_);
   }

@@ -117,11 +117,21 @@ nlohmann::json environment_info(const EnvInputs& in) {
 
 void write_text_atomic(const std::string& path, const std::string& text) {
   std::string tmp = path + ".tmp";
-  write_file_synced(tmp, text);
+  try {
+    write_file_synced(tmp, text);
+  } catch (...) {  // a full disk: the record before stays, and no .tmp beside it
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw;
+  }
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
     throw std::runtime_error(fmt::format("cannot rename {} to {}: {}", tmp, path, std::strerror(errno)));
 }
 
-void write_json_atomic(const std::string& path, const nlohmann::json& j) { write_text_atomic(path, j.dump(2) + "\n"); }
+// Strings in a record may quote bytes that are not UTF-8 (an error naming a damaged
+// file): written as U+FFFD, where a strict dump would throw while the run is recorded.
+void write_json_atomic(const std::string& path, const nlohmann::json& j) {
+  write_text_atomic(path, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
 
 }  // namespace runner

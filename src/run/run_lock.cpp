@@ -7,6 +7,7 @@
 #include "util/utf8.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -48,6 +49,34 @@ void write_owner(int fd) {
   (void)written;
 }
 
+// Why a file cannot be a run's lock file ("" when it can: one regular file).
+// Through a symbolic or hard link the lock and the owner record would land on
+// a file elsewhere (overwriting it); opening a FIFO to read waits for a writer.
+std::string not_a_lock(const struct stat& st) {
+  if (S_ISLNK(st.st_mode)) return "a symbolic link";
+  if (S_ISDIR(st.st_mode)) return "a directory";
+  if (!S_ISREG(st.st_mode)) return "a special file (a FIFO, a socket or a device)";
+  if (st.st_nlink > 1) return fmt::format("a file with {} names (a hard link)", st.st_nlink);
+  return "";
+}
+
+// Opens the lock file without following a link or blocking on a FIFO; -1 with
+// `foreign` set when something other than a lock file is in its place.
+int open_lock_file(const std::string& path, int flags, std::string& foreign) {
+  int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  struct stat st {};
+  if (fd < 0) {
+    int err = errno;
+    if (::lstat(path.c_str(), &st) == 0) foreign = not_a_lock(st);
+    errno = err;
+    return -1;
+  }
+  if (::fstat(fd, &st) == 0) foreign = not_a_lock(st);
+  if (foreign.empty()) return fd;
+  ::close(fd);
+  return -1;
+}
+
 [[noreturn]] void refuse_lock(const std::string& run_dir, const std::string& path, const std::string& what,
                          const std::string& fix) {
   throw InputError(make_error(SourceLocation{path, 0, 0, {}}, "", what + "; nothing in " + run_dir + " was changed",
@@ -64,7 +93,11 @@ void own_run_dir(const std::string& run_dir) {
   std::lock_guard<std::mutex> lock(mu);
   if (owned.count(run_dir)) return;
   std::string path = owner_lock_path(run_dir);
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  std::string foreign;
+  int fd = open_lock_file(path, O_RDWR | O_CREAT, foreign);
+  if (!foreign.empty())
+    refuse_lock(run_dir, path, "the run's lock file is " + foreign + ", which the runner never makes",
+                "remove it (rm " + path + ") and start again; the runner makes a new one");
   if (fd < 0)
     refuse_lock(run_dir, path, fmt::format("cannot open the run's lock file ({})", std::strerror(errno)),
            "check that the run directory exists and is writable");
@@ -85,7 +118,9 @@ void own_run_dir(const std::string& run_dir) {
 }
 
 RunOwner run_owner(const std::string& run_dir) {
-  int fd = ::open(owner_lock_path(run_dir).c_str(), O_RDONLY | O_CLOEXEC);
+  std::string foreign;
+  int fd = open_lock_file(owner_lock_path(run_dir), O_RDONLY, foreign);
+  if (!foreign.empty()) return RunOwner::NotALock;
   if (fd < 0) return RunOwner::Absent;
   struct flock l = whole_file(F_WRLCK);  // would a writer's lock be granted? F_OFD_GETLK takes nothing
   int rc = ::fcntl(fd, F_OFD_GETLK, &l);

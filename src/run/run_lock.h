@@ -19,6 +19,7 @@ enum class RunOwner {
   Absent,  // no owner.lock: a run from before the lock, or no run at all
   Live,    // a process holds the lock now
   None,    // the lock file is there, and no process holds it
+  NotALock,  // owner.lock is a link, a directory or a FIFO: nothing it says is this run's
 };
 RunOwner run_owner(const std::string& run_dir);
 

@@ -3,6 +3,7 @@
 #include "recipe/emit.h"
 #include "train/checkpoint_io.h"
 #include "util/diagnostic.h"
+#include "util/input_file.h"
 #include "util/json_input.h"
 #include "util/numbers.h"
 #include "util/process_info.h"
@@ -140,6 +141,23 @@ void check_changes(const std::vector<RunChange>& changes, const std::vector<std:
       fmt::format("the run would resume with {} change{} from what it was started with:{}",
                   keys.size(), keys.size() == 1 ? "" : "s", diff),
       fmt::format("undo the change, or accept it with --allow-changes {}", fmt::join(keys, ","))));
+}
+
+void require_own_records(const RunPaths& paths) {
+  for (const std::string& path :
+       {paths.summary(), paths.recipe_resolved(), paths.env(), paths.metrics(), paths.log()}) {
+    std::error_code ec;
+    const fs::file_status st = fs::symlink_status(path, ec);
+    if (ec || st.type() == fs::file_type::not_found || st.type() == fs::file_type::regular) continue;
+    std::string found = st.type() == fs::file_type::symlink     ? "a symbolic link"
+                        : st.type() == fs::file_type::directory ? "a directory"
+                                                                : special_file_kind(path);
+    if (found.empty()) found = "not a regular file";
+    throw InputError(make_error(SourceLocation{path, 0, 0, {}}, "",
+                                "expected the run's own record, a regular file, found " + found +
+                                    "; nothing in the run was changed",
+                                "put the run's own file back (a run writes it itself), or start a new run"));
+  }
 }
 
 void cut_event_logs(const RunPaths& paths, long long step) {

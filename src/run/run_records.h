@@ -39,6 +39,13 @@ std::vector<RunChange> content_changes(const nlohmann::json& before, const nlohm
 void check_changes(const std::vector<RunChange>& changes, const std::vector<std::string>& allowed,
                    const std::string& run_dir);
 
+// Before a resume reads or appends to a run's own records (summary.json,
+// recipe.resolved.json, env.json, metrics.jsonl, train.log): each that exists
+// is a regular file of its own. A directory would fail half-way through the
+// rewrites, a FIFO would block the read or the append forever, and a symbolic
+// link would send the appends elsewhere; throws InputError naming the first.
+void require_own_records(const RunPaths& paths);
+
 // Drops the events of steps after `step` from metrics.jsonl and train.log, so
 // that a run resumed from the checkpoint of `step` appends no duplicated steps.
 void cut_event_logs(const RunPaths& paths, long long step);

@@ -14,6 +14,7 @@
 #include "run/run_records.h"
 #include "run/training_session.h"
 #include "train/batch_topology.h"
+#include "train/training_state.h"
 #include "util/diagnostic.h"
 #include "util/json_input.h"
 
@@ -68,6 +69,7 @@ void check_resume_allowed(const Recipe& recipe, SessionStart& start) {
   std::vector<RunChange> changes = recipe_changes(recorded, nlohmann::json(recipe.resolved));
   start.resume_point = find_resume_point(start.paths);
   if (!start.resume_point->checkpoint.empty()) {
+    start.resume_state = std::make_shared<const TrainingState>(load_training_state(start.resume_point->checkpoint));
     BatchTopology then = checkpoint_topology(start.resume_point->checkpoint, recorded);
     BatchTopology now = session_topology(recipe, start.dist.get());
     if (auto error = topology_change_error(then, now)) throw InputError(*error);
@@ -100,11 +102,12 @@ void announce_run_dir(const std::string& what, const std::string& dir) {
 
 int resume_session(const Recipe& recipe, SessionStart start) {
   if (is_primary(start.dist.get())) own_run_dir(start.paths.dir);  // before anything is read to be changed
+  require_own_records(start.paths);
   check_resume_allowed(recipe, start);
-  if (!is_primary(start.dist.get())) return run_session(recipe, start);
+  if (!is_primary(start.dist.get())) return run_session(recipe, std::move(start));
   write_resolved_recipe(recipe, start.paths);
   announce_run_dir("resuming ", start.paths.dir);
-  return run_session(recipe, start);
+  return run_session(recipe, std::move(start));
 }
 
 // Rank 0's choice of where the session trains, as "resume:DIR" or "new:DIR":
@@ -217,12 +220,13 @@ int run_recipe(const Recipe& recipe, const RunOptions& options) {
   SessionStart s{RunPaths{choice.substr(choice.find(':') + 1), created_output_dir}, resuming,
                  RecipeOrigin{fs::absolute(recipe.path).string(), options.overrides}, options.command_line,
                  resuming ? options.allow_changes : std::vector<std::string>{}, dist, std::nullopt};
-  return resuming ? resume_session(recipe, s) : run_session(recipe, s);
+  return resuming ? resume_session(recipe, std::move(s)) : run_session(recipe, std::move(s));
 }
 
 int resume_run(const ResumeOptions& options) {
   RunPaths paths{fs::absolute(options.run_dir).lexically_normal().string()};
   if (!paths.dir.empty() && paths.dir.back() == '/') paths.dir.pop_back();
+  require_own_records(paths);  // nothing_to_resume reads two of them
   if (nothing_to_resume(paths, options)) return 0;
   nlohmann::json env = read_json_file(paths.env());
   RecipeOrigin origin = origin_from_env(env, paths.env());
@@ -240,7 +244,7 @@ int resume_run(const ResumeOptions& options) {
   require_runnable(*load.recipe);
   SessionStart s{paths, true, origin, options.command_line, options.allow_changes,
                  join_workers(*load.recipe), std::nullopt};
-  return resume_session(*load.recipe, s);
+  return resume_session(*load.recipe, std::move(s));
 }
 
 }  // namespace runner

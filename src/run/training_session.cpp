@@ -215,9 +215,11 @@ struct TrainingSession::Parts {
     for (const auto& w : resume.warnings) log->emit({{"event", "warning"}, {"message", w}});
     summary.summary["resumed_from"] = nullptr;
     if (resume.checkpoint.empty()) return;
-    TrainingState state = load_training_state(resume.checkpoint);
-    trainer->resume(state);
-    samples_at_start = state.samples_seen;
+    std::shared_ptr<const TrainingState> state = start.resume_state;
+    if (!state) state = std::make_shared<const TrainingState>(load_training_state(resume.checkpoint));
+    trainer->resume(*state);
+    samples_at_start = state->samples_seen;
+    start.resume_state.reset();  // its tensors (weights, optimizer moments) are the trainer's now
     summary.summary["resumed_from"] = resume.checkpoint;
     log->emit({{"event", "resume"}, {"step", resume.step}, {"checkpoint", resume.checkpoint}});
   }
@@ -349,20 +351,22 @@ namespace {
 // A new single-process run whose input was refused before its first step holds
 // nothing worth keeping: its directory goes, as a recipe refused at validate
 // leaves none (a resumed or multi-process run keeps its directory and says why).
-void discard_refused_run(const SessionStart& start) {
+void discard_refused_run(const RunPaths& paths) {
   std::error_code ec;
-  fs::remove_all(start.paths.dir, ec);
-  const fs::path parent = fs::path(start.paths.dir).parent_path();
+  fs::remove_all(paths.dir, ec);
+  const fs::path parent = fs::path(paths.dir).parent_path();
   fs::remove(parent, ec);  // only when empty: other runs of this name stay
-  if (start.paths.created_output_dir) fs::remove(parent.parent_path(), ec);  // likewise
+  if (paths.created_output_dir) fs::remove(parent.parent_path(), ec);  // likewise
   std::cerr << fmt::format("run directory {} removed: its input was refused before the first step\n",
-                           start.paths.dir);
+                           paths.dir);
 }
 
 }  // namespace
 
-int run_session(const Recipe& recipe, const SessionStart& start) {
-  TrainingSession session(recipe, start);
+int run_session(const Recipe& recipe, SessionStart start) {
+  const RunPaths paths = start.paths;
+  const bool new_single_process_run = !start.resuming && !start.dist;
+  TrainingSession session(recipe, std::move(start));  // the only holder of a resume's training state
   bool set_up = false;
   try {
     session.setup();
@@ -370,9 +374,9 @@ int run_session(const Recipe& recipe, const SessionStart& start) {
     session.train();
     return session.save();
   } catch (const InputError& e) {
-    if (!set_up && !start.resuming && !start.dist) {
+    if (!set_up && new_single_process_run) {
       session.abandon();
-      discard_refused_run(start);
+      discard_refused_run(paths);
     } else {
       session.close(e);
     }

@@ -22,6 +22,7 @@
 namespace runner {
 
 class DistContext;
+struct TrainingState;
 
 // What a session starts from: its run directory, whether it continues one, and
 // under data parallelism the process group (null in a single-process run).
@@ -35,6 +36,10 @@ struct SessionStart {
   // The checkpoint a resume continues from, found by the resume checks (so the
   // session does not verify it again); empty: the session looks it up.
   std::optional<ResumePoint> resume_point;
+  // That checkpoint's training state, read and checked with the other resume
+  // checks, before the session rewrites any record: a damaged state.json is
+  // refused with the run as it was.
+  std::shared_ptr<const TrainingState> resume_state;
 };
 
 class TrainingSession {
@@ -57,6 +62,6 @@ class TrainingSession {
 };
 
 // setup, train, save; on an exception, close(it) and rethrow.
-int run_session(const Recipe& recipe, const SessionStart& start);
+int run_session(const Recipe& recipe, SessionStart start);
 
 }  // namespace runner

@@ -2,6 +2,7 @@
 #include "util/diagnostic.h"
 #include "util/json_input.h"
 #include "util/numbers.h"
+#include "util/output_check.h"
 #include "util/sha256.h"
 
 #include <fmt/format.h>
@@ -27,8 +28,16 @@ namespace {
 constexpr const char* kManifest = "manifest.json";
 constexpr const char* kTmpPrefix = ".tmp-";
 
+// A full disk (or quota, or file size limit) is the user's to mend, exit 2 with
+// the fix as for any bad input; another failure of the system stays an error.
 [[noreturn]] void os_error(const std::string& what, const std::string& path) {
-  throw std::runtime_error(fmt::format("{} {}: {}", what, path, std::strerror(errno)));
+  const int error_number = errno;
+  if (error_number == ENOSPC || error_number == EDQUOT || error_number == EFBIG)
+    throw InputError(make_error(SourceLocation{path, 0, 0, {}}, "",
+                                what + ": " + write_failure_reason(error_number),
+                                "free space on that disk, then run the command again (a run continues with "
+                                "`runner resume RUN`; train.keep_last keeps fewer checkpoints)"));
+  throw std::runtime_error(fmt::format("{} {}: {}", what, path, std::strerror(error_number)));
 }
 
 void remove_stale_temporaries(const std::string& checkpoints_dir) {

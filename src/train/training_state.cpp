@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <fmt/format.h>
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -41,19 +42,28 @@ nlohmann::json scalars_json(const TrainingState& s) {
           {"pending_log", s.pending_log}};
 }
 
+// A count read as a whole number: nlohmann converts 8.0 silently and 1e30 with
+// undefined behaviour, so only an integer is one.
+long long count_field(const nlohmann::json& j, const char* key) {
+  const nlohmann::json& v = j.at(key);
+  if (!v.is_number_integer())
+    throw std::invalid_argument(fmt::format("\"{}\" is {}, not a whole number", key, v.dump()));
+  return v.get<long long>();
+}
+
 void read_scalars(const nlohmann::json& j, TrainingState& s) {
-  s.global_step = j.at("global_step");
-  s.scheduler_step = j.at("scheduler_step");
-  s.epoch = j.at("epoch");
-  s.batch_in_epoch = j.at("batch_in_epoch");
-  s.samples_seen = j.at("samples_seen");
+  s.global_step = count_field(j, "global_step");
+  s.scheduler_step = count_field(j, "scheduler_step");
+  s.epoch = count_field(j, "epoch");
+  s.batch_in_epoch = count_field(j, "batch_in_epoch");
+  s.samples_seen = count_field(j, "samples_seen");
   const auto& ls = j.at("loss_scaler");
   s.loss_scaler = {ls.at("scale"), ls.at("growth_tracker"), ls.at("skipped_steps")};
   s.sampler = j.at("sampler");
   const auto& b = j.at("best");
   s.best = {b.at("has_best"), b.at("value"), b.at("step"), b.at("checkpoint"),
             b.at("evals_without_improvement")};
-  s.world_size = j.at("world_size");
+  s.world_size = count_field(j, "world_size");
   s.grad_accum = record_integer(j, "grad_accum", 0);
   s.steps_per_epoch = record_integer(j, "steps_per_epoch", 0);
   s.pending_log = record_object(j, "pending_log");
@@ -133,6 +143,9 @@ TrainingState load_training_state(const std::string& dir) {
   } catch (const nlohmann::json::exception& e) {
     throw InputError(make_error(SourceLocation{state_path, 0, 0, ""}, "", "missing or bad field: " + json_error_text(e),
                                 "the checkpoint is damaged; resume from an earlier one"));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(make_error(SourceLocation{state_path, 0, 0, ""}, "", std::string("bad field: ") + e.what(),
+                                "the checkpoint is damaged; resume from an earlier one"));
   }
   check_scalars(s, state_path, fs::path(dir).filename().string());
   auto load = [&dir](const std::string& f) {
@@ -148,8 +161,16 @@ TrainingState load_training_state(const std::string& dir) {
   if (rng.count("cpu")) s.cpu_rng = rng.at("cpu");
   for (int r = 1; rng.count(fmt::format("cpu.rank{}", r)); ++r)
     s.rank_cpu_rng.push_back(rng.at(fmt::format("cpu.rank{}", r)));
-  for (size_t i = 0; i < static_cast<size_t>(std::max(0LL, record_integer(j, "cuda_devices", 0))); ++i)
-    s.cuda_rng.push_back(rng.at(fmt::format("cuda.{}", i)));
+  const long long cuda_devices = std::max(0LL, record_integer(j, "cuda_devices", 0));
+  for (long long i = 0; i < cuda_devices; ++i) {
+    auto generator = rng.find(fmt::format("cuda.{}", i));
+    if (generator == rng.end())
+      throw InputError(make_error(SourceLocation{dir + "/rng.safetensors", 0, 0, ""}, "",
+                                  fmt::format("state.json lists {} CUDA generators, and this file has no "
+                                              "\"cuda.{}\"", cuda_devices, i),
+                                  "the checkpoint is damaged; resume from an earlier one"));
+    s.cuda_rng.push_back(generator->second);
+  }
   return s;
 }
 

@@ -2,18 +2,27 @@
 
 #include "util/diagnostic.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
 namespace runner {
 namespace {
 
+// Set by reopen_closed_standard_streams; passed to an exec'd runner-torch
+// through the environment, which it clears so that its own children start afresh.
+bool standard_output_was_closed = false;
+constexpr const char* kClosedOutputVariable = "RUNNER_STANDARD_OUTPUT_WAS_CLOSED";
+
 std::string fix_for(int error_number) {
+  if (error_number == EBADF)
+    return "run it with standard output open, or sent to a file (> FILE) or to /dev/null, not closed (>&-)";
   if (error_number == EPIPE) return "the command reading the output ended first; nothing else is wrong";
   return "free space on that disk, or send the output elsewhere";
 }
@@ -34,6 +43,7 @@ std::string write_failure_reason(int error_number) {
     case EDQUOT: return "the disk quota is used up";
     case EPIPE: return "the reader of the pipe closed it";
     case EFBIG: return "the file grew past the largest the system allows";
+    case EBADF: return "standard output is closed";
     case 0: return "the write failed";
     default: return std::strerror(error_number);
   }
@@ -65,7 +75,33 @@ void require_written(std::ostream& out, const std::string& what) {
                               fix_for(error_number)));
 }
 
+void reopen_closed_standard_streams() {
+  if (const char* passed = std::getenv(kClosedOutputVariable)) {
+    standard_output_was_closed = std::string(passed) == "1";
+    ::unsetenv(kClosedOutputVariable);
+  }
+  for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    // open() returns the lowest free number, which is this one: the lower ones are open.
+    int opened = ::open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+    if (opened != fd && opened >= 0) ::close(opened);
+    if (fd == STDOUT_FILENO) standard_output_was_closed = true;
+  }
+}
+
+void pass_on_closed_standard_output() {
+  if (standard_output_was_closed) ::setenv(kClosedOutputVariable, "1", 1);
+}
+
 bool standard_output_complete(std::ostream& err) {
+  if (standard_output_was_closed) {
+    err << make_error(SourceLocation{"standard output", 0, 0, {}}, "",
+                      "cannot be written: " + write_failure_reason(EBADF) + "; what the command printed is lost",
+                      fix_for(EBADF))
+               .format()
+        << "\n";
+    return false;
+  }
   try {
     require_written(std::cout, "standard output");
     return true;

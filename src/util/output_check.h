@@ -17,6 +17,17 @@ void require_written(std::ostream& out, const std::string& what);
 // The reason a write failed, in words, from its errno.
 std::string write_failure_reason(int error_number);
 
+// First thing at start-up: a standard stream the caller closed (`>&-`, `2>&-`)
+// is opened again on /dev/null, so that the next file the command opens (a
+// run's lock, its log) cannot take the stream's number and receive what was
+// meant for the terminal. Standard output that was closed still fails
+// standard_output_complete, as a full disk does.
+void reopen_closed_standard_streams();
+
+// Before handing the command to another executable (exec): tells it that
+// standard output was closed, which its own /dev/null no longer shows.
+void pass_on_closed_standard_output();
+
 // At the end of a command: standard output flushed and checked. False, with
 // the message written to `err`, when some of it was lost.
 bool standard_output_complete(std::ostream& err);

@@ -3,6 +3,8 @@
 #include "recipe/recipe.h"
 #include "registry/registry.h"
 #include "run/run_dir.h"
+#include "util/diagnostic.h"
+#include "util/output_check.h"
 #include "util/paths.h"
 #include "wizard/init_recipe.h"
 #include "wizard/pretrained_offers.h"
@@ -85,8 +87,6 @@ std::string schema_directive(const std::string& recipe_path) {
   return fs::relative(schema, fs::weakly_canonical(fs::absolute(recipe_path)).parent_path()).string();
 }
 
-// Validates the text as a recipe at a temporary name beside `path`, then renames
-// it into place; an invalid recipe is removed and its errors printed.
 // Which weights the recipe starts from, said once it is written: a preset's
 // accuracy after training from random weights is far below a pretrained model's.
 std::string weights_note(const InitChoices& c) {
@@ -95,10 +95,27 @@ std::string weights_note(const InitChoices& c) {
                      "folder or Hub id to fine-tune pretrained weights.\n", c.model_type, c.preset);
 }
 
+// The recipe's text at `tmp`, whole, or an InputError naming why (a full disk)
+// with `tmp` removed: an empty file would validate, every key having a default.
+void write_whole(const std::string& tmp, const std::string& text) {
+  std::ofstream file(tmp);
+  file << text;
+  try {
+    require_written(file, tmp);
+  } catch (const InputError&) {
+    file.close();
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    throw;
+  }
+}
+
+// Validates the text as a recipe at a temporary name beside `path`, then renames
+// it into place; an invalid recipe is removed and its errors printed.
 int write_validated(const std::string& path, const InitChoices& c, const std::string& text, const InitOptions& o,
                     std::ostream& out, std::ostream& err) {
   std::string tmp = (fs::path(path).parent_path() / ("." + fs::path(path).filename().string() + ".init.toml")).string();
-  std::ofstream(tmp) << text;
+  write_whole(tmp, text);
   RecipeRequest request;
   request.path = tmp;
   request.caps = o.caps;

@@ -7,7 +7,10 @@
 
 #include "bounded_run.h"
 #include "report/report_fixtures.h"
+#include "run_files.h"
 #include "shared.h"
+
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -52,6 +55,53 @@ TEST_CASE("standard output on /dev/full is exit 2 naming it, for every kind of c
     CHECK(r.exit_code == 2);
     CHECK(has(r.out, "standard output: error: cannot be written: no space is left on the device"));
   }
+}
+
+TEST_CASE("a closed standard stream is never a file's number: run records stay whole, closed stdout is exit 2",
+          "[cli]") {
+  std::string dir = runner::test::tmp_dir("closed-streams");
+  auto owner_record = [&](const std::string& runs) {  // owner.lock holds the owner's JSON alone
+    std::string run = runner::test::only_run_dir(runs);
+    return nlohmann::json::parse(runner::test::read_text(run + "/owner.lock"), nullptr, false);
+  };
+  const std::string run = runner_exe() + " " + runner::test::smoke_recipe() +
+                          " --set data.max_train_examples=32 --set data.max_eval_examples=16";
+
+  auto r = runner::test::run_command("(" + run + runner::test::isolated_run_sets(dir + "/stdout") + " >&- 2>" + dir +
+                                     "/stdout.err); echo rc=$?");
+  std::string err = runner::test::read_text(dir + "/stdout.err");
+  INFO(r.out << "\n--- stderr:\n" << err);
+  CHECK(has(r.out, "rc=2"));  // trained, and said that its directory line was lost
+  CHECK(has(err, "standard output: error: cannot be written: standard output is closed"));
+  CHECK(has(err, "not closed (>&-)"));
+  CHECK(owner_record(dir + "/stdout").is_object());
+
+  r = runner::test::run_command("(" + run + runner::test::isolated_run_sets(dir + "/stderr") + " 2>&-); echo rc=$?");
+  INFO(r.out);
+  CHECK(has(r.out, "rc=0"));
+  CHECK(has(r.out, dir + "/stderr/runs/mrpc_smoke/"));  // the directory line on standard output
+  CHECK(owner_record(dir + "/stderr").is_object());
+
+  r = runner::test::run_command("(" + runner_exe() + " ls " + dir + "/stderr/runs >&- 2>" + dir + "/ls.err); echo rc=$?");
+  INFO(r.out);  // the front alone, which hands nothing over
+  CHECK(has(runner::test::read_text(dir + "/ls.err"), "standard output is closed"));
+  CHECK(has(r.out, "rc=2"));
+}
+
+TEST_CASE("a checkpoint that a full disk stops is exit 2 with the fix, the run's records kept", "[cli]") {
+  std::string dir = runner::test::tmp_dir("checkpoint-full");
+  // A file size limit of 1 MiB stands in for a full disk: the records and the
+  // token cache stay under it, a checkpoint of bert-tiny's 4.4 M parameters does not.
+  auto r = runner::test::run_command("bash -c \"trap '' XFSZ; ulimit -f 1024; " + runner_exe() + " " +
+                                     runner::test::smoke_recipe() + runner::test::isolated_run_sets(dir) +
+                                     " --set data.max_train_examples=64 --set data.max_eval_examples=16\"");
+  INFO(r.out);
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.out, "the file grew past the largest the system allows"));
+  CHECK(has(r.out, "runner resume RUN"));
+  CHECK_FALSE(has(r.out, "std::"));
+  auto summary = runner::test::run_summary(runner::test::only_run_dir(dir));
+  CHECK(summary["status"] == "failed");
 }
 
 TEST_CASE("a closed pipe stops predict and tokenize at once", "[cli]") {

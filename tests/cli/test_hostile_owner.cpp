@@ -9,8 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <fstream>
 #include <string>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using runner::test::run_command;
 using runner::test::runner_exe;
@@ -76,4 +80,36 @@ TEST_CASE("two concurrent resumes of one run: exactly one trains", "[cli]") {
   CHECK(summary_status(run_dir) == "completed");
   CHECK(runner::test::events(run_dir, "end").back()["status"] == "completed");
   CHECK(runner::test::events(run_dir, "train").back()["step"] == 64);
+}
+
+TEST_CASE("a resume refuses a lock file that is a symbolic link or a FIFO, and writes through neither",
+          "[cli]") {
+  std::string dir = runner::test::tmp_dir("owner-foreign-resume");
+  auto first = run_command(runner_exe() + " " + runner::test::smoke_recipe() + runner::test::isolated_run_sets(dir));
+  REQUIRE(first.exit_code == 0);
+  std::string run_dir = runner::test::only_run_dir(dir);
+  std::string lock = run_dir + "/owner.lock", victim = dir + "/victim.txt";
+  const std::string before = runner::test::read_text(run_dir + "/summary.json");
+  auto resume = [&] {  // `timeout`: a FIFO opened to write or read could wait forever
+    return run_command("timeout 60 " + runner_exe() + " resume " + run_dir +
+                       " --set train.epochs=3 --allow-changes train.epochs");
+  };
+
+  std::ofstream(victim) << "precious";
+  std::remove(lock.c_str());
+  REQUIRE(::symlink(victim.c_str(), lock.c_str()) == 0);
+  auto r = resume();
+  INFO(r.out);
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.out, "owner.lock: error: the run's lock file is a symbolic link"));
+  CHECK(has(r.out, "rm " + lock));
+  CHECK(runner::test::read_text(victim) == "precious");
+
+  std::remove(lock.c_str());
+  REQUIRE(::mkfifo(lock.c_str(), 0644) == 0);
+  r = resume();
+  INFO(r.out);
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.out, "the run's lock file is a special file"));
+  CHECK(runner::test::read_text(run_dir + "/summary.json") == before);
 }

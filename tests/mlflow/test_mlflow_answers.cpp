@@ -222,4 +222,8 @@ TEST_CASE("a URI is shown without its user information, query and fragment", "[m
   CHECK(redacted_uri("http://host:5000") == "http://host:5000");
   CHECK(redacted_uri("host?x=1") == "host?***");
   CHECK(redacted_uri("http://h/\x1b[2J") == "http://h/\\x1b[2J");
+  // A password typed with a raw '#' or '?', and a URI with no scheme: nothing of the user shown.
+  CHECK(redacted_uri("http://alice:pa#ss@127.0.0.1:18999") == "http://***@127.0.0.1:18999");
+  CHECK(redacted_uri("http://alice:s3cret?pw@127.0.0.1:18999/api?x=1") == "http://***@127.0.0.1:18999/api?***");
+  CHECK(redacted_uri("alice:s3cretpw@127.0.0.1:18999") == "***@127.0.0.1:18999");
 }

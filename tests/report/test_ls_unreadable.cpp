@@ -65,3 +65,16 @@ TEST_CASE("ls / lists what it can and ends well", "[ls]") {
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("filesystem error") == std::string::npos);
 }
+
+TEST_CASE("ls lists a run once through a symbolic link back up the tree or a second name", "[ls]") {
+  std::string runs = runner::test::tmp_dir("ls-loop") + "/runs";
+  runner::test::FakeRun run;
+  run.name = "once";
+  runner::test::make_fake_run(runs, "20260101T000000Z-aaaaaa", run);
+  std::filesystem::create_directory_symlink(".", runs + "/loop");            // runs/loop/loop/... is runs
+  std::filesystem::create_directory_symlink(runs + "/once", runs + "/alias");  // the same folder again
+  auto json = runner::test::run_command(runner::test::runner_exe() + " ls --json " + runs);
+  INFO(json.out);
+  REQUIRE(json.exit_code == 0);
+  CHECK(nlohmann::json::parse(json.out).size() == 1);
+}

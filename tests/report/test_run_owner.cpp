@@ -13,8 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
+
+#include <sys/stat.h>
 
 using runner::test::FakeRun;
 
@@ -77,4 +80,33 @@ TEST_CASE("a run whose lock is held is running whatever its summary says", "[rep
   runner::own_run_dir(dir);  // this test process holds it until it ends
   CHECK(listed_status(runs)["held"] == "running");
   CHECK(runner::run_owner(dir) == runner::RunOwner::Live);
+}
+
+TEST_CASE("a lock file that is a link, a FIFO or a directory is no run's lock: ls answers at once, unknown",
+          "[report]") {
+  std::string root = runner::test::tmp_dir("owner-foreign");
+  std::string runs = root + "/runs";
+  std::string held = edited_run(runs, "held-elsewhere", {{"status", "completed"}});
+  runner::own_run_dir(held);  // a live lock, which a link must not lend to another run
+  auto replaced = [&](const std::string& name) {
+    std::string dir = edited_run(runs, name, {{"status", "completed"}});
+    std::filesystem::remove(runner::owner_lock_path(dir));
+    return runner::owner_lock_path(dir);
+  };
+  std::filesystem::create_symlink(runner::owner_lock_path(held), replaced("symlink"));
+  std::filesystem::create_hard_link(runner::owner_lock_path(held), replaced("hard-link"));
+  REQUIRE(::mkfifo(replaced("fifo").c_str(), 0644) == 0);  // opened to read, it would wait for a writer
+  std::filesystem::create_directory(replaced("directory"));
+
+  // `timeout` turns a hang into exit 124 rather than a test that never ends.
+  auto r = runner::test::run_command("timeout 30 " + runner::test::runner_exe() + " ls --json " + runs);
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  std::map<std::string, std::string> status;
+  for (const auto& row : nlohmann::json::parse(r.out)) status[row["name"]] = row["status"];
+  CHECK(status["symlink"] == "unknown");
+  CHECK(status["hard-link"] == "unknown");
+  CHECK(status["fifo"] == "unknown");
+  CHECK(status["directory"] == "unknown");
+  CHECK(status["held-elsewhere"] == "unknown");  // its lock has two names now: it cannot tell which run is its
 }

@@ -371,12 +371,19 @@ TEST_CASE("a training state whose step disagrees with its checkpoint's name is r
   // The issue's case: global_step raised in state.json and the manifest rehashed.
   std::string dir = runner::test::tmp_dir("ckpt_raised_step");
   const std::vector<std::pair<std::string, nlohmann::json>> edits = {
-      {"global_step", 100000}, {"scheduler_step", 9}, {"batch_in_epoch", -1}, {"world_size", 0}};
-  for (const auto& [key, value] : edits) {
-    INFO(key);
-    std::string path = checkpoint_with_state_edit(dir + "/" + key, 8, key, value);
+      {"global_step", 100000}, {"scheduler_step", 9}, {"batch_in_epoch", -1}, {"world_size", 0},
+      // Counts that are not whole numbers: 8.0 would pass for step 8, 1e30 convert with undefined behaviour.
+      {"global_step", 8.0}, {"epoch", 1e30}, {"samples_seen", "64"}};
+  for (size_t i = 0; i < edits.size(); ++i) {
+    const auto& [key, value] = edits[i];
+    INFO(key << " = " << value.dump());
+    std::string path = checkpoint_with_state_edit(dir + "/" + std::to_string(i), 8, key, value);
     REQUIRE(verify_checkpoint(path).empty());  // the manifest vouches for the edited file
     CHECK_THROWS_WITH(load_training_state(path), Catch::Contains(path + "/state.json") &&
                                                      Catch::Contains("resume from an earlier one"));
   }
+  // A CUDA generator the state lists and rng.safetensors lacks: named, not std::map::at's "map::at".
+  std::string path = checkpoint_with_state_edit(dir + "/cuda_devices", 8, "cuda_devices", 1);
+  CHECK_THROWS_WITH(load_training_state(path), Catch::Contains(path + "/rng.safetensors") &&
+                                                   Catch::Contains("no \"cuda.0\""));
 }

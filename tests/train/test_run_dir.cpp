@@ -1,6 +1,7 @@
 // The run directory and its records.
 #include "run/run_dir.h"
 #include "train/checkpoint_io.h"
+#include "util/diagnostic.h"
 
 #include "runner_build_config.h"
 #include "shared.h"
@@ -10,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <csignal>
+#include <sys/resource.h>
 #include <unistd.h>
 
 using namespace runner;
@@ -67,4 +70,34 @@ TEST_CASE("summary.json is replaced atomically", "[train][run]") {
   write_json_atomic(dir + "/summary.json", {{"status", "completed"}});
   CHECK(nlohmann::json::parse(read_file_bytes(dir + "/summary.json"))["status"] == "completed");
   CHECK_FALSE(fs::exists(dir + "/summary.json.tmp"));
+}
+
+TEST_CASE("a record that cannot be written whole keeps the one before, leaves no .tmp, and says why",
+          "[train][run]") {
+  std::string dir = runner::test::tmp_dir("record_full_disk");
+  const std::string path = dir + "/sweep_ledger.json";
+  write_text_atomic(path, "before\n");
+  // A file size limit of 1 KiB stands in for a full disk (EFBIG, with SIGXFSZ
+  // ignored so that the write returns the error); the old limit comes back after.
+  struct sigaction ignore {}, old_action {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGXFSZ, &ignore, &old_action);
+  rlimit old_limit{};
+  ::getrlimit(RLIMIT_FSIZE, &old_limit);
+  rlimit small = old_limit;
+  small.rlim_cur = 1024;
+  ::setrlimit(RLIMIT_FSIZE, &small);
+  std::string message;
+  try {
+    write_text_atomic(path, std::string(4096, 'x'));
+  } catch (const runner::InputError& e) {
+    message = e.diagnostic().format();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &old_limit);
+  ::sigaction(SIGXFSZ, &old_action, nullptr);
+  INFO(message);
+  CHECK_THAT(message, Catch::Contains(path + ".tmp") && Catch::Contains("the file grew past the largest") &&
+                          Catch::Contains("free space on that disk"));
+  CHECK(read_file_bytes(path) == "before\n");
+  CHECK_FALSE(fs::exists(path + ".tmp"));
 }

@@ -189,3 +189,20 @@ TEST_CASE("runner init offers installed pretrained models first and takes a Hub 
   REQUIRE(model->find("pretrained"));
   CHECK(model->find("pretrained")->s == kMiniLm);
 }
+
+TEST_CASE("runner init on a full disk is exit 2 with the reason, and --force keeps the recipe it would replace",
+          "[wizard]") {
+  std::string dir = runner::test::tmp_dir("init-full");
+  std::string recipe = dir + "/r.toml";
+  std::ofstream(recipe) << "# mine\n";
+  // A file size limit of 1 KiB stands in for a full disk: the default recipe is
+  // longer (EFBIG; SIGXFSZ is ignored so that the write returns the error).
+  auto r = runner::test::run_command("bash -c \"trap '' XFSZ; ulimit -f 1; " + runner::test::runner_exe() +
+                                     " init --defaults --force " + recipe + "\"");
+  INFO(r.out);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.find("the file grew past the largest the system allows") != std::string::npos);
+  CHECK(r.out.find("(valid)") == std::string::npos);
+  CHECK(runner::test::read_text(recipe) == "# mine\n");
+  CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
+}
