@@ -10,6 +10,7 @@
 #include "run/run_records.h"
 #include "run/split_evaluation.h"
 #include "util/diagnostic.h"
+#include "util/utf8.h"
 #include "util/json_input.h"
 
 #include <fmt/format.h>
@@ -41,9 +42,15 @@ fs::path enclosing_run(const fs::path& p) {
 
 // The weights of a run's own directory: --checkpoint, else final/ (the trained
 // model), else the newest checkpoint that verifies.
+// A final/ folder without its weight file is said: the score is then the newest
+// checkpoint's, which may not be the model the run ended with.
 std::string run_weights(const RunPaths& run, const std::string& checkpoint) {
-  if (checkpoint.empty() && fs::is_regular_file(run.final_model() + "/model.safetensors"))
-    return run.final_model() + "/model.safetensors";
+  const std::string final_weights = run.final_model() + "/model.safetensors";
+  if (checkpoint.empty() && fs::is_regular_file(final_weights)) return final_weights;
+  std::error_code ec;
+  if (checkpoint.empty() && fs::exists(run.final_model(), ec))
+    std::cerr << "warning: " << terminal_safe(final_weights)
+              << " is missing or not a regular file; scoring the newest checkpoint that verifies instead\n";
   return chosen_weights(run, checkpoint);
 }
 

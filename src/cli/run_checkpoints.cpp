@@ -27,12 +27,14 @@ namespace {
 }
 
 // The checkpoint directory the best metric last pointed at, from the newest
-// checkpoint that verifies; empty when the run recorded none.
+// checkpoint that verifies; empty when the run recorded none, or recorded
+// something that is no checkpoint's name (an edited "../elsewhere").
 std::string best_checkpoint(const RunPaths& p) {
   auto newest = newest_valid_checkpoint(p.checkpoints(), [](const std::string&) {});
   if (!newest) return {};
   nlohmann::json best = record_object(read_json_file(*newest + "/state.json"), "best");
-  return record_bool(best, "has_best", false) ? record_string(best, "checkpoint") : std::string();
+  std::string name = record_bool(best, "has_best", false) ? record_string(best, "checkpoint") : std::string();
+  return checkpoint_step(name) && name == checkpoint_name(*checkpoint_step(name)) ? name : std::string();
 }
 
 std::string available_checkpoints(const RunPaths& p) {

@@ -228,9 +228,11 @@ class MlflowLogger : public Logger {
     fs::path final_dir = fs::path(ctx_.run_dir) / "final";
     if (!fs::is_directory(final_dir)) return;
     if (!mlflow::proxied_artifacts(artifact_uri_)) {
+      const std::string where = artifact_uri_.empty() ? "a place its answer did not name (no artifact_uri string)"
+                                                       : redacted_uri(artifact_uri_);
       say(fmt::format("the tracking server stores artifacts at {}, which it does not serve as a plain path "
                       "under its artifact root (start it with --serve-artifacts); the final model stays in {}",
-                      redacted_uri(artifact_uri_), terminal_safe(final_dir.string())));
+                      where, terminal_safe(final_dir.string())));
       return;
     }
     for (const auto& entry : fs::recursive_directory_iterator(final_dir)) {

@@ -11,10 +11,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fmt/format.h>
 #include <mutex>
 #include <set>
+#include <thread>
 
 namespace runner {
 namespace {
@@ -28,15 +30,21 @@ struct flock whole_file(short type) {
   return l;
 }
 
-// What the owner wrote into the lock file, for the refusal's message.
+// What the owner wrote into the lock file, for the refusal's message. The owner
+// writes it just after taking the lock: a refusal that comes in between waits
+// a moment (up to 0.5 s) for a record that parses.
 std::string owner_words(int fd) {
-  char text[4096];
-  ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
-  std::string why;
-  auto owner = try_parse_json(std::string(text, n > 0 ? static_cast<size_t>(n) : 0), why);
-  if (!owner) return "another process";
-  return terminal_safe(fmt::format("process {} on {} since {}", record_integer(*owner, "pid"),
-                                   record_string(*owner, "host", "?"), record_string(*owner, "since_utc", "?")));
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    char text[4096];
+    ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+    std::string why;
+    if (auto owner = try_parse_json(std::string(text, n > 0 ? static_cast<size_t>(n) : 0), why))
+      return terminal_safe(fmt::format("process {} on {} since {}", record_integer(*owner, "pid"),
+                                       record_string(*owner, "host", "?"),
+                                       record_string(*owner, "since_utc", "?")));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return "another process";
 }
 
 void write_owner(int fd) {
@@ -45,7 +53,9 @@ void write_owner(int fd) {
                          -1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   // The record only names the owner for others' messages; the lock itself is
   // the fact, so a record that could not be written (a full disk) changes nothing.
-  bool written = ::ftruncate(fd, 0) == 0 && ::pwrite(fd, text.data(), text.size(), 0) == ssize_t(text.size());
+  // Written over the previous owner's record, then cut to length: the file is never empty.
+  bool written = ::pwrite(fd, text.data(), text.size(), 0) == ssize_t(text.size()) &&
+                 ::ftruncate(fd, static_cast<off_t>(text.size())) == 0;
   (void)written;
 }
 

@@ -60,6 +60,9 @@ void read_scalars(const nlohmann::json& j, TrainingState& s) {
   const auto& ls = j.at("loss_scaler");
   s.loss_scaler = {ls.at("scale"), ls.at("growth_tracker"), ls.at("skipped_steps")};
   s.sampler = j.at("sampler");
+  if (!s.sampler.is_object())
+    throw std::invalid_argument(fmt::format("\"sampler\" is {}, not an object", s.sampler.dump()));
+  if (s.sampler.contains("length_group_batch")) count_field(s.sampler, "length_group_batch");
   const auto& b = j.at("best");
   s.best = {b.at("has_best"), b.at("value"), b.at("step"), b.at("checkpoint"),
             b.at("evals_without_improvement")};

@@ -187,6 +187,18 @@ TEST_CASE("an artifact root that climbs out of the artifact store gets no upload
   }
 }
 
+TEST_CASE("an artifact root that is not a string gets no upload, and the warning says so", "[mlflow]") {
+  FakeTrackingServer server([](const TrackingRequest& r) {
+    return with_path(r, "runs/create", {200, R"({"run":{"info":{"run_id":"r1","artifact_uri":5}}})"});
+  });
+  std::string dir = runner::test::tmp_dir("mlflow-artifact-number");
+  auto r = train_against(server.url(), dir);
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  CHECK(has(r.out, "stores artifacts at a place its answer did not name"));
+  for (const auto& request : server.requests()) CHECK_FALSE(has(request, "PUT"));
+}
+
 TEST_CASE("passwords and tokens of the tracking URI are never printed or recorded", "[mlflow]") {
   FakeTrackingServer server([](const TrackingRequest& r) {
     return with_path(r, "runs/log-batch", {400, R"({"error_code":"INVALID_PARAMETER_VALUE","message":"no"})"});

@@ -373,7 +373,8 @@ TEST_CASE("a training state whose step disagrees with its checkpoint's name is r
   const std::vector<std::pair<std::string, nlohmann::json>> edits = {
       {"global_step", 100000}, {"scheduler_step", 9}, {"batch_in_epoch", -1}, {"world_size", 0},
       // Counts that are not whole numbers: 8.0 would pass for step 8, 1e30 convert with undefined behaviour.
-      {"global_step", 8.0}, {"epoch", 1e30}, {"samples_seen", "64"}};
+      {"global_step", 8.0}, {"epoch", 1e30}, {"samples_seen", "64"},
+      {"sampler", 5}, {"sampler", {{"length_group_batch", "x"}}}};
   for (size_t i = 0; i < edits.size(); ++i) {
     const auto& [key, value] = edits[i];
     INFO(key << " = " << value.dump());

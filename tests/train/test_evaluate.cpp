@@ -10,6 +10,7 @@
 #include "catch.h"
 
 #include <cmath>
+#include <filesystem>
 
 using runner::test::events;
 using runner::test::isolated_run_sets;
@@ -65,6 +66,14 @@ TEST_CASE("runner evaluate of a run, a checkpoint and final/ reports the run's o
   auto none = runner_cmd("", "evaluate " + dir);
   CHECK(none.exit_code == 2);
   CHECK_THAT(none.out, Catch::Contains("neither a run, a run's checkpoint, nor a model folder"));
+
+  // final/ without its weights: the newest checkpoint (step 8) scored, and said.
+  std::filesystem::remove(run + "/final/model.safetensors");
+  auto fallback = runner_cmd("", "evaluate " + run);
+  INFO(fallback.out);
+  CHECK(fallback.exit_code == 0);
+  CHECK_THAT(fallback.out, Catch::Contains("final/model.safetensors is missing or not a regular file; scoring the "
+                                           "newest checkpoint"));
 }
 
 TEST_CASE("runner evaluate of a model folder takes its data from --recipe", "[e2e]") {
