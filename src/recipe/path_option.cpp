@@ -12,6 +12,9 @@ namespace runner {
 namespace fs = std::filesystem;
 namespace {
 
+// "./x" and "../x" name a path from the recipe's folder, never a root's entry or a Hub id.
+bool relative_to_recipe(const std::string& p) { return p.rfind("./", 0) == 0 || p.rfind("../", 0) == 0; }
+
 // The folder a value's relative paths start from: its recipe's.
 fs::path folder_of(const Value& v) {
   fs::path here = fs::path(v.loc.file).parent_path();
@@ -42,16 +45,14 @@ hub::Fetchable fetchable(const OptionSpec& s, const std::string& key_path) {
 }  // namespace
 
 std::string resolve_path_option(const OptionSpec& s, const Value& v, const std::string& recipe_path) {
-  const std::string& p = v.s;
-  bool explicit_relative = p.rfind("./", 0) == 0 || p.rfind("../", 0) == 0;
-  if (s.type == OptionType::FilePath || explicit_relative)
-    return resolve_against(fs::absolute(folder_of(v)).string(), p);
-  return resolve_against(root_for(s, v, recipe_path), p);
+  if (s.type == OptionType::FilePath || relative_to_recipe(v.s))
+    return resolve_against(fs::absolute(folder_of(v)).string(), v.s);
+  return resolve_against(root_for(s, v, recipe_path), v.s);
 }
 
 hub::NameRequest path_name_request(const OptionSpec& s, const Value& v, const std::string& key_path,
                                    const std::string& resolved) {
-  bool explicit_path = v.s.rfind("./", 0) == 0 || v.s.rfind("../", 0) == 0 || fs::path(v.s).is_absolute();
+  bool explicit_path = relative_to_recipe(v.s) || fs::path(v.s).is_absolute();
   std::string source = explicit_path || s.type == OptionType::FilePath ? "path"
                        : s.type == OptionType::DataPath               ? "data_root"
                                                                       : "models_root";
@@ -82,7 +83,7 @@ std::string fetch_failure(const std::string& name, const std::string& resolved, 
 }  // namespace
 
 nlohmann::ordered_json check_path_option(const OptionSpec& s, const Value& v, const std::string& path,
-                                       const ResolveOptions& options, Diagnostics& diags) {
+                                         const ResolveOptions& options, Diagnostics& diags) {
   std::string resolved = resolve_path_option(s, v, options.recipe_path);
   // Before anything asks the file system: past the system's limits its own message is raw.
   std::string too_long = path_length_problem(resolved);
@@ -105,9 +106,8 @@ nlohmann::ordered_json check_path_option(const OptionSpec& s, const Value& v, co
     diags.push_back(make_error(v.loc, path, "expected regular files in the folder, but " + inside,
                                "replace it with the file itself; reading a pipe or a device would wait forever"));
   if (s.must_exist && !fs::exists(resolved)) {
-    bool explicit_relative = v.s.rfind("./", 0) == 0 || v.s.rfind("../", 0) == 0;
     std::string root_hint =
-        explicit_relative ? "paths starting with ./ or ../ are relative to the recipe's folder"
+        relative_to_recipe(v.s) ? "paths starting with ./ or ../ are relative to the recipe's folder"
         : s.type == OptionType::DataPath
             ? "the data root is " + root_for(s, v, options.recipe_path) + " (set RUNNER_DATA)"
         : s.type == OptionType::ModelPath ? "the model root is " + root_for(s, v, options.recipe_path) +

@@ -105,20 +105,26 @@ std::string elapsed_text(double seconds) {
   return fmt::format("{}h{:02}m", s / 3600, s % 3600 / 60);
 }
 
-// Every line is terminal-safe: a message may carry text from a damaged file (a
-// manifest's key, a folder's name) with escape sequences or bytes that are not UTF-8.
-std::string event_line(const nlohmann::json& e) {
+namespace {
+
+std::string event_text(const nlohmann::json& e) {
   std::string kind = e.value("event", std::string("event"));
-  if (kind == "end") return terminal_safe(time_prefix(e) + end_line(e), true);
-  if (kind == "warning") return terminal_safe(time_prefix(e) + "warning: " + e.value("message", std::string()), true);
+  if (kind == "end") return time_prefix(e) + end_line(e);
+  if (kind == "warning") return time_prefix(e) + "warning: " + e.value("message", std::string());
   std::string line = time_prefix(e) + kind + step_text(e);
   for (const char* key : {"epoch", "loss"})
     if (auto v = e.find(key); v != e.end()) line += fmt::format(" {}={}", key, value_text(*v));
   const bool has_step = !step_text(e).empty();  // total_steps is shown with the step, else among the rest
   for (const auto& [key, value] : e.items())
     if (!shown_apart(key) || (key == "total_steps" && !has_step)) line += " " + key + "=" + value_text(value);
-  return terminal_safe(line, true);
+  return line;
 }
+
+}  // namespace
+
+// Every line is terminal-safe: a message may carry text from a damaged file (a
+// manifest's key, a folder's name) with escape sequences or bytes that are not UTF-8.
+std::string event_line(const nlohmann::json& e) { return terminal_safe(event_text(e), true); }
 
 std::string end_line(const nlohmann::json& e) {
   const std::string status = e.value("status", std::string("ended"));

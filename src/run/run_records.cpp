@@ -19,6 +19,8 @@
 #include <set>
 #include <sstream>
 
+#include <sys/stat.h>
+
 namespace fs = std::filesystem;
 
 namespace runner {
@@ -146,15 +148,10 @@ void check_changes(const std::vector<RunChange>& changes, const std::vector<std:
 void require_own_records(const RunPaths& paths) {
   for (const std::string& path :
        {paths.summary(), paths.recipe_resolved(), paths.env(), paths.metrics(), paths.log()}) {
-    std::error_code ec;
-    const fs::file_status st = fs::symlink_status(path, ec);
-    if (ec || st.type() == fs::file_type::not_found || st.type() == fs::file_type::regular) continue;
-    std::string found = st.type() == fs::file_type::symlink     ? "a symbolic link"
-                        : st.type() == fs::file_type::directory ? "a directory"
-                                                                : special_file_kind(path);
-    if (found.empty()) found = "not a regular file";
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) continue;  // absent, or a file of its own
     throw InputError(make_error(SourceLocation{path, 0, 0, {}}, "",
-                                "expected the run's own record, a regular file, found " + found +
+                                "expected the run's own record, a regular file, found " + file_kind(st.st_mode) +
                                     "; nothing in the run was changed",
                                 "put the run's own file back (a run writes it itself), or start a new run"));
   }

@@ -17,7 +17,10 @@ namespace {
   throw InputError(make_error(SourceLocation{f.path, 0, 0, {}}, f.named_by, what, hint));
 }
 
-std::string kind_of(mode_t mode) {
+}  // namespace
+
+std::string file_kind(mode_t mode) {
+  if (S_ISLNK(mode)) return "a symbolic link";
   if (S_ISDIR(mode)) return "a directory";
   if (S_ISCHR(mode)) return "a character device";
   if (S_ISBLK(mode)) return "a block device";
@@ -25,8 +28,6 @@ std::string kind_of(mode_t mode) {
   if (S_ISSOCK(mode)) return "a socket";
   return "not a regular file";
 }
-
-}  // namespace
 
 std::string human_bytes(uint64_t n) {
   if (n < 1024) return fmt::format("{} byte{}", n, n == 1 ? "" : "s");
@@ -38,7 +39,7 @@ std::string human_bytes(uint64_t n) {
 std::string special_file_kind(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return "";
-  return kind_of(st.st_mode);
+  return file_kind(st.st_mode);
 }
 
 void check_input_file(const InputFile& f) {
@@ -52,7 +53,7 @@ void check_input_file(const InputFile& f) {
     refuse(f, "expected a regular file, found a directory",
            "name a file inside it" + (f.hint.empty() ? "" : "; " + f.hint));
   if (!S_ISREG(st.st_mode))
-    refuse(f, fmt::format("expected a regular file, found {}", kind_of(st.st_mode)),
+    refuse(f, fmt::format("expected a regular file, found {}", file_kind(st.st_mode)),
            "write the content to a file first and name that file");
   auto size = static_cast<uint64_t>(st.st_size);
   if (size > f.max_bytes)

@@ -8,6 +8,8 @@
 #include <istream>
 #include <string>
 
+#include <sys/types.h>
+
 namespace runner {
 
 // Size limits by what the file holds. JSON documents and vocabularies are
@@ -30,6 +32,10 @@ struct InputFile {
 // Throws InputError unless `f.path` is a regular file (symbolic links followed)
 // of at most `f.max_bytes`, naming the path, what it is instead, and the fix.
 void check_input_file(const InputFile& f);
+
+// What a file that is not a regular one is, from its st_mode: "a symbolic link"
+// (an lstat's), "a directory", "a FIFO (named pipe)", "a character device", ...
+std::string file_kind(mode_t mode);
 
 // What `path` is when it exists but is neither a regular file nor a folder
 // ("a FIFO (named pipe)", "a character device", ...), else "": for paths that

@@ -8,7 +8,7 @@
 #include "model/export.h"
 #include "run/run_dir.h"
 #include "train/checkpoint_io.h"
-#include "util/sha256.h"
+#include "run_files.h"
 
 #include <nlohmann/json.hpp>
 
@@ -159,16 +159,11 @@ TEST_CASE("export: weights that cannot be written are exit 2 with the reason, an
 TEST_CASE("export: a best checkpoint recorded as a path outside the run names no checkpoint", "[model]") {
   std::string copy = test::tmp_dir("export_best_outside") + "/run";
   fs::copy(trained_run(), copy, fs::copy_options::recursive);
-  // The newest checkpoint's state.json edited, and its manifest rehashed so that it verifies.
   const std::string newest = copy + "/checkpoints/step-00000004";
-  auto state = nlohmann::json::parse(read_file_bytes(newest + "/state.json"));
-  state["best"]["has_best"] = true;
-  state["best"]["checkpoint"] = "../../../outside/evil";
-  const std::string bytes = state.dump(2);
-  std::ofstream(newest + "/state.json", std::ios::trunc) << bytes;
-  auto manifest = nlohmann::json::parse(read_file_bytes(newest + "/manifest.json"));
-  manifest["files"]["state.json"] = {{"sha256", digest::sha256_hex(bytes)}, {"bytes", bytes.size()}};
-  std::ofstream(newest + "/manifest.json", std::ios::trunc) << manifest.dump(2);
+  test::edit_checkpoint_state(newest, [](nlohmann::json& state) {
+    state["best"]["has_best"] = true;
+    state["best"]["checkpoint"] = "../../../outside/evil";
+  });
   REQUIRE(verify_checkpoint(newest).empty());
 
   auto r = export_cmd(copy + " --checkpoint best --to " + fresh_target("best_outside"));

@@ -3,10 +3,14 @@
 // records the readers use.
 #pragma once
 
+#include "shared.h"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -67,6 +71,17 @@ inline std::string make_fake_run(const std::string& parent, const std::string& f
   write_text(dir + "/summary.json", summary.dump(2));
   write_text(dir + "/metrics.jsonl", events + "{\"event\": \"tra");  // a killed write's partial line
   return dir;
+}
+
+// Each run's status as `runner ls --json RUNS` gives it, by name. Throws, with
+// what ls printed, when it fails; `timeout` turns a listing that hangs (a FIFO
+// opened to read) into that failure rather than a test that never ends.
+inline std::map<std::string, std::string> listed_status(const std::string& runs) {
+  CommandResult r = run_command("timeout 30 " + runner_exe() + " ls --json " + runs);
+  if (r.exit_code != 0) throw std::runtime_error("runner ls --json failed:\n" + r.out);
+  std::map<std::string, std::string> status;
+  for (const auto& row : nlohmann::json::parse(r.out)) status[row["name"]] = row["status"];
+  return status;
 }
 
 }  // namespace runner::test

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 using runner::test::FakeRun;
+using runner::test::listed_status;
 
 namespace {
 
@@ -34,15 +35,6 @@ std::string edited_run(const std::string& runs, const std::string& name, const n
   runner::test::write_text(dir + "/summary.json", s.dump(2));
   std::ofstream(runner::owner_lock_path(dir)) << R"({"pid": 1, "host": "elsewhere"})";
   return dir;
-}
-
-std::map<std::string, std::string> listed_status(const std::string& runs) {
-  auto r = runner::test::run_command(runner::test::runner_exe() + " ls --json " + runs);
-  INFO(r.out);
-  REQUIRE(r.exit_code == 0);
-  std::map<std::string, std::string> status;
-  for (const auto& row : nlohmann::json::parse(r.out)) status[row["name"]] = row["status"];
-  return status;
 }
 
 }  // namespace
@@ -98,12 +90,7 @@ TEST_CASE("a lock file that is a link, a FIFO or a directory is no run's lock: l
   REQUIRE(::mkfifo(replaced("fifo").c_str(), 0644) == 0);  // opened to read, it would wait for a writer
   std::filesystem::create_directory(replaced("directory"));
 
-  // `timeout` turns a hang into exit 124 rather than a test that never ends.
-  auto r = runner::test::run_command("timeout 30 " + runner::test::runner_exe() + " ls --json " + runs);
-  INFO(r.out);
-  REQUIRE(r.exit_code == 0);
-  std::map<std::string, std::string> status;
-  for (const auto& row : nlohmann::json::parse(r.out)) status[row["name"]] = row["status"];
+  auto status = listed_status(runs);  // bounded by `timeout`: a FIFO read would hang
   CHECK(status["symlink"] == "unknown");
   CHECK(status["hard-link"] == "unknown");
   CHECK(status["fifo"] == "unknown");

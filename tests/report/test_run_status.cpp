@@ -67,11 +67,7 @@ TEST_CASE("a run whose process is gone is listed as died, one silent elsewhere a
   CHECK(runner::load_run_history(silent).status() == "stale");
   CHECK(runner::load_run_history(recent).status() == "running");
 
-  auto r = runner::test::run_command(runner::test::runner_exe() + " ls --json " + runs);
-  INFO(r.out);
-  REQUIRE(r.exit_code == 0);
-  std::map<std::string, std::string> status;
-  for (const auto& row : nlohmann::json::parse(r.out)) status[row["name"]] = row["status"];
+  auto status = runner::test::listed_status(runs);
   CHECK(status["killed"] == "died");
   CHECK(status["silent"] == "stale");
   CHECK(status["going"] == "running");

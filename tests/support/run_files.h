@@ -3,12 +3,15 @@
 #pragma once
 
 #include "run/run_dir.h"
+#include "util/sha256.h"
 
 #include "catch.h"
 #include "shared.h"
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -35,6 +38,24 @@ inline std::string only_run_dir(const std::string& dir, const std::string& run_n
 inline nlohmann::json run_summary(const std::string& run_dir) {
   std::ifstream in(run_dir + "/summary.json");
   return nlohmann::json::parse(in);
+}
+
+// A checkpoint's state.json edited as `edit` says, and its manifest rehashed so
+// that the checkpoint still verifies: damage its sha256 check cannot see.
+inline void edit_checkpoint_state(const std::string& checkpoint, const std::function<void(nlohmann::json&)>& edit) {
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return nlohmann::json::parse(text.str());
+  };
+  nlohmann::json state = read(checkpoint + "/state.json");
+  edit(state);
+  const std::string bytes = state.dump(2);
+  std::ofstream(checkpoint + "/state.json", std::ios::trunc) << bytes;
+  nlohmann::json manifest = read(checkpoint + "/manifest.json");
+  manifest["files"]["state.json"] = {{"sha256", digest::sha256_hex(bytes)}, {"bytes", bytes.size()}};
+  std::ofstream(checkpoint + "/manifest.json", std::ios::trunc) << manifest.dump(2);
 }
 
 // The run's metrics.jsonl events of one kind ("train", "eval", ...), in order.

@@ -5,7 +5,6 @@
 // FIFO is refused at once instead of blocking the read or the append forever.
 // A resume that goes on past a damaged checkpoint says so with its names escaped.
 #include "train/checkpoint_io.h"
-#include "util/sha256.h"
 
 #include "run_files.h"
 #include "shared.h"
@@ -62,25 +61,16 @@ runner::test::CommandResult resume(const std::string& run) {
                      " --set train.epochs=3 --allow-changes train.epochs");
 }
 
-// state.json edited, and the manifest rehashed so that the checkpoint verifies.
-void edit_state(const std::string& checkpoint, const std::string& key, const nlohmann::json& value) {
-  auto state = nlohmann::json::parse(runner::read_file_bytes(checkpoint + "/state.json"));
-  state[key] = value;
-  const std::string bytes = state.dump(2);
-  std::ofstream(checkpoint + "/state.json", std::ios::trunc) << bytes;
-  auto manifest = nlohmann::json::parse(runner::read_file_bytes(checkpoint + "/manifest.json"));
-  manifest["files"]["state.json"] = {{"sha256", runner::digest::sha256_hex(bytes)}, {"bytes", bytes.size()}};
-  std::ofstream(checkpoint + "/manifest.json", std::ios::trunc) << manifest.dump(2);
-}
-
 }  // namespace
 
 TEST_CASE("a resume refused for its checkpoint's training state changes none of the run's records", "[e2e]") {
   const std::vector<std::pair<std::string, nlohmann::json>> edits = {{"global_step", 7}, {"cuda_devices", 1}};
-  for (const auto& [key, value] : edits) {
+  for (const auto& edit : edits) {
+    const std::string& key = edit.first;
     std::string run = copy_of_run(key);
     const auto before = records(run);
-    edit_state(run + "/checkpoints/step-00000008", key, value);
+    runner::test::edit_checkpoint_state(run + "/checkpoints/step-00000008",
+                                        [&edit](nlohmann::json& state) { state[edit.first] = edit.second; });
     auto r = resume(run);
     INFO(key << "\n" << r.out);
     CHECK(r.exit_code == 2);
