@@ -86,7 +86,7 @@ struct PredictModel {
 };
 
 static PredictModel model_folder_of(const std::string& model) {
-  std::string run = run_dir_argument(model, std::cerr);
+  std::string run = run_dir_argument(model, std::cerr, RunArgument::MayBeOther);
   std::error_code ec;
   if (std::filesystem::is_regular_file(run + "/env.json", ec) &&
       std::filesystem::is_regular_file(run + "/final/config.json", ec))

@@ -2,6 +2,7 @@
 
 #include "recipe/recipe.h"
 #include "registry/registry.h"
+#include "report/run_history.h"
 #include "run/run_dir.h"
 #include "run/run_options.h"
 #include "util/diagnostic.h"
@@ -56,13 +57,20 @@ std::string newest_run_of_recipe(const fs::path& file) {
   return run ? newest_run_in(fs::path(run->output_dir) / run->name) : "";
 }
 
-// A bare name: a run name's folder, or a run folder's own name, under each search folder.
+// A bare name: a run name (ls's NAME column: the folder of that name's runs)
+// or a run folder's own name, anywhere under a search folder, sweeps' runs
+// included (<sweep>/<point>/<time>-<id>). The newest wins: run folders start
+// with their UTC start time, so the largest folder name is the newest.
 std::string newest_run_named(const std::string& name) {
   for (const std::string& root : run_search_folders()) {
-    if (std::string newest = newest_run_in(fs::path(root) / name); !newest.empty()) return newest;
-    std::error_code ec;
-    for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
-      if (is_run_dir(it->path() / name)) return (it->path() / name).string();
+    std::string newest;
+    for (const std::string& dir : find_run_dirs(root)) {
+      fs::path run(dir);
+      bool named = run.filename() == name || run.parent_path().filename() == name;
+      if (named && (newest.empty() || run.filename().string() > fs::path(newest).filename().string()))
+        newest = dir;
+    }
+    if (!newest.empty()) return newest;
   }
   return "";
 }
@@ -101,7 +109,25 @@ std::string runs_folder_argument(const std::string& arg) {
   return "runs";
 }
 
-std::string run_dir_argument(const std::string& arg, std::ostream& err) {
+namespace {
+
+std::string joined_search_folders() {
+  std::string out;
+  for (const std::string& folder : run_search_folders()) out += (out.empty() ? "" : ", ") + folder;
+  return out;
+}
+
+InputError no_run_named(const std::string& name) {
+  return InputError(make_error(
+      SourceLocation{name, 0, 0, {}}, "",
+      fmt::format("names no run: no run name or run folder '{}' under {}", name, joined_search_folders()),
+      "pass a name or a folder as `runner ls` prints them, or a run's path; --runs DIR (or $RUNNER_RUNS) "
+      "searches another folder of runs"));
+}
+
+}  // namespace
+
+std::string run_dir_argument(const std::string& arg, std::ostream& err, RunArgument kind) {
   // '' would resolve as the current folder, or as the newest run under runs/.
   if (arg.empty())
     throw InputError(make_error(SourceLocation{"''", 0, 0, {}}, "",
@@ -115,6 +141,7 @@ std::string run_dir_argument(const std::string& arg, std::ostream& err) {
   if (newest.empty() && fs::is_regular_file(given, ec)) return arg;  // a baseline file, say
   bool bare_name = newest.empty() && !fs::exists(given, ec) && arg.find('/') == std::string::npos;
   if (bare_name) newest = newest_run_named(arg);
+  if (newest.empty() && bare_name && kind == RunArgument::MustBeRun) throw no_run_named(arg);
   if (newest.empty()) return arg;
   err << fmt::format("{}: its newest run, {}\n", arg, newest);
   return newest;

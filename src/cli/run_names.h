@@ -2,7 +2,7 @@
 // and `compare` take a run directory, and also what `runner ls` prints and
 // what made the run:
 //   runs/NAME        the folder of one run name's runs: its newest run;
-//   NAME             a run name (ls's NAME column): its newest run;
+//   NAME             a run name (ls's NAME column, a sweep point's too): its newest run;
 //   20261125T...-ab  a run folder's own name (the end of ls's DIR column);
 //   recipe.toml      a recipe: the newest run of its run.name under its run.output_dir.
 // Names are looked for under --runs DIR, $RUNNER_RUNS (folders separated by
@@ -15,10 +15,16 @@
 
 namespace runner {
 
+// Whether an argument must name a run: a bare name (no '/') that is neither a
+// path nor a run under the search folders is then refused with the folders
+// searched. `MayBeOther`: it may name something else (predict's --model: a Hub id).
+enum class RunArgument { MustBeRun, MayBeOther };
+
 // `arg` itself when it is a run directory or names nothing this resolves; else
 // the newest run directory it stands for, said on `err` so that the user sees
 // which run was taken.
-std::string run_dir_argument(const std::string& arg, std::ostream& err);
+std::string run_dir_argument(const std::string& arg, std::ostream& err,
+                             RunArgument kind = RunArgument::MustBeRun);
 
 // The folders runs are looked for in: --runs's, $RUNNER_RUNS's, then ./runs.
 std::vector<std::string> run_search_folders();

@@ -1,9 +1,11 @@
-// Issue 28, item 9: a run is addressable by its name (runs/NAME or NAME means its
-// newest run), `runner run` prints the run directory alone on stdout, predict
-// names the file and line of a line that is not JSON and can print probabilities,
-// and an exported folder's tokenizer files are the user's to edit.
+// A run is addressable by its name (runs/NAME or NAME means its newest run, a
+// sweep point's name too), `runner run` prints the run directory alone on
+// stdout, predict names the file and line of a line that is not JSON and can
+// print probabilities, and an exported folder's tokenizer files are the user's
+// to edit.
 #include "catch.h"
 
+#include "report/report_fixtures.h"
 #include "shared.h"
 
 #include <nlohmann/json.hpp>
@@ -169,4 +171,37 @@ TEST_CASE("--runs DIR finds and lists runs kept outside ./runs", "[cli]") {
   CHECK(fs::is_regular_file(elsewhere + "/r.html"));
   auto without = run_command("cd " + elsewhere + " && " + runner_exe() + " report named --out r2.html");
   CHECK(without.exit_code == 2);
+}
+
+TEST_CASE("a sweep's runs are named as ls prints them: point name or run folder", "[cli]") {
+  // A sweep keeps its points' runs one level deeper: runs/<sweep>/<point>/<time>-<id>.
+  std::string dir = test::tmp_dir("sweep-run-names");
+  test::FakeRun first, second;
+  first.name = "lr-3e-05_seed-1-37945fe7";
+  second.name = "lr-0.0001_seed-1-7b0cbd02";
+  second.accuracies = {0.80, 0.78};
+  test::make_fake_run(dir + "/runs/mysweep", "20261127T184455Z-e7c7a2", first);
+  test::make_fake_run(dir + "/runs/mysweep", "20261127T184460Z-0a0b0c", second);
+  test::make_fake_run(dir + "/runs/mysweep", "20261127T190000Z-ffffff", second);
+
+  auto compared = run_command("cd " + dir + " && " + runner_exe() + " compare " + first.name + " " + second.name);
+  INFO(compared.out);
+  CHECK(compared.exit_code == 0);
+  CHECK_THAT(compared.out, Catch::Contains(first.name + ": its newest run, runs/mysweep/" + first.name +
+                                           "/20261127T184455Z-e7c7a2"));
+  // Of a point's two runs, the newer is taken.
+  CHECK_THAT(compared.out, Catch::Contains(second.name + ": its newest run, runs/mysweep/" + second.name +
+                                           "/20261127T190000Z-ffffff"));
+  auto by_folder = run_command("cd " + dir + " && " + runner_exe() + " report 20261127T184455Z-e7c7a2 --out r.html");
+  INFO(by_folder.out);
+  CHECK(by_folder.exit_code == 0);
+  CHECK(fs::is_regular_file(dir + "/r.html"));
+
+  // A name that is no run says where it looked and how to look elsewhere.
+  auto unknown = run_command("cd " + dir + " && " + runner_exe() + " compare nosuch " + second.name);
+  INFO(unknown.out);
+  CHECK(unknown.exit_code == 2);
+  CHECK_THAT(unknown.out, Catch::Contains("nosuch: error: names no run: no run name or run folder 'nosuch' under runs"));
+  CHECK_THAT(unknown.out, Catch::Contains("--runs DIR"));
+  CHECK_THAT(unknown.out, !Catch::Contains("readable file"));
 }
