@@ -150,7 +150,7 @@ int dispatch(const std::vector<std::string>& argv) {
 
 int cli_main(int argc, char** argv) {
   // A write to a reader that went away (a data-parallel peer's gloo socket, output
-  // piped into `head`) must come back as EPIPE, an error a run reports and records,
+  // piped into `head`) must come back as EPIPE, which a run survives and records,
   // not end the process by SIGPIPE: from the first line, since a run prints its
   // directory and its data lines before the training session starts.
   std::signal(SIGPIPE, SIG_IGN);
@@ -164,6 +164,8 @@ int cli_main(int argc, char** argv) {
     // failed has said why already).
     if (rc == kExitOk && !standard_output_complete(std::cerr)) rc = kExitBadInput;
     return rc;
+  } catch (const StandardOutputReaderLeft&) {
+    return kExitReaderLeft;  // quietly: the reader took what it wanted
   } catch (const PluginNeedsFullRunner&) {
     // Met while the recipe loads, before the command prints anything.
     return hand_to_full_runner(command_line);

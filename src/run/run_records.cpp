@@ -26,11 +26,16 @@ namespace fs = std::filesystem;
 namespace runner {
 namespace {
 
-// "/train/epochs" -> "train.epochs"
+// A JSON pointer as the user reads it: "/train/epochs" -> "train.epochs", and
+// a file's key unescaped as content_changes spells it ("/content_sha256/~1d~1a.tsv"
+// -> "content_sha256./d/a.tsv"): the pointer's ~1 is '/' and ~0 is '~'.
 std::string dotted(const std::string& pointer) {
-  std::string out = pointer.substr(pointer.empty() ? 0 : 1);
-  for (char& c : out)
-    if (c == '/') c = '.';
+  std::string out;
+  for (size_t i = pointer.empty() ? 0 : 1; i < pointer.size(); ++i) {
+    bool escape = pointer[i] == '~' && i + 1 < pointer.size();
+    if (escape) out += pointer[++i] == '1' ? '/' : '~';
+    else out += pointer[i] == '/' ? '.' : pointer[i];
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include "run/run_dir.h"
 #include "run/run_records.h"
 #include "sweep/compare_report.h"
+#include "sweep/sweep_file.h"
 #include "util/sha256.h"
 #include "util/diagnostic.h"
 #include "util/json_input.h"
@@ -89,7 +90,8 @@ std::optional<double> metric_value(const CompareSide& side, const std::string& m
     std::string name = metric.substr(5);
     if (side.run.evals.empty()) {
       nlohmann::json best = record_object(side.run.summary, "best");
-      if (record_string(best, "metric", "") == name && best.contains("value") && best["value"].is_number())
+      if (eval_metric_name(record_string(best, "metric", "")) == name && best.contains("value") &&
+          best["value"].is_number())
         return best["value"].get<double>();
     }
     return best_eval(side.run.evals, name, higher_is_better);

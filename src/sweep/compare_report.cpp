@@ -1,6 +1,7 @@
 #include "sweep/compare_report.h"
 
 #include "run/run_records.h"
+#include "sweep/sweep_file.h"
 #include "util/json_input.h"
 #include "util/utf8.h"
 
@@ -93,7 +94,7 @@ std::string main_metric(const CompareSide& a, const CompareSide& b,
   }
   for (const auto* s : {&a, &b}) {
     nlohmann::json best = record_object(s->run.summary, "best");
-    std::string metric = record_string(best, "metric");
+    std::string metric = eval_metric_name(record_string(best, "metric"));
     if (!metric.empty()) return metric;
   }
   return "";

@@ -90,6 +90,8 @@ int run_tokenize_command(const TokenizeCommandOptions& options, std::istream& in
       if (!out) require_written(out, "standard output");  // a closed pipe: stop now, not at the end
     }
     require_written(out, "standard output");
+  } catch (const StandardOutputReaderLeft&) {
+    throw;  // the caller ends the command quietly
   } catch (const InputError& e) {
     err << e.diagnostic().format() << "\n";
     return 2;

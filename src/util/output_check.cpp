@@ -69,6 +69,7 @@ void require_written(std::ostream& out, const std::string& what) {
   int error_number = errno != 0                             ? errno
                      : failed_before && write_error(before) ? before
                                                             : earlier_failure(out);
+  if (&out == &std::cout && error_number == EPIPE) throw StandardOutputReaderLeft();
   throw InputError(make_error(SourceLocation{what, 0, 0, {}}, "",
                               "cannot be written: " + write_failure_reason(error_number) +
                                   "; what was written before is incomplete",

@@ -137,3 +137,50 @@ TEST_CASE("compare reads records whose fields have the wrong type without a libr
     CHECK(r.out.find("json.exception") == std::string::npos);
   }
 }
+
+TEST_CASE("compare draws the eval curve of a best metric spelled eval.loss", "[sweep]") {
+  // The summary may name its best metric with the "eval." prefix; eval events key
+  // their losses as "loss". The curve shows the values at steps 4 and 8.
+  std::string dir = runner::test::tmp_dir("compare-eval-loss");
+  std::string a = fake_run(dir + "/a", 0.80, 0.50, 1e-3);
+  std::string b = fake_run(dir + "/b", 0.78, 0.60, 3e-4);
+  for (const std::string& run : {a, b}) {
+    nlohmann::json s = nlohmann::json::parse(runner::test::read_text(run + "/summary.json"));
+    s["best"] = {{"metric", "eval.loss"}, {"value", s["final"]["loss"]}, {"step", 8}};
+    std::ofstream(run + "/summary.json") << s.dump();
+  }
+  auto diff = run_command(compare(a + " " + b));
+  INFO(diff.out);
+  CHECK(diff.exit_code == 0);
+  CHECK(diff.out.find("Eval curve of loss by step") != std::string::npos);
+  CHECK(diff.out.find("         4     0.6000     0.7000     +0.1000") != std::string::npos);
+  CHECK(diff.out.find("         8     0.5000     0.6000     +0.1000") != std::string::npos);
+  CHECK(diff.out.find("best.loss                  0.5000     0.6000") != std::string::npos);
+}
+
+TEST_CASE("compare names a file's key in the environment diff as --allow-changes spells it", "[sweep]") {
+  std::string dir = runner::test::tmp_dir("compare-env-keys");
+  std::string a = fake_run(dir + "/a", 0.80, 0.50, 1e-3);
+  std::string b = fake_run(dir + "/b", 0.80, 0.50, 1e-3);
+  std::ofstream(a + "/env.json") << R"({"content_sha256": {"/tmp/d~x/dev.tsv": "aa"}})";
+  std::ofstream(b + "/env.json") << R"({"content_sha256": {"/tmp/d~x/dev.tsv": "bb"}})";
+  auto diff = run_command(compare(a + " " + b));
+  INFO(diff.out);
+  CHECK(diff.out.find("content_sha256./tmp/d~x/dev.tsv: A \"aa\" | B \"bb\"") != std::string::npos);
+  CHECK(diff.out.find("~1") == std::string::npos);
+  CHECK(diff.out.find("~0") == std::string::npos);
+}
+
+TEST_CASE("compare into a pipe whose reader leaves early ends quietly", "[sweep]") {
+  // A reader that leaves before the output comes is normal for a pipe (`| head`):
+  // no message on standard error, and SIGPIPE's status 141 for `set -o pipefail`.
+  // The writer starts 0.3 s late, so that `true` has closed the pipe by then.
+  std::string dir = runner::test::tmp_dir("compare-head");
+  std::string a = fake_run(dir + "/a", 0.80, 0.50, 1e-3);
+  std::string b = fake_run(dir + "/b", 0.78, 0.60, 3e-4);
+  auto r = run_command("bash -c '(sleep 0.3; " + compare(a + " " + b) + " 2>" + dir +
+                       "/err) | true; echo rc=${PIPESTATUS[0]}'");
+  INFO(r.out);
+  CHECK(r.out.find("rc=141") != std::string::npos);
+  CHECK(runner::test::read_text(dir + "/err").empty());
+}
