@@ -164,6 +164,7 @@ HttpResponse http_fetch(const HttpRequest& request) {
   if (rc != CURLE_OK || response.too_large) {
     response.transport_error = transport_problem(rc, request, response);
     response.timed_out = rc == CURLE_OPERATION_TIMEDOUT;
+    response.host_unknown = rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_COULDNT_RESOLVE_PROXY;
   }
   return response;
 }

@@ -32,6 +32,8 @@ struct HttpResponse {
   std::string body;
   std::string transport_error;  // what went wrong below HTTP; empty when an answer came whole
   bool timed_out = false;
+  bool host_unknown = false;  // the host's name did not resolve: no network, or a wrong name
+  int tries = 1;              // requests made, retries included
   bool stopped_by_caller = false;
   bool too_large = false;  // the answer passed max_body_bytes
 

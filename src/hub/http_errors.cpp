@@ -18,6 +18,8 @@ std::string login_hint(const HubSettings& s) {
          "`huggingface-cli login`); for a gated repository, accept its terms on its page first";
 }
 
+std::string tries_text(int tries) { return tries == 1 ? "1 try" : fmt::format("{} tries", tries); }
+
 struct Explanation {
   std::string message;
   std::string hint;
@@ -40,7 +42,7 @@ Explanation explain_status(const HttpResponse& r, const HubSettings& s) {
     default: break;
   }
   if (r.status >= 500)
-    return {fmt::format("the server answered {} after {} tries", r.status, s.max_tries),
+    return {fmt::format("the server answered {} after {}", r.status, tries_text(r.tries)),
             "the server is having trouble: try again later, or use a local copy (RUNNER_MODELS)"};
   return {fmt::format("the server answered {}", r.status), "check the URL and the endpoint (HF_ENDPOINT)"};
 }
@@ -48,7 +50,9 @@ Explanation explain_status(const HttpResponse& r, const HubSettings& s) {
 }  // namespace
 
 bool is_retriable(const HttpResponse& r) {
-  if (r.stopped_by_caller) return false;
+  // A name that does not resolve means no network (or a mistyped endpoint) far more
+  // often than a passing fault: asking again only makes the user wait.
+  if (r.stopped_by_caller || r.host_unknown) return false;
   if (!r.transport_error.empty()) return true;
   return r.status >= 500 || r.status == 429;
 }
@@ -63,6 +67,7 @@ HttpResponse fetch_with_retries(const HttpRequest& request, const HubSettings& s
   for (int attempt = 2; attempt <= settings.max_tries && is_retriable(r); ++attempt) {
     back_off(settings, attempt);
     r = http_fetch(request);
+    r.tries = attempt;
   }
   return r;
 }
@@ -72,8 +77,8 @@ void throw_request_error(const std::string& what, const std::string& url, const 
   Explanation e;
   if (r.status == 0 || (!r.transport_error.empty() && r.status < 300)) {
     e.message = r.timed_out
-                    ? fmt::format("no answer within {} s ({} tries)", s.timeout_s, s.max_tries)
-                    : fmt::format("the connection failed after {} tries ({})", s.max_tries, r.transport_error);
+                    ? fmt::format("no answer within {} s ({})", s.timeout_s, tries_text(r.tries))
+                    : fmt::format("the connection failed after {} ({})", tries_text(r.tries), r.transport_error);
     e.hint = "check the network and the endpoint (HF_ENDPOINT); on a machine without a network, "
              "fetch on another one with `runner fetch` and set HF_HUB_OFFLINE=1";
   } else {

@@ -159,6 +159,7 @@ void HubDownloader::download_to_incomplete(const RepoId& repo, const std::string
     req.on_body = [&out](const char* d, size_t n) { return static_cast<bool>(out.write(d, static_cast<std::streamsize>(n))); };
     req.on_progress = [&progress, have](long long now, long long) { progress.update(have + now); };
     r = http_fetch(req);
+    r.tries = attempt;
     out.close();
     if (r.status == 200 && have > 0) {  // the server ignored Range and sent it all: start over
       fs::resize_file(incomplete, 0);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 namespace runner {
@@ -75,6 +76,41 @@ std::string special_file_in_folder(const std::string& folder) {
   return "";
 }
 
+// The one rule for relative paths, said as it applies to this value: a path is
+// relative to where it was written, its recipe file's folder or, on the command
+// line (--set), the working folder.
+std::string relative_path_rule(const Value& v) {
+  std::error_code ec;
+  std::string folder = fs::absolute(folder_of(v), ec).lexically_normal().string();
+  if (v.loc.file.empty() || !fs::is_regular_file(v.loc.file, ec))
+    return "a relative path given with --set (or in a recipe read from standard input) starts at the "
+           "working folder, " + folder;
+  return "a relative path in a recipe starts at that recipe's folder, " + folder;
+}
+
+// A data or model name looked for under a root (not ./, ../ or absolute).
+bool is_root_name(const OptionSpec& s, const Value& v) {
+  bool root_type = s.type == OptionType::DataPath || s.type == OptionType::ModelPath;
+  return root_type && !relative_to_recipe(v.s) && !fs::path(v.s).is_absolute();
+}
+
+// Where a name was looked for and how that root was chosen, with the variable that moves it.
+std::string roots_hint(const OptionSpec& s, const Value& v, const std::string& recipe_path) {
+  bool data = s.type == OptionType::DataPath;
+  const char* variable = data ? "RUNNER_DATA" : "RUNNER_MODELS";
+  const char* set = std::getenv(variable);
+  std::string root = root_for(s, v, recipe_path), shared = data ? "shared/data" : "shared/models";
+  std::error_code ec;
+  std::string why = set && *set                ? fmt::format("${} is set", variable)
+                    : fs::is_directory(root, ec) ? fmt::format("the first {} above the recipe's folder or the "
+                                                              "working folder", shared)
+                                                 : fmt::format("${} is not set and no {} folder is above the "
+                                                              "recipe's folder or the working folder",
+                                                              variable, shared);
+  return fmt::format("it was looked for under {} ({}); set {}=DIR to the folder that holds {}", root, why,
+                     variable, v.s);
+}
+
 std::string fetch_failure(const std::string& name, const std::string& resolved, const Diagnostic& d) {
   return fmt::format("path \"{}\" does not exist (resolved to {}), and fetching it by name failed: {}{}", name,
                      resolved, d.message, d.where.known() ? " [" + d.where.str() + "]" : "");
@@ -95,7 +131,9 @@ nlohmann::ordered_json check_path_option(const OptionSpec& s, const Value& v, co
   try {
     resolved = hub::locate(path_name_request(s, v, path, resolved));
   } catch (const InputError& e) {
-    diags.push_back(make_error(v.loc, path, fetch_failure(v.s, resolved, e.diagnostic()), e.diagnostic().hint));
+    std::string hint = e.diagnostic().hint;
+    if (is_root_name(s, v)) hint = roots_hint(s, v, options.recipe_path) + "; or " + hint;
+    diags.push_back(make_error(v.loc, path, fetch_failure(v.s, resolved, e.diagnostic()), hint));
     return resolved;
   }
   std::string special = special_file_kind(resolved);
@@ -106,13 +144,7 @@ nlohmann::ordered_json check_path_option(const OptionSpec& s, const Value& v, co
     diags.push_back(make_error(v.loc, path, "expected regular files in the folder, but " + inside,
                                "replace it with the file itself; reading a pipe or a device would wait forever"));
   if (s.must_exist && !fs::exists(resolved)) {
-    std::string root_hint =
-        relative_to_recipe(v.s) ? "paths starting with ./ or ../ are relative to the recipe's folder"
-        : s.type == OptionType::DataPath
-            ? "the data root is " + root_for(s, v, options.recipe_path) + " (set RUNNER_DATA)"
-        : s.type == OptionType::ModelPath ? "the model root is " + root_for(s, v, options.recipe_path) +
-                                                " (set RUNNER_MODELS)"
-                                          : "relative paths start at the recipe's folder";
+    std::string root_hint = is_root_name(s, v) ? roots_hint(s, v, options.recipe_path) : relative_path_rule(v);
     diags.push_back(make_error(v.loc, path,
                                fmt::format("path \"{}\" does not exist (resolved to {})", v.s,
                                            resolved),

@@ -1,4 +1,4 @@
-// Issue 43, item 4: nothing compiled into the runner points at the folder it
+// Nothing compiled into the runner points at the folder it
 // was built in. A copy laid out as `meson install` lays it out (bin/runner,
 // share/runner/...) in a folder outside the checkout reads its data and models
 // from the environment, its packages and schema from its own prefix, and never
@@ -89,4 +89,28 @@ TEST_CASE("a runner copied out of its build tree names no path of that tree and 
   CHECK(fs::exists(work / "runs"));
   check_no_build_tree_path(run.out);
   fs::remove_all(prefix);
+}
+
+TEST_CASE("a recipe copied out of the clone that cannot find its data names the roots searched", "[cli]") {
+  // Offline, so that the name is not fetched: what is left is where it was looked for.
+  fs::path dir = fresh_prefix();
+  fs::copy_file(source_dir() + "/recipes/smoke/mrpc_smoke.toml", dir / "mrpc_smoke.toml");
+  fs::create_directories(dir / "empty-data");
+  const std::string validate = "cd '" + dir.string() + "' && env -u RUNNER_DATA -u RUNNER_MODELS HF_HUB_OFFLINE=1 " +
+                               runner_exe() + " validate mrpc_smoke.toml";
+  auto unset = run_command(validate);
+  INFO(unset.out);
+  CHECK(unset.exit_code == 2);
+  CHECK_THAT(unset.out, Catch::Contains("$RUNNER_DATA is not set and no shared/data folder is above the "
+                                        "recipe's folder or the working folder") &&
+                            Catch::Contains("set RUNNER_DATA=DIR to the folder that holds glue/MRPC") &&
+                            Catch::Contains("set RUNNER_MODELS=DIR to the folder that holds bert-base-uncased"));
+  auto set = run_command("cd '" + dir.string() + "' && env -u RUNNER_MODELS RUNNER_DATA='" +
+                         (dir / "empty-data").string() + "' HF_HUB_OFFLINE=1 " + runner_exe() +
+                         " validate mrpc_smoke.toml");
+  INFO(set.out);
+  CHECK(set.exit_code == 2);
+  CHECK_THAT(set.out, Catch::Contains("it was looked for under " + (dir / "empty-data").string() +
+                                      " ($RUNNER_DATA is set)"));
+  fs::remove_all(dir);
 }

@@ -1,6 +1,7 @@
 // Downloads from the fake Hub into an empty cache: the layout huggingface_hub
 // writes, and each injected fault (dropped connection, corrupted body, 401,
 // 404, 500, a server that stalls).
+#include "hub/http_errors.h"
 #include "hub/hub_download.h"
 #include "hub/repo_resolution.h"
 #include "hub_support.h"
@@ -135,4 +136,17 @@ TEST_CASE("hub: a server that stalls is abandoned after the timeout with a clear
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK_THAT(err, Catch::Contains("org/tiny-bert: config.json: no answer within 1 s (2 tries)"));
   CHECK(seconds < 6.0);
+}
+
+TEST_CASE("a host name that does not resolve is not asked again; other transport faults are", "[hub]") {
+  hub::HttpResponse unresolved;
+  unresolved.transport_error = "the host name could not be resolved";
+  unresolved.host_unknown = true;
+  CHECK_FALSE(hub::is_retriable(unresolved));
+  hub::HttpResponse dropped;
+  dropped.transport_error = "the connection was reset";
+  CHECK(hub::is_retriable(dropped));
+  hub::HttpResponse busy;
+  busy.status = 503;
+  CHECK(hub::is_retriable(busy));
 }

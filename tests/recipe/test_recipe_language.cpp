@@ -157,3 +157,26 @@ TEST_CASE("run.device = cuda without CUDA warns that run refuses it at setup wit
     CHECK(device->hint.find("will fail") == std::string::npos);
   }
 }
+
+TEST_CASE("a relative path starts where it is written: the recipe's folder, or the working folder for --set",
+          "[recipe]") {
+  std::string dir = test::tmp_dir("relative-paths");
+  std::filesystem::create_directories(dir + "/recipes");
+  std::filesystem::create_directories(dir + "/work");
+  std::ofstream(dir + "/recipes/r.toml") << "[data]\ndataset = \"tsv\"\n";
+  std::string cwd = std::filesystem::current_path().string();
+  std::filesystem::current_path(dir + "/work");
+  // On the command line, ../nosuch is <dir>/work/../nosuch; in recipes/bad.toml, <dir>/recipes/../nosuch.
+  RecipeLoad from_set = load(dir + "/recipes/r.toml", {"data.dir=../nosuch"});
+  std::ofstream(dir + "/recipes/bad.toml") << "[data]\ndataset = \"tsv\"\ndir = \"../nosuch\"\n";
+  RecipeLoad bad_in_file = load(dir + "/recipes/bad.toml");
+  std::filesystem::current_path(cwd);
+  CHECK_FALSE(from_set.recipe);
+  CHECK_THAT(errors_of(from_set), Catch::Contains("resolved to " + dir + "/nosuch") &&
+                                      Catch::Contains("with --set") &&
+                                      Catch::Contains("starts at the working folder, " + dir + "/work"));
+  CHECK_FALSE(bad_in_file.recipe);
+  CHECK_THAT(errors_of(bad_in_file), Catch::Contains("resolved to " + dir + "/nosuch") &&
+                                         Catch::Contains("starts at that recipe's folder, " + dir + "/recipes"));
+  CHECK_THAT(errors_of(bad_in_file), !Catch::Contains("working folder"));
+}
