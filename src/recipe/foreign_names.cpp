@@ -40,6 +40,9 @@ const std::vector<ForeignName>& foreign_names() {
       {"mixed_precision", "Accelerate", "train.precision", "\"bf16\"", M::MixedPrecision},
       {"logging_steps", "Trainer", "train.log_every", "50", M::Steps},
       {"eval_steps", "Trainer", "train.eval_every", "100", M::Steps},
+      {"eval_strategy", "Trainer", "train.eval_each_epoch", "true", M::EvalStrategy},
+      {"evaluation_strategy", "Trainer", "train.eval_each_epoch", "true", M::EvalStrategy},
+      {"save_strategy", "Trainer", "train.checkpoint_every_minutes", "0", M::SaveStrategy},
       {"save_steps", "Trainer", "train.checkpoint_every", "500", M::Steps},
       {"save_total_limit", "Trainer", "train.keep_last", "2", M::Steps},
       {"metric_for_best_model", "Trainer", "train.metric_for_best", "\"eval.f1\"", M::MetricName},
@@ -141,8 +144,26 @@ std::optional<ojson> logger_list(const Value& v) {
   return out;
 }
 
+// The Trainer evaluates at epoch ends for "epoch" only; "steps" evaluates every
+// eval_steps (train.eval_every), and "no" never.
+std::optional<ojson> eval_strategy(const std::string& s) {
+  if (s == "epoch") return ojson(true);
+  if (s == "steps" || s == "no") return ojson(false);
+  return std::nullopt;
+}
+
+// The Trainer saves every save_steps (train.checkpoint_every) for "steps" and
+// never for "no"; the runner's own timed checkpoints are what is left to turn off.
+// "epoch" has no runner equivalent and falls back to the table's example.
+std::optional<ojson> save_strategy(const std::string& s) {
+  if (s == "steps" || s == "no") return ojson(0);
+  return std::nullopt;
+}
+
 std::optional<ojson> string_mapping(const ForeignName& f, const std::string& s) {
   switch (f.mapping) {
+    case ValueMapping::EvalStrategy: return eval_strategy(s);
+    case ValueMapping::SaveStrategy: return save_strategy(s);
     case ValueMapping::MixedPrecision: return mixed_precision(s);
     case ValueMapping::MetricName: return metric_name(s);
     case ValueMapping::GlueTask: return glue_task(s);
@@ -207,6 +228,11 @@ std::string foreign_name_hint(const std::string& name, const Value* given) {
   const ForeignName* f = find_foreign_name(name);
   if (!f) return "";
   std::optional<ojson> value = given ? runner_value(*f, *given) : std::nullopt;
+  if (!value && f->mapping == ValueMapping::SaveStrategy && given && given->type == Value::Type::String &&
+      given->s == "epoch")
+    return "Hugging Face's \"save_strategy\" = \"epoch\" (Trainer) has no one key here: set "
+           "train.checkpoint_every to the optimizer steps of an epoch (the start line's steps_per_epoch); "
+           "the last step and an interrupt are always checkpointed";
   if (!value) value = ojson::parse(parse_toml_text("v = " + f->example, "").root->find("v")->to_json().dump());
   return fmt::format("Hugging Face's \"{}\" ({}) is {} here: {}", f->name, f->from, f->runner_key,
                      write_hint(f->runner_key, *value));

@@ -28,6 +28,8 @@ enum class ValueMapping {
   CpuFlag,         // use_cpu = true -> device = "cpu"; false -> "auto"
   FlagAsChoice,    // do_lower_case = false -> lowercase = "false" (a choice beside "auto")
   LoggerList,      // report_to = "tensorboard" -> loggers = ["console", "jsonl", "tensorboard"]
+  EvalStrategy,    // eval_strategy = "epoch" -> eval_each_epoch = true; "steps" or "no" -> false
+  SaveStrategy,    // save_strategy = "steps" or "no" -> checkpoint_every_minutes = 0 (no timed ones)
 };
 
 struct ForeignName {

@@ -178,6 +178,9 @@ std::vector<HfSetting> settings_as_written() {
       {"mixed_precision", "\"no\"", "fp32"},
       {"logging_steps", "5", 5},
       {"eval_steps", "8", 8},
+      {"eval_strategy", "\"epoch\"", true},
+      {"evaluation_strategy", "\"steps\"", false},
+      {"save_strategy", "\"no\"", 0.0},
       {"save_steps", "8", 8},
       {"save_total_limit", "3", 3},
       {"metric_for_best_model", "\"f1\"", "eval.f1"},
@@ -265,4 +268,14 @@ TEST_CASE("an eval metric named without eval. gets it as the did-you-mean", "[re
   REQUIRE(d);
   CHECK_THAT(d->message, Catch::Contains("unknown metric \"f1\""));
   CHECK(d->hint == "did you mean \"eval.f1\"?");
+}
+
+TEST_CASE("the Trainer's strategies name the runner's keys, and save_strategy epoch says how", "[recipe]") {
+  RecipeLoad l = load(smoke_recipe(), {"train.eval_strategy=no", "train.save_strategy=epoch"});
+  INFO(format_all(l.diags));
+  REQUIRE(diagnostic_for(l, "train.eval_strategy"));
+  CHECK_THAT(diagnostic_for(l, "train.eval_strategy")->hint, Catch::Contains("--set train.eval_each_epoch=false"));
+  REQUIRE(diagnostic_for(l, "train.save_strategy"));
+  CHECK_THAT(diagnostic_for(l, "train.save_strategy")->hint,
+             Catch::Contains("train.checkpoint_every to the optimizer steps of an epoch"));
 }
