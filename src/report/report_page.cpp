@@ -4,6 +4,7 @@
 #include "report/run_charts.h"
 #include "report/svg_chart.h"
 #include "util/json_input.h"
+#include "util/suggest.h"
 
 #include <fmt/format.h>
 
@@ -66,6 +67,41 @@ std::string best_cell(const RunHistory& r) {
                      r.best_step ? std::to_string(*r.best_step) : "?");
 }
 
+// The settings people compare runs by, from the resolved recipe: "lr 0.0001 · batch 32 · ...".
+std::string hyperparameters_cell(const RunHistory& r) {
+  struct Shown {
+    const char* label;
+    const char* section;
+    const char* key;
+  };
+  const Shown shown[] = {{"model", "model", "type"},         {"pretrained", "model", "pretrained"},
+                         {"preset", "model", "preset"},       {"optimizer", "optimizer", "type"},
+                         {"lr", "optimizer", "lr"},           {"weight decay", "optimizer", "weight_decay"},
+                         {"schedule", "scheduler", "type"},   {"warm-up ratio", "scheduler", "warmup_ratio"},
+                         {"batch", "data", "train_batch_size"}, {"accumulation", "train", "grad_accum"},
+                         {"max length", "data", "max_length"}, {"epochs", "train", "epochs"},
+                         {"max steps", "train", "max_steps"},  {"precision", "train", "precision"},
+                         {"seed", "run", "seed"}};
+  std::vector<std::string> parts;
+  for (const Shown& s : shown) {
+    const nlohmann::json section = record_object(r.resolved, s.section);
+    auto it = section.find(s.key);
+    if (it == section.end() || it->is_null() || (it->is_string() && it->get<std::string>().empty())) continue;
+    std::string value = it->is_string() ? it->get<std::string>() : it->dump();
+    parts.push_back(xml_escape(std::string(s.label) + " " + value));
+  }
+  return join(parts, " \u00b7 ");
+}
+
+std::string resumes_cell(const RunHistory& r) {
+  if (r.resumes.empty()) return "no";
+  std::vector<std::string> parts;
+  for (const auto& resume : r.resumes)
+    parts.push_back(xml_escape(fmt::format("at step {}{}", resume.step,
+                                           resume.checkpoint.empty() ? "" : " from " + fs::path(resume.checkpoint).filename().string())));
+  return join(parts, "; ");
+}
+
 HtmlTable identity_table(const std::vector<RunHistory>& runs, const std::vector<std::string>& labels) {
   HtmlTable t{"identity", {"run"}, {}, true};
   for (size_t i = 0; i < runs.size(); ++i) t.head.push_back(labels[i]);
@@ -89,6 +125,8 @@ HtmlTable identity_table(const std::vector<RunHistory>& runs, const std::vector<
   });
   row("machine", [](const RunHistory& r, size_t) { return machine_cell(r); });
   row("data and tokenizer (sha256)", [](const RunHistory& r, size_t) { return hashes_cell(r); });
+  row("hyperparameters", [](const RunHistory& r, size_t) { return hyperparameters_cell(r); });
+  row("interrupted and resumed", [](const RunHistory& r, size_t) { return resumes_cell(r); });
   row("best", [](const RunHistory& r, size_t) { return best_cell(r); });
   row("metrics.jsonl", [](const RunHistory& r, size_t) {
     auto warning = r.damaged_lines_warning();

@@ -57,6 +57,9 @@ ChartSpec chart_of(const std::vector<RunHistory>& runs, const std::vector<std::s
     spec.series.push_back(std::move(s));
   }
   spec.markers = best_markers(runs);
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (const auto& r : runs[i].resumes)
+      if (r.x) spec.markers.push_back({*r.x, r.step, "resumed", static_cast<int>(i)});
   return spec;
 }
 

@@ -91,6 +91,7 @@ std::optional<double> read_events(const std::string& path, RunHistory& h) {
     else if (kind == "eval") add_eval_event(std::move(e), x, h, best_eval_x);
     else if (kind == "checkpoint") h.last_checkpoint = std::move(e);
     else if (kind == "start" && h.start.empty()) h.start = std::move(e);
+    else if (kind == "resume") h.resumes.push_back({record_integer(e, "step", 0), x, record_string(e, "checkpoint")});
   }
   return best_eval_x;
 }

@@ -35,6 +35,14 @@ struct RunHistory {
   std::vector<std::string> eval_metrics;
   nlohmann::json last_eval = nlohmann::json::object();
   nlohmann::json best_eval = nlohmann::json::object();
+  // Where the run was interrupted and resumed: each "resume" event's step, its
+  // place on x_axis (nullopt where the records cannot place it) and checkpoint.
+  struct Resume {
+    long long step = 0;
+    std::optional<double> x;
+    std::string checkpoint;
+  };
+  std::vector<Resume> resumes;
 
   std::string name() const;    // run.name, or the run folder's parent's name
   // summary's status ("running" without a summary); a run recorded as running

@@ -89,6 +89,20 @@ ChartAxis numeric_axis(double lo, double hi, bool log) {
   return a;
 }
 
+// A linear y range no narrower than kMinRelativeSpan of the values' size: an
+// evaluation loss that moves between 0.6099 and 0.6106 is flat, and an axis
+// fitted to it would draw the last digits' noise as a trend.
+constexpr double kMinRelativeSpan = 0.05;
+
+void widen_to_show_trend(double& lo, double& hi) {
+  double min_span = kMinRelativeSpan * std::max(std::abs(lo), std::abs(hi));
+  if (hi - lo >= min_span || lo == hi) return;  // one value: numeric_axis gives it a band
+  double mid = (lo + hi) / 2;
+  bool non_negative = lo >= 0;
+  lo = mid - min_span / 2, hi = mid + min_span / 2;
+  if (non_negative && lo < 0) hi -= lo, lo = 0;  // a loss or a rate never drawn below zero
+}
+
 ChartAxis category_axis(const std::vector<std::string>& names) {
   ChartAxis a;
   a.lo = -0.5, a.hi = static_cast<double>(names.size()) - 0.5;
@@ -248,6 +262,7 @@ std::string render_chart(const ChartSpec& spec) {
                              "recorded</text></svg>",
                              kWidth / 2, (kPlotTop + bottom) / 2);
   ChartAxis x = spec.x_categories.empty() ? numeric_axis(xlo, xhi, spec.x_log) : category_axis(spec.x_categories);
+  if (!spec.y_log) widen_to_show_trend(ylo, yhi);
   ChartAxis y = numeric_axis(ylo, yhi, spec.y_log);
   x.px_lo = kLeft, x.px_hi = kWidth - kRight;
   y.px_lo = bottom, y.px_hi = kPlotTop;

@@ -100,6 +100,39 @@ HtmlTable points_table(const nlohmann::json& summary, const std::vector<std::str
   return t;
 }
 
+std::vector<std::string> replicate_keys_of(const nlohmann::json& summary) {
+  std::vector<std::string> keys;
+  for (const auto& k : record_array(summary, "replicates"))
+    if (k.is_string()) keys.push_back(k.get<std::string>());
+  return keys;
+}
+
+// A sweep with replicates: each configuration's mean, sd and n, ranked by the mean.
+std::string configurations_html(const nlohmann::json& summary) {
+  std::vector<std::string> replicates = replicate_keys_of(summary);
+  if (replicates.empty()) return "";
+  std::string metric = record_string(summary, "metric", "metric");
+  HtmlTable t{"sweep-configurations", {"rank", "configuration", "mean " + metric, "sd (n - 1)", "n", "points"},
+              {}, false};
+  const nlohmann::json configs = record_array(summary, "configurations");
+  std::vector<std::optional<double>> means;
+  for (const auto& c : configs) means.push_back(number_at(c, "mean"));
+  std::vector<std::string> ranks = tie_rank_labels(means);
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const nlohmann::json& c = configs[i];
+    std::string points;
+    for (const auto& p : record_array(c, "points"))
+      if (p.is_string()) points += (points.empty() ? "" : " ") + p.get<std::string>();
+    std::string label = record_string(c, "configuration", "");
+    t.rows.push_back({ranks[i], "<code>" + xml_escape(label.empty() ? "(base)" : label) + "</code>",
+                      metric_text(number_at(c, "mean")), metric_text(number_at(c, "sd")),
+                      std::to_string(record_integer(c, "n", 0)), "<code>" + xml_escape(points) + "</code>"});
+  }
+  std::string over;
+  for (const auto& k : replicates) over += (over.empty() ? "" : ", ") + k;
+  return "<h2>Configurations over replicates of " + xml_escape(over) + "</h2>" + render_table(t);
+}
+
 }  // namespace
 
 nlohmann::json ranked_points(const nlohmann::json& summary) {
@@ -131,11 +164,16 @@ std::string sweep_report_html(const nlohmann::json& sweep_summary, const std::ve
                                  "the best {} ({} is better; points with equal values share a rank, marked =)</p>",
                                  xml_escape(name), summary["points"].size(), xml_escape(metric),
                                  xml_escape(record_string(summary, "direction", "higher")));
+  body += configurations_html(summary);
   body += "<h2>Points</h2>" + render_table(points_table(summary, keys));
   body += "<h2>" + xml_escape(metric) + " against each swept key</h2>";
   std::set<std::string> taken;
   std::vector<ChartSpec> charts;
-  for (const auto& k : keys) charts.push_back(metric_vs_key(summary, k, taken));
+  // A replicate key (a seed) is no axis: its values only repeat a configuration.
+  const std::vector<std::string> replicates = replicate_keys_of(summary);
+  for (const auto& k : keys)
+    if (std::find(replicates.begin(), replicates.end(), k) == replicates.end())
+      charts.push_back(metric_vs_key(summary, k, taken));
   body += chart_figure_html(charts);
   if (!point_runs.empty()) body += runs_section_html(point_runs, point_labels);
   return html_page("Sweep " + name, body);

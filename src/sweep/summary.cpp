@@ -1,8 +1,10 @@
 #include "sweep/summary.h"
 
 #include "run/run_dir.h"
+#include "sweep/replicates.h"
 #include "sweep/run_result.h"
 #include "sweep/sweep_run.h"
+#include "util/suggest.h"
 #include "util/tie_ranks.h"
 
 #include <fmt/format.h>
@@ -104,8 +106,46 @@ SweepTable collect_results(const SweepFile& sweep, const std::vector<SweepPoint>
   std::string dir = sweep_dir_of(sweep);
   for (const auto& p : points) t.rows.push_back(row_of(p, ledger, t, dir));
   sort_rows(t);
+  t.replicates = sweep.replicates;
+  if (!t.replicates.empty()) t.configurations = aggregate_replicates(t, t.replicates);
   return t;
 }
+
+namespace {
+
+std::string mean_sd_text(const ConfigurationRow& c) {
+  if (!c.mean) return "";
+  return c.sd ? fmt::format("{:.4f} \u00b1 {:.4f}", *c.mean, *c.sd) : fmt::format("{:.4f}", *c.mean);
+}
+
+// The configurations over the replicates, ranked by the mean (ties share a rank).
+std::string configurations_markdown(const SweepTable& t) {
+  if (t.replicates.empty()) return "";
+  std::string out = fmt::format("\nConfigurations over replicates of {}: mean \u00b1 sd (n - 1) of the best {}, "
+                                "ranked by the mean\n\n| rank | configuration | mean \u00b1 sd | n | points |\n"
+                                "|---|---|---|---|---|\n",
+                                join(t.replicates, ", "), t.metric);
+  std::vector<std::optional<double>> means;
+  for (const auto& c : t.configurations) means.push_back(c.mean);
+  const std::vector<std::string> ranks = tie_rank_labels(means);
+  for (size_t i = 0; i < t.configurations.size(); ++i) {
+    const ConfigurationRow& c = t.configurations[i];
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", ranks[i], md_cell(c.label.empty() ? "(base)" : c.label),
+                       mean_sd_text(c), c.n, md_cell(join(c.points, " ")));
+  }
+  return out;
+}
+
+nlohmann::json configurations_json(const SweepTable& t) {
+  nlohmann::json out = nlohmann::json::array();
+  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  for (const auto& c : t.configurations)
+    out.push_back({{"configuration", c.label}, {"overrides", c.overrides}, {"points", c.points},
+                   {"n", c.n}, {"mean", opt(c.mean)}, {"sd", opt(c.sd)}});
+  return out;
+}
+
+}  // namespace
 
 std::string render_markdown(const SweepTable& t) {
   size_t completed = std::count_if(t.rows.begin(), t.rows.end(),
@@ -128,7 +168,7 @@ std::string render_markdown(const SweepTable& t) {
                         md_cell(r.last_error));
     out += line + "\n";
   }
-  return out;
+  return out + configurations_markdown(t);
 }
 
 std::string render_csv(const SweepTable& t) {
@@ -158,8 +198,10 @@ nlohmann::json render_json(const SweepTable& t) {
                     {"wall_seconds", opt(r.wall_seconds)}, {"attempts", r.attempts},
                     {"run_dir", r.run_dir},   {"error", r.last_error}});
   }
-  return {{"sweep", t.sweep_name}, {"metric", t.metric},
-          {"direction", t.higher_is_better ? "higher" : "lower"}, {"points", rows}};
+  nlohmann::json doc = {{"sweep", t.sweep_name}, {"metric", t.metric},
+                        {"direction", t.higher_is_better ? "higher" : "lower"}, {"points", rows}};
+  if (!t.replicates.empty()) doc["replicates"] = t.replicates, doc["configurations"] = configurations_json(t);
+  return doc;
 }
 
 void write_summaries(const SweepTable& t, const std::string& dir) {

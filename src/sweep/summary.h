@@ -27,11 +27,23 @@ struct PointRow {
   std::optional<double> wall_seconds;
 };
 
+// One configuration of a sweep with replicates: its points differ only in the
+// replicate keys (run.seed); the sweep metric's best per point, aggregated.
+struct ConfigurationRow {
+  std::string label;  // "optimizer.lr=0.0001 data.train_batch_size=16"
+  nlohmann::json overrides = nlohmann::json::object();  // the keys that are not replicates
+  std::vector<std::string> points;  // its points' ids, in sweep order
+  long long n = 0;                  // completed points with a metric
+  std::optional<double> mean, sd;   // sd with n - 1: none below 2 replicates
+};
+
 struct SweepTable {
   std::string sweep_name, metric;
   bool higher_is_better = true;
   std::vector<std::string> keys;  // the varying keys, in order of first appearance
   std::vector<PointRow> rows;     // completed best first, then the rest
+  std::vector<std::string> replicates;            // keys aggregated over; empty: none
+  std::vector<ConfigurationRow> configurations;  // best mean first, then those with no metric
 };
 
 SweepTable collect_results(const SweepFile& sweep, const std::vector<SweepPoint>& points,

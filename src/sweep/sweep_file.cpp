@@ -5,6 +5,7 @@
 #include "recipe/recipe.h"
 #include "recipe/schema.h"
 #include "registry/registry.h"
+#include "sweep/replicates.h"
 #include "util/paths.h"
 #include "util/suggest.h"
 
@@ -31,6 +32,9 @@ const std::vector<OptionSpec>& sweep_options() {
       opt::text("output_dir", "runs", "Directory under which the sweep directory is created (relative to "
                                       "the working directory); unset, the run.output_dir that set or the "
                                       "base recipe gives, else runs"),
+      opt::text("replicates", "", "Swept keys whose values are replicates of one configuration, separated "
+                                  "by commas (e.g. run.seed): the summary, --status and the report give "
+                                  "each configuration's mean, sd and n over them and rank by the mean"),
   };
   return specs;
 }
@@ -269,6 +273,7 @@ void read_scalars(const Value& root, SweepFile& sweep, Diagnostics& diags) {
   if (const Value* m = root.find("metric")) sweep.metric_loc = m->loc;
   sweep.higher_is_better = option_or_default(root, "direction") != "lower";
   sweep.output_dir = interpolated_option(root, "output_dir", diags);
+  sweep.replicates = replicate_keys(option_or_default(root, "replicates"));
 }
 
 // `runner sweep --set KEY=VALUE`: joins [set], replacing the file's value of the
@@ -368,6 +373,7 @@ SweepLoad load_sweep_file(const std::string& path, const std::vector<std::string
   check_zip_lengths(sweep.zip, out.diags);
   read_points(root.find("points"), sweep, out.diags);
   add_flag_overrides(set_flags, sweep, out.diags);
+  check_replicates(root, sweep, out.diags);
   check_keys_the_sweep_sets(root, sweep, out.diags);
   if (!has_errors(out.diags)) check_schema(root, out.diags);
   if (!has_errors(out.diags) && !root.find("output_dir")) sweep.output_dir = runs_folder_of(sweep);

@@ -42,6 +42,8 @@ struct SweepFile {
   std::vector<Axis> zip;
   std::vector<std::vector<Assignment>> points;
   std::vector<SourceLocation> point_locations;
+  // Keys whose values repeat one configuration (run.seed): aggregated, not ranked.
+  std::vector<std::string> replicates;
 };
 
 struct SweepLoad {

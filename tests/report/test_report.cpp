@@ -266,7 +266,6 @@ TEST_CASE("one run's page puts its identity beside the charts, in a grid that us
 }
 
 TEST_CASE("points of a sweep with equal values share a rank, marked", "[report]") {
-  // Issue 28, item 10: ties were ranked 2 and 3 by their order in the file.
   std::string dir = runner::test::tmp_dir("report-ties");
   std::string sweep = dir + "/runs/ties";
   std::filesystem::create_directories(sweep);
@@ -456,4 +455,77 @@ TEST_CASE("evaluations are read into bounded series too, and made-up metric name
   REQUIRE(std::regex_search(accuracy, kept, std::regex("data-points=\"(\\d+)\"")));
   CHECK(std::stoi(kept[1]) <= 4096);
   CHECK(accuracy.find("data-step=\"3\"") != std::string::npos);  // summary.json's best step still marks it
+}
+
+TEST_CASE("a run's report shows its hyperparameters and where it was interrupted and resumed", "[report]") {
+  std::string dir = runner::test::tmp_dir("report-resumed");
+  std::string run = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", FakeRun{});
+  std::string events = runner::test::read_text(run + "/metrics.jsonl");
+  events = events.substr(0, events.rfind('\n') + 1);  // without the cut last line
+  // A resume from the step-4 checkpoint, between the train events of steps 4 and 6.
+  size_t at = events.find("{\"effective_batch\":16,\"elapsed_s\":60.5");
+  REQUIRE(at != std::string::npos);
+  events.insert(at, R"({"checkpoint":"runs/demo/x/checkpoints/step-00000004","event":"resume","step":4})" "\n");
+  runner::test::write_text(run + "/metrics.jsonl", events);
+  std::string html = report_of({run}, dir + "/r.html");
+  CHECK(html.find("at step 4 from step-00000004") != std::string::npos);
+  CHECK(chart(html, "chart-train-loss").find("data-marker=\"resumed\" data-step=\"4\"") != std::string::npos);
+  // The fake run's resolved recipe: adamw at lr 0.001, batch 16, length 64, seed 7.
+  CHECK(html.find("optimizer adamw \u00b7 lr 0.001 \u00b7 batch 16 \u00b7 max length 64 \u00b7 seed 7") !=
+        std::string::npos);
+
+  std::string plain = runner::test::make_fake_run(dir + "/runs", "20260102T030406Z-bbbbbb", FakeRun{});
+  std::string page = report_of({plain}, dir + "/plain.html");
+  CHECK(page.find("data-marker=\"resumed\"") == std::string::npos);
+}
+
+TEST_CASE("a y axis spans at least 5% of its values' size, so noise in the last digits is drawn flat", "[report]") {
+  auto y_ticks = [](const std::vector<std::pair<double, double>>& points) {
+    ChartSpec spec;
+    spec.id = "chart";
+    spec.series.push_back(ChartSeries{"a", "eval.loss", points});
+    std::string svg = render_chart(spec);
+    std::vector<double> ticks;
+    std::regex tick(R"(<text class="tick" x="[0-9.]+" y="[0-9.]+" text-anchor="end">([^<]+)</text>)");
+    for (std::sregex_iterator it(svg.begin(), svg.end(), tick), end; it != end; ++it)
+      ticks.push_back(std::stod((*it)[1].str()));
+    REQUIRE(ticks.size() >= 2);
+    return std::make_pair(*std::min_element(ticks.begin(), ticks.end()), *std::max_element(ticks.begin(), ticks.end()));
+  };
+  // 0.6099 to 0.6106 is 0.1% of 0.61: the axis covers at least 0.05 x 0.6106 around them.
+  auto [lo, hi] = y_ticks({{0, 0.6106}, {1, 0.6101}, {2, 0.6099}});
+  CHECK(hi - lo >= 0.05 * 0.6106);
+  CHECK(lo <= 0.6099);
+  CHECK(hi >= 0.6106);
+  // A real trend (0.69 to 0.35) keeps the axis fitted to it.
+  auto [tlo, thi] = y_ticks({{0, 0.69}, {1, 0.5}, {2, 0.35}});
+  CHECK(tlo >= 0.3);
+  CHECK(thi <= 0.7);
+  // Values near zero are never pushed below it.
+  CHECK(y_ticks({{0, 0.0010}, {1, 0.00101}}).first >= 0.0);
+}
+
+TEST_CASE("a sweep with replicates reports its configurations first and draws no seed axis", "[report]") {
+  nlohmann::json points = nlohmann::json::array();
+  for (int seed : {1, 2})
+    for (double lr : {1e-4, 3e-4})
+      points.push_back({{"point", "p" + std::to_string(seed) + (lr < 2e-4 ? "a" : "b")},
+                        {"overrides", {{"optimizer.lr", lr}, {"run.seed", seed}}},
+                        {"status", "completed"}, {"best", 0.7}, {"final", 0.7}});
+  nlohmann::json configurations = nlohmann::json::array(
+      {{{"configuration", "optimizer.lr=0.0001"}, {"points", {"p1a", "p2a"}}, {"n", 2}, {"mean", 0.8125},
+        {"sd", 0.0125}},
+       {{"configuration", "optimizer.lr=0.0003"}, {"points", {"p1b", "p2b"}}, {"n", 2}, {"mean", 0.75},
+        {"sd", nullptr}}});
+  nlohmann::json summary = {{"sweep", "seeds"}, {"metric", "eval.f1"}, {"direction", "higher"},
+                            {"points", points}, {"replicates", {"run.seed"}}, {"configurations", configurations}};
+  std::string html = sweep_report_html(summary, {}, {});
+  size_t table = html.find("<table id=\"sweep-configurations\">");
+  REQUIRE(table != std::string::npos);
+  CHECK(table < html.find("<table id=\"sweep-points\">"));
+  CHECK(html.find("Configurations over replicates of run.seed") != std::string::npos);
+  CHECK(html.find("<code>optimizer.lr=0.0001</code>") != std::string::npos);
+  CHECK(html.find("<code>p1a p2a</code>") != std::string::npos);
+  CHECK(html.find("chart-sweep-optimizer-lr") != std::string::npos);
+  CHECK(html.find("chart-sweep-run-seed") == std::string::npos);
 }
