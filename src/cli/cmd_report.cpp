@@ -31,6 +31,7 @@ int cmd_ls(const ParsedArgs& args) {
   LsOptions o;
   o.dir = runs_folder_argument(args.positional(0, ""));
   o.json = args.has("--json");
+  o.names = args.has("--names");
   return run_ls_command(o, std::cout, std::cerr);
 }
 

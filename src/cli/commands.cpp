@@ -59,6 +59,7 @@ const std::vector<FlagSpec>& flag_table() {
       {"--x", "step|samples|epoch|time", "The run charts' x axis: optimizer step (default), training samples "
                                          "(step x effective batch), epoch, or elapsed seconds of the run"},
       {"--json", "", "Print one JSON document for scripts instead of text"},
+      {"--names", "", "Print only the run names, one a line, newest first (what shell completion offers)"},
       {"--runs", "DIR", "Look for runs named as `runner ls` prints them in DIR first, then $RUNNER_RUNS and "
                         "./runs (ls: list DIR)", true},
       {"--defaults", "", "Write the default recipe without asking (MRPC, BERT-Mini, fp32, batch 32, 3 epochs)"},
@@ -120,7 +121,7 @@ const std::vector<CommandSpec>& command_table() {
        {{"PATH", "a run directory, several run directories, or a sweep directory"}}, {"--out", "--x", "--runs"},
        cmd_report, Needs::Core, true},
       {"ls", "List the runs under DIR (default runs/), newest first: status, steps, best metric, speed",
-       {{"DIR", "a folder of runs, e.g. runs/ or runs/<name>", false}}, {"--json", "--runs"}, cmd_ls},
+       {{"DIR", "a folder of runs, e.g. runs/ or runs/<name>", false}}, {"--json", "--names", "--runs"}, cmd_ls},
       {"init", "Write a commented recipe from a few questions (task, model, precision this machine "
                "offers, batch size, epochs, processes); it is validated before it is written",
        {{"RECIPE", "the recipe file to write (default recipe.toml)", false}}, {"--defaults", "--force"}, cmd_init},
@@ -132,7 +133,7 @@ const std::vector<CommandSpec>& command_table() {
               "threads, roots and caches), for bug reports",
        {}, {"--json"}, cmd_env, Needs::LibTorch},
       {"completion", "Print a shell completion script made from this command table",
-       {{"SHELL", "bash or zsh"}}, {}, cmd_completion},
+       {{"SHELL", "bash, zsh or fish"}}, {}, cmd_completion},
       {"version", "Show the runner version, git commit and LibTorch version", {}, {}, cmd_version},
   };
   return commands;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <ostream>
+#include <set>
 
 namespace runner {
 namespace fs = std::filesystem;
@@ -91,6 +92,21 @@ std::string table_text(std::vector<LsRow> rows) {
   return out;
 }
 
+// Each run name once, newest first: a word a shell may offer, so a name with
+// a space or a control character (which no completion could offer whole) is left out.
+std::string names_text(const std::vector<LsRow>& rows) {
+  std::set<std::string> seen;
+  std::string out;
+  for (const auto& r : rows) {
+    std::string name = record_string(r.fields, "name");
+    bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](unsigned char c) {
+      return c > ' ' && c != 0x7f && c != '\'' && c != '"' && c != '\\';
+    });
+    if (plain && record_string(r.fields, "status") != "unreadable" && seen.insert(name).second) out += name + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 int run_ls_command(const LsOptions& o, std::ostream& out, std::ostream& err) {
@@ -106,7 +122,9 @@ int run_ls_command(const LsOptions& o, std::ostream& out, std::ostream& err) {
            fs::path(record_string(r.fields, "dir")).filename().string();
   };
   std::stable_sort(rows.begin(), rows.end(), [&](const LsRow& a, const LsRow& b) { return key(a) > key(b); });
-  if (o.json) {
+  if (o.names) {
+    out << names_text(rows);
+  } else if (o.json) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& r : rows) all.push_back(r.fields);
     // A folder name need not be UTF-8: such bytes print as U+FFFD, never as an exception.

@@ -29,6 +29,7 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
 struct LsOptions {
   std::string dir = "runs";
   bool json = false;
+  bool names = false;  // the run names alone, each once
 };
 
 // One line per run under `dir`, newest first; with json an array of objects.

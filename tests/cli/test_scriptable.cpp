@@ -182,7 +182,54 @@ TEST_CASE("zsh completion comes from the argument table", "[cli]") {
     std::ofstream(script) << r.out;
     CHECK(run_command("zsh -n " + script).exit_code == 0);
   }
-  auto bad = run_command(runner_exe() + " completion fish");
+  auto bad = run_command(runner_exe() + " completion tcsh");
   CHECK(bad.exit_code == 2);
-  CHECK_THAT(bad.out, Catch::Contains("unknown shell \"fish\""));
+  CHECK_THAT(bad.out, Catch::Contains("unknown shell \"tcsh\"") && Catch::Contains("runner completion fish"));
+}
+
+TEST_CASE("fish completion comes from the argument table", "[cli]") {
+  auto r = run_command(runner_exe() + " completion fish");
+  REQUIRE(r.exit_code == 0);
+  for (const auto& c : command_table()) {
+    INFO(c.name);
+    CHECK_THAT(r.out, Catch::Contains("complete -c runner -n __fish_use_subcommand -a " + c.name + " -d "));
+    for (const auto& f : c.flags)
+      CHECK_THAT(r.out, Catch::Contains("-n '__fish_seen_subcommand_from " + c.name + "' -l " + f.substr(2) + " "));
+  }
+  CHECK_THAT(r.out, Catch::Contains("-l format -d 'Output format (default toml)' -x -a 'toml yaml json'"));
+  CHECK_THAT(r.out, Catch::Contains("-l set -d ") && Catch::Contains("-x -a '(__runner_keys)'"));
+  CHECK_THAT(r.out, Catch::Contains("'__fish_seen_subcommand_from resume' -a '(__runner_runs)'"));
+  // When fish is installed, the script must at least parse.
+  if (run_command("command -v fish").exit_code == 0) {
+    std::string script = test::tmp_dir("fish-completion") + "/runner.fish";
+    std::ofstream(script) << r.out;
+    auto parsed = run_command("fish --no-execute " + script);
+    INFO(parsed.out);
+    CHECK(parsed.exit_code == 0);
+  }
+}
+
+TEST_CASE("the commands that take a run complete the run names ls prints", "[cli]") {
+  std::string dir = test::tmp_dir("completion-runs");
+  test::FakeRun a, b, spaced;
+  a.name = "mrpc_smoke";
+  b.name = "lr-3e-05_seed-1-37945fe7";
+  spaced.name = "has space";
+  test::make_fake_run(dir + "/runs", "20261127T105122Z-b8f4bf", a);
+  test::make_fake_run(dir + "/runs/mysweep", "20261127T184455Z-e7c7a2", b);
+  test::make_fake_run(dir + "/runs", "20261127T105123Z-000000", spaced);
+  auto names = run_command("cd " + dir + " && " + runner_exe() + " ls --names");
+  INFO(names.out);
+  CHECK(names.exit_code == 0);
+  // Newest first, each once; a name no completion could offer whole is left out.
+  CHECK(names.out == "lr-3e-05_seed-1-37945fe7\nmrpc_smoke\n");
+
+  REQUIRE(run_command(runner_exe() + " completion bash > " + dir + "/runner.bash").exit_code == 0);
+  for (const std::string& command : {"resume", "report", "compare", "evaluate", "export"}) {
+    std::ofstream(dir + "/drive.sh") << "source " << dir << "/runner.bash\nCOMP_WORDS=(" << runner_exe() << " "
+                                     << command << " mr)\nCOMP_CWORD=2\n_runner\nprintf '%s ' \"${COMPREPLY[@]}\"\n";
+    auto r = run_command("cd " + dir + " && bash drive.sh");
+    INFO(command << ": " << r.out);
+    CHECK(" " + r.out == " mrpc_smoke ");
+  }
 }
