@@ -260,3 +260,27 @@ TEST_CASE("the README is a front door: short, and docs/ is linked from it", "[cl
     CHECK(readme.find("](" + relative + ")") != std::string::npos);
   }
 }
+
+TEST_CASE("the README's opening skims: short sentences, and what it does not do yet", "[cli]") {
+  std::string readme = read_text(source_dir() + "/README.md");
+  CHECK(readme.find("**What it does not do yet.**") != std::string::npos);
+  // The prose of the first 60 lines, outside fenced blocks, tables and HTML.
+  std::string prose;
+  bool fenced = false;
+  std::vector<std::string> lines = split_lines(readme);
+  for (size_t i = 0; i < lines.size() && i < 60; ++i) {
+    const std::string& line = lines[i];
+    if (line.rfind("```", 0) == 0) fenced = !fenced;
+    if (fenced || line.rfind("```", 0) == 0 || line.rfind("|", 0) == 0 || line.rfind("<", 0) == 0) continue;
+    prose += line + " ";
+  }
+  // A sentence ends at '.', ':' or ';' followed by a space (not inside "e.g." or a file name).
+  std::regex end_of_sentence(R"([.:;] )");
+  for (std::sregex_token_iterator it(prose.begin(), prose.end(), end_of_sentence, -1), stop; it != stop; ++it) {
+    std::istringstream words(it->str());
+    size_t count = 0;
+    for (std::string w; words >> w;) count += w != "-";
+    INFO(it->str());
+    CHECK(count <= 30);
+  }
+}
