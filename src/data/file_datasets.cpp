@@ -23,6 +23,7 @@ struct FileDatasetConfig {
   bool skip_bad_rows = false;
   LabelReader labels;
   DatasetInfo info;
+  size_t scan_bytes = 0;  // > 0: only the lines within the file's first scan_bytes are read
 };
 
 InputError config_error(const std::string& key, std::string what, std::string hint = {}) {
@@ -74,6 +75,8 @@ class FileDataset : public Dataset {
     out.file = split_file(split);
     BadRowHandler policy(out.file, c_.skip_bad_rows);
     std::string text = read_text_file(out.file);
+    if (c_.scan_bytes > 0 && text.size() > c_.scan_bytes)
+      text.resize(text.rfind('\n', c_.scan_bytes - 1) + 1);  // whole lines only
     std::vector<Row> rows;
     std::vector<std::string> header;
     if (c_.format == "jsonl") {
@@ -211,6 +214,7 @@ std::set<std::string> split_label_texts(const std::string& format, const nlohman
   FileDatasetConfig c = file_dataset_config(format, options);
   c.labels.texts_seen = &texts;
   c.skip_bad_rows = true;
+  c.scan_bytes = kLabelScanBytes;
   FileDataset(std::move(c)).load_split(split);
   return texts;
 }
