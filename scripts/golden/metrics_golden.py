@@ -16,6 +16,9 @@ value each metric has on it:
     no `labels=` (the classes are those seen in the labels or the predictions) and
     zero_division "warn", which counts 0. The case "empty_class" has a class that is never
     predicted and one that is predicted but never true: their F1 is 0 and still averaged.
+  * single-label cases also record each class's precision, recall, F1 and support
+    (precision_recall_fscore_support, average=None) and the confusion matrix (rows: the true
+    class, columns: the predicted one) over the classes seen, in class order.
   * multi-label cases are 0/1 indicator matrices: f1_score average "micro" / "macro" (every
     column counts, an all-zero one included) and accuracy_score (exact match).
   * regression cases call scipy.stats.pearsonr, scipy.stats.spearmanr (average ranks for
@@ -33,7 +36,8 @@ import numpy as np
 import scipy
 import scipy.stats
 import sklearn
-from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef, mean_squared_error
+from sklearn.metrics import (accuracy_score, confusion_matrix, f1_score, matthews_corrcoef, mean_squared_error,
+                             precision_recall_fscore_support)
 
 SINGLE_LABEL = {
     "binary": {
@@ -90,6 +94,21 @@ def single_label(case):
     return out
 
 
+def per_class(case):
+    y, p = case["labels"], case["predictions"]
+    classes = sorted(set(y) | set(p))
+    precision, recall, f1, support = precision_recall_fscore_support(
+        y, p, labels=classes, average=None, zero_division=0)
+    return {
+        "classes": classes,
+        "precision": precision.tolist(),
+        "recall": recall.tolist(),
+        "f1": f1.tolist(),
+        "support": [int(n) for n in support],
+        "confusion": confusion_matrix(y, p, labels=classes).tolist(),
+    }
+
+
 def multi_label(case):
     y, p = np.array(case["labels"]), np.array(case["predictions"])
     return {
@@ -138,7 +157,7 @@ def main():
         "regression": {},
     }
     for name, case in SINGLE_LABEL.items():
-        doc["single_label"][name] = {**case, "expected": single_label(case)}
+        doc["single_label"][name] = {**case, "expected": single_label(case), "per_class": per_class(case)}
     for name, case in MULTI_LABEL.items():
         doc["multi_label"][name] = {**case, "expected": multi_label(case)}
     for name, case in REGRESSION.items():

@@ -18,6 +18,11 @@ nlohmann::json EvalTally::results(const std::vector<std::string>& metrics) const
   nlohmann::json r = {{"loss", examples ? loss_sum / static_cast<double>(examples) : 0.0},
                       {"examples", examples}};
   r.update(compute_metrics(metrics, in));
+  // Under one key, so that readers of the numeric keys (report, compare, loggers) pass it by.
+  if (in.problem == ProblemType::SingleLabel) {
+    nlohmann::json details = per_class_details(in);
+    if (!details.is_null()) r["per_class"] = std::move(details);
+  }
   return r;
 }
 

@@ -45,6 +45,13 @@ double micro_f1(const MetricInput& in);     // multi-label too: over every (exam
 double weighted_f1(const MetricInput& in);  // each class's F1 weighted by its true examples
 double matthews_corr(const MetricInput& in);  // Gorodkin's R_K; the binary MCC for two classes
 
+// Per class seen in the labels or the predictions (at most kMaxClassesDetailed
+// of them, else null): {"classes", "precision", "recall", "f1", "support",
+// "confusion"}, lists in class order; confusion[i][j] counts examples of class
+// i predicted as class j, as scikit-learn's confusion_matrix.
+constexpr size_t kMaxClassesDetailed = 32;
+nlohmann::json per_class_details(const MetricInput& in);
+
 // Multi-label classification.
 double multi_label_macro_f1(const MetricInput& in);  // mean over every label, an empty one included
 double subset_accuracy(const MetricInput& in);       // examples with every label decided right

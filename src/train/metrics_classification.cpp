@@ -142,6 +142,26 @@ double matthews_corr(const MetricInput& in) {
   return denom == 0 ? 0.0 : (correct * n - pt) / denom;
 }
 
+nlohmann::json per_class_details(const MetricInput& in) {
+  std::map<long long, ClassCounts> counts = single_label_counts(in);
+  if (counts.size() > kMaxClassesDetailed) return nullptr;
+  std::map<long long, size_t> index;
+  nlohmann::json classes = nlohmann::json::array(), precision = classes, recall = classes, f1 = classes,
+                 support = classes;
+  for (const auto& [id, c] : counts) {
+    index[id] = classes.size();
+    classes.push_back(id);
+    precision.push_back(c.tp + c.fp == 0 ? 0.0 : c.tp / (c.tp + c.fp));
+    recall.push_back(c.support() == 0 ? 0.0 : c.tp / c.support());
+    f1.push_back(c.f1());
+    support.push_back(static_cast<long long>(c.support()));
+  }
+  std::vector<std::vector<long long>> confusion(counts.size(), std::vector<long long>(counts.size(), 0));
+  for (size_t i = 0; i < in.labels.size(); ++i) ++confusion[index[in.labels[i]]][index[in.predictions[i]]];
+  return {{"classes", classes}, {"precision", precision}, {"recall", recall},
+          {"f1", f1}, {"support", support}, {"confusion", confusion}};
+}
+
 double multi_label_macro_f1(const MetricInput& in) { return mean_f1(multi_label_counts(in)); }
 
 double subset_accuracy(const MetricInput& in) {

@@ -152,3 +152,32 @@ TEST_CASE("each built-in metric declares the problem types it fits", "[metrics]"
   CHECK(fitting(ProblemType::Regression) == V{"mse", "pearson", "spearman"});
   CHECK(registry().find(Kind::Metric, "f1")->spec.most_classes == 2);
 }
+
+TEST_CASE("per-class precision, recall, F1, support and the confusion matrix equal scikit-learn's",
+          "[metrics]") {
+  for (const auto& [name, c] : golden().at("single_label").items()) {
+    INFO("case " << name);
+    nlohmann::json got = per_class_details(input_of("single_label", c));
+    const nlohmann::json& want = c.at("per_class");
+    CHECK(got.at("classes") == want.at("classes"));
+    CHECK(got.at("support") == want.at("support"));
+    CHECK(got.at("confusion") == want.at("confusion"));
+    for (const char* column : {"precision", "recall", "f1"}) {
+      REQUIRE(got.at(column).size() == want.at(column).size());
+      for (size_t i = 0; i < want.at(column).size(); ++i)
+        CHECK(got.at(column)[i].get<double>() == Approx(want.at(column)[i].get<double>()).margin(kTolerance));
+    }
+  }
+}
+
+TEST_CASE("per-class details are left out past the classes a record can show", "[metrics]") {
+  MetricInput in;
+  for (long long k = 0; k <= static_cast<long long>(kMaxClassesDetailed); ++k) {
+    in.labels.push_back(k);
+    in.predictions.push_back(k);
+  }
+  CHECK(per_class_details(in).is_null());
+  in.labels.pop_back();
+  in.predictions.pop_back();
+  CHECK(per_class_details(in).at("classes").size() == kMaxClassesDetailed);
+}
