@@ -155,7 +155,8 @@ TEST_CASE("each built-in metric declares the problem types it fits", "[metrics]"
 
 TEST_CASE("per-class precision, recall, F1, support and the confusion matrix equal scikit-learn's",
           "[metrics]") {
-  for (const auto& [name, c] : golden().at("single_label").items()) {
+  nlohmann::json g = golden();
+  for (const auto& [name, c] : g.at("single_label").items()) {
     INFO("case " << name);
     nlohmann::json got = per_class_details(input_of("single_label", c));
     const nlohmann::json& want = c.at("per_class");
