@@ -205,3 +205,19 @@ TEST_CASE("a recipe naming a plugin's metric without loading the plugin is refus
   CHECK_THAT(v.out, Catch::Contains("unknown metric \"example_balanced_accuracy\"") &&
                         Catch::Contains("load a plugin that registers it"));
 }
+
+TEST_CASE("a plugin's dataset gets validate's metric check through check_dataset_metrics", "[plugin]") {
+  std::string dir = test::tmp_dir("plugin_dataset_best");
+  std::filesystem::create_directories(dir + "/data");
+  std::ofstream(dir + "/r.toml") << "plugins = [\"" << plugin_path("example_dataset") << "\"]\n"
+                                 << "[data]\ndataset = \"example/labelled_lines\"\ndir = \"" << dir << "/data\"\n"
+                                 << "[model]\npreset = \"bert-tiny\"\n[train]\nmetric_for_best = \"eval.f1\"\n";
+  auto v = test::run_command(test::runner_exe() + " validate " + dir + "/r.toml");
+  INFO(v.out);
+  CHECK(v.exit_code == 2);
+  // The dataset computes accuracy alone, and its metrics are not a recipe option.
+  CHECK_THAT(v.out, Catch::Contains("r.toml:8:") &&
+                        Catch::Contains("metric_for_best = \"eval.f1\" is not computed: the evaluation gives "
+                                        "eval.loss, eval.accuracy") &&
+                        Catch::Contains("hint: set metric_for_best to one of those"));
+}
