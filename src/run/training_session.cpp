@@ -11,6 +11,7 @@
 #include "run/run_setup.h"
 #include "run/test_hooks.h"
 #include "train/interrupt.h"
+#include "train/metric.h"
 #include "train/split_batch_source.h"
 #include "train/trainer.h"
 #include "train/training_state.h"
@@ -84,6 +85,7 @@ struct TrainingSession::Parts {
   std::unique_ptr<SplitBatchSource> batches;
   std::unique_ptr<DataParallel> parallel;
   std::unique_ptr<Trainer> trainer;
+  std::unique_ptr<MetricWarnings> metric_warnings;
   ResumePoint resume;
   long long samples_at_start = 0;
   TrainOutcome outcome;
@@ -186,6 +188,7 @@ struct TrainingSession::Parts {
     if (cfg.metric_for_best.empty()) cfg.metric_for_best = data.dataset->info().main_metric;
     settings.train.metric_for_best = cfg.metric_for_best;
     refuse_smoothing_a_regression(cfg);
+    metric_warnings = std::make_unique<MetricWarnings>([this](const std::string& m) { warn(m); });
     auto optimizer = make_rank_optimizer(recipe, start.dist, *model, parallel);
     trainer = std::make_unique<Trainer>(
         cfg, model, std::move(optimizer),

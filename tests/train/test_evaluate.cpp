@@ -31,7 +31,7 @@ nlohmann::json evaluate_json(const std::string& args) {
 // Loss, examples and every metric equal, as doubles: the same weights, batches,
 // threads and summation order give the same bits.
 void check_same_evaluation(const nlohmann::json& got, const nlohmann::json& expected) {
-  for (const char* key : {"loss", "examples", "accuracy", "f1"}) {
+  for (const char* key : {"loss", "examples", "accuracy", "f1", "per_class"}) {
     INFO(key << ": " << got.dump() << " vs " << expected.dump());
     CHECK(got.at(key) == expected.at(key));
   }
@@ -48,6 +48,11 @@ TEST_CASE("runner evaluate of a run, a checkpoint and final/ reports the run's o
   std::string run = only_run_dir(dir);
   nlohmann::json final_eval = run_summary(run).at("final");
   check_same_evaluation(evaluate_json(run), final_eval);
+  // The per-class tables count every evaluated example once.
+  long long counted = 0;
+  for (const auto& row : final_eval.at("per_class").at("confusion"))
+    for (const auto& n : row) counted += n.get<long long>();
+  CHECK(counted == final_eval.at("examples").get<long long>());
   check_same_evaluation(evaluate_json(run + "/final --split dev"), final_eval);
   auto evals = events(run, "eval");
   REQUIRE(evals.front()["step"] == 4);
