@@ -11,9 +11,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -264,14 +266,30 @@ nlohmann::json previous_segments(const RunPaths& paths) {
 
 }  // namespace
 
+// Under 0.1 s the summary would be rewritten without pause; past an hour a
+// reader would call a live run stale long before it heard from it, and past
+// about 292 years the wait's clock overflows and never wakes.
+constexpr double kMinHeartbeatSeconds = 0.1, kMaxHeartbeatSeconds = 3600.0;
+
 double heartbeat_seconds() {
   const char* text = std::getenv("RUNNER_HEARTBEAT_SECONDS");
-  double v = text ? std::strtod(text, nullptr) : 0.0;
-  return v > 0 && std::isfinite(v) ? v : 30.0;
+  if (!text || !*text) return 30.0;  // unset, or set to nothing
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text, &end);
+  // strtod also reads hexadecimal ("0x10"), which no other number setting takes.
+  const bool number = *end == '\0' && errno == 0 && !std::strpbrk(text, "xX");
+  if (number && v >= kMinHeartbeatSeconds && v <= kMaxHeartbeatSeconds) return v;
+  throw InputError(make_error(SourceLocation{{}, 0, 0, "RUNNER_HEARTBEAT_SECONDS"}, "",
+                              fmt::format("expected a number of seconds in [{}, {}], found \"{}\"; nothing "
+                                          "was run",
+                                          kMinHeartbeatSeconds, kMaxHeartbeatSeconds, text),
+                              "unset it for a heartbeat every 30 s (unset RUNNER_HEARTBEAT_SECONDS)"));
 }
 
 SummaryWriter::SummaryWriter(RunPaths run, bool primary, bool resuming)
-    : paths_(std::move(run)), enabled_(primary), started_(steady_seconds()), started_utc_(utc_timestamp()) {
+    : paths_(std::move(run)), enabled_(primary), heartbeat_every_(heartbeat_seconds()), started_(steady_seconds()),
+      started_utc_(utc_timestamp()) {
   if (!resuming || !enabled_) return;
   previous_segments_ = previous_segments(paths_);
   for (const auto& s : previous_segments_) previous_wall_ += number_at(s, "wall_seconds").value_or(0.0);
@@ -287,7 +305,7 @@ void SummaryWriter::stamp(nlohmann::json& doc) const {
   doc["run_dir"] = paths_.dir;
   doc["updated_utc"] = utc_timestamp();
   doc["heartbeat_utc"] = doc["updated_utc"];
-  doc["heartbeat_every_s"] = heartbeat_seconds();
+  doc["heartbeat_every_s"] = heartbeat_every_;
   doc["process"] = process_json(current_process());
   doc["wall_seconds"] = wall;
   doc["total_wall_seconds"] = previous_wall_ + wall;
@@ -313,7 +331,7 @@ void SummaryWriter::write(const std::string& status) {
 // Rewrites the last summary with a fresh time and wall until stopped. A write
 // that fails (a full disk) is tried again at the next beat; training goes on.
 void SummaryWriter::beat() {
-  const auto every = std::chrono::duration<double>(heartbeat_seconds());
+  const auto every = std::chrono::duration<double>(heartbeat_every_);
   std::unique_lock<std::mutex> lock(mutex_);
   while (!wake_.wait_for(lock, every, [this] { return stopping_; })) {
     try {

@@ -113,6 +113,7 @@ class SummaryWriter {
 
   RunPaths paths_;
   bool enabled_ = true;
+  double heartbeat_every_;  // RUNNER_HEARTBEAT_SECONDS, read once
   nlohmann::json previous_segments_ = nlohmann::json::array();
   double previous_wall_ = 0.0;
   double started_ = 0.0;  // steady clock seconds at this session's start
@@ -124,7 +125,9 @@ class SummaryWriter {
   std::thread heartbeat_;
 };
 
-// RUNNER_HEARTBEAT_SECONDS (default 30): how often a running run's summary.json is rewritten.
+// RUNNER_HEARTBEAT_SECONDS (default 30): how often a running run's summary.json is
+// rewritten. Throws InputError naming the variable when it is not a number of
+// seconds in [0.1, 3600].
 double heartbeat_seconds();
 
 }  // namespace runner

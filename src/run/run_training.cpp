@@ -178,6 +178,7 @@ void require_tracking_server(const Recipe& recipe) {
 void require_runnable(const Recipe& recipe) {
   require_device(recipe);
   require_tracking_server(recipe);
+  heartbeat_seconds();  // an out-of-range RUNNER_HEARTBEAT_SECONDS is refused by name
 }
 
 // A run that completed its schedule has nothing to resume: it is said and the
