@@ -1,9 +1,10 @@
-// Recipes nested past any real recipe's depth: a TOML dotted key or [table]
+// Recipes past any real recipe's size. Nested: a TOML dotted key or [table]
 // header of 20,000 parts, 100,000 brackets, YAML (or JSON written as YAML)
 // nested as deep. The parsers recurse once per level, so each is refused by a
 // scan before parsing: exit 2 naming the file, the place and the limit, for
 // `validate` (a file or standard input), `print-config` and a sweep file. A
-// recipe's ordinary dots (numbers, strings, comments) are not nesting.
+// recipe's ordinary dots (numbers, strings, comments) are not nesting. Wide:
+// 60,000 unknown keys print the first errors and the count of the rest.
 #include "catch.h"
 
 #include "bounded_run.h"
@@ -102,4 +103,31 @@ TEST_CASE("dots in numbers, strings and comments are not nesting; 64 levels of t
   ParsedFile yaml = parse_yaml_text("x: " + std::string(63, '[') + std::string(63, ']') + "\n", "ok.yaml");
   CHECK(yaml.root.has_value());
   CHECK_FALSE(has_errors(yaml.diags));
+}
+
+TEST_CASE("60,000 unknown keys print the first 50 errors and the count of the rest", "[recipe]") {
+  std::string dir = test::tmp_dir("many-unknown");
+  std::string text = "[run]\n";
+  for (int k = 0; k < 60000; ++k) text += "unknown_" + std::to_string(k) + " = 1\n";
+  std::string recipe = write(dir, "many.toml", text);
+  auto r = run_bounded(runner_exe() + " validate " + recipe);
+  INFO(r.out.substr(0, 2000));
+  CHECK(r.exit_code == 2);
+  size_t lines = 0;
+  for (char c : r.out) lines += c == '\n';
+  CHECK(lines < 200);  // 50 errors of two lines (error, hint), the count and the summary
+  CHECK_THAT(r.out, Catch::Contains("many.toml:2:13: error: run.unknown_0: unknown key") && Catch::Contains("... and 59950 more, 60000 in all") &&
+                        Catch::Contains("60000 errors; nothing was run"));
+}
+
+TEST_CASE("--set refuses hexadecimal for number options as it does for integer options", "[recipe]") {
+  for (const char* set : {"train.checkpoint_every_minutes=0x10", "optimizer.lr=0X1p-3", "train.checkpoint_every=0x3"}) {
+    auto r = run_bounded(runner_exe() + " validate " + test::smoke_recipe() + " --set " + set);
+    INFO(set << "\n" << r.out);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.out, Catch::Contains(std::string("--set ") + set) && Catch::Contains("expected"));
+  }
+  auto decimal = run_bounded(runner_exe() + " validate " + test::smoke_recipe() +
+                             " --set train.checkpoint_every_minutes=16");
+  CHECK(decimal.exit_code == 0);
 }
