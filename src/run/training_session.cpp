@@ -99,7 +99,10 @@ struct TrainingSession::Parts {
   void open_loggers() {
     if (start.resuming) {
       resume = start.resume_point ? *start.resume_point : find_resume_point(start.paths);
-      if (primary()) cut_event_logs(start.paths, resume.step);  // before the loggers reopen the files
+      if (primary()) {
+        summary.cover_logged_time(latest_elapsed_seconds(start.paths));  // the killed session's events included
+        cut_event_logs(start.paths, resume.step);  // before the loggers reopen the files
+      }
     }
     const double before = summary.previous_wall();
     log = primary() ? std::make_unique<RunLoggers>(settings.run, start.paths, start.resuming, before)
