@@ -192,7 +192,7 @@ TEST_CASE("a front refuses to hand over to itself: runner-torch a link to it or 
   fs::create_symlink("runner", dir + "/link/runner-torch");
   fs::copy_file(test::runner_exe(), dir + "/copy/runner");
   fs::copy_file(test::runner_exe(), dir + "/copy/runner-torch");
-  // `timeout`: before, the front exec'd itself forever.
+  // `timeout`: a front that execs itself would never end.
   auto linked = run_command("timeout 20 " + dir + "/link/runner env </dev/null");
   INFO(linked.out);
   CHECK(linked.exit_code == 2);

@@ -95,7 +95,7 @@ TEST_CASE("after kill -9 and resume the tracking server holds each step of metri
     INFO(key);
     std::vector<long long> got = held[key];
     std::sort(got.begin(), got.end());
-    CHECK(got == steps);  // before: 10 and 12 twice
+    CHECK(got == steps);  // each step once, none of the killed session's past the checkpoint
   }
   for (const auto& [key, steps] : held) CHECK(recorded.count(key) == 1);
 }

@@ -34,8 +34,8 @@ std::string write(const std::string& dir, const std::string& name, const std::st
   return dir + "/" + name;
 }
 
-// The parsers' stack overflow was SIGSEGV (exit 139) with no message; a refusal
-// is exit 2 at the place, with the limit, well within seconds.
+// A refusal is exit 2 at the place, with the limit, well within seconds (the
+// parsers' own recursion would overflow the stack: SIGSEGV, no message).
 void check_refused_at(const test::BoundedResult& r, const std::string& place) {
   INFO(r.out);
   CHECK(r.exit_code == 2);

@@ -156,7 +156,7 @@ TEST_CASE("a sweep name must be one folder name under output_dir, as run.name mu
     std::ofstream(path) << "name = " << name << "\nmetric = \"eval.f1\"\nbase = \"" << smoke_recipe() << "\"\noutput_dir = \"" << dir
                         << "/out/runs\"\n[grid]\n\"optimizer.lr\" = [1e-4]\n";
     INFO(name);
-    // Before: the sweep wrote its ledger and ran its points outside output_dir.
+    // Refused before anything is written: a sweep's ledger and points go under output_dir/name.
     for (const std::string& command : {dry_run(path), test::runner_exe() + " sweep " + path}) {
       auto r = run_bounded(command);
       check_clean_refusal(r);

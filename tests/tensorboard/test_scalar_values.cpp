@@ -117,7 +117,7 @@ TEST_CASE("TensorBoard's Summary definition reads every scalar, zero and negativ
   {
     auto logger = runner::make_tensorboard_logger(runner::LoggerContext{dir, false, "scalars"});
     nlohmann::json train = {{"event", "train"}, {"step", 1}, {"wall_time", 1000.0}};
-    train["lr"] = 0.0;  // a warm-up from 0: before, TensorBoard had "No scalar data" for train/lr
+    train["lr"] = 0.0;  // a warm-up from 0
     train["grad_norm"] = -0.0;
     train["loss"] = std::numeric_limits<double>::quiet_NaN();
     train["loss_scale"] = std::numeric_limits<double>::infinity();
