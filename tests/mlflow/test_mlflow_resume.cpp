@@ -77,9 +77,9 @@ TEST_CASE("after kill -9 and resume the tracking server holds each step of metri
   const std::string env = "MLFLOW_TRACKING_URI=" + server.url() + " ";
   const std::string sets = runner::test::isolated_run_sets(dir) +
                            " --set run.loggers=jsonl,mlflow --set train.log_every=2 --set train.checkpoint_every=8";
-  // Steps of 500 ms after the checkpoint at 8: the logger, which sends every second,
-  // has sent steps 10 (and perhaps 12) when the process is killed at step 12.
-  auto killed = runner::test::run_command(env + "RUNNER_TEST_STEP_PAUSE_MS=500 RUNNER_TEST_KILL_AT_STEP=12 " +
+  // Steps of 1 s after the checkpoint at 8: the logger, which sends every second, has
+  // had 4 s to send step 10 when the process is killed at step 14 (12 perhaps too).
+  auto killed = runner::test::run_command(env + "RUNNER_TEST_STEP_PAUSE_MS=1000 RUNNER_TEST_KILL_AT_STEP=14 " +
                                           runner::test::runner_exe() + " " + runner::test::smoke_recipe() + sets);
   REQUIRE(killed.exit_code != 0);
   StepsByMetric before = store.steps();
