@@ -50,7 +50,7 @@ fs::path enclosing_run(const fs::path& p) {
 // checkpoint's, which may not be the model the run ended with.
 std::string run_weights(const RunPaths& run, const std::string& checkpoint) {
   const std::string final_weights = run.final_model() + "/model.safetensors";
-  if (checkpoint.empty() && fs::is_regular_file(final_weights)) return final_weights;
+  if (checkpoint.empty() && fs::is_regular_file(final_weights)) return verified_final_weights(run);
   std::error_code ec;
   if (checkpoint.empty() && fs::exists(run.final_model(), ec))
     std::cerr << "warning: " << terminal_safe(final_weights)

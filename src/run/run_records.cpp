@@ -7,6 +7,7 @@
 #include "util/json_input.h"
 #include "util/numbers.h"
 #include "util/process_info.h"
+#include "util/sha256.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -159,6 +160,15 @@ void require_own_records(const RunPaths& paths) {
                                     "; nothing in the run was changed",
                                 "put the run's own file back (a run writes it itself), or start a new run"));
   }
+}
+
+void write_folder_manifest(const std::string& dir) {
+  nlohmann::json files = nlohmann::json::object();
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file())
+      files[e.path().filename().string()] = {{"sha256", digest::sha256_file(e.path().string())},
+                                             {"bytes", static_cast<long long>(e.file_size())}};
+  write_file_synced(dir + "/manifest.json", nlohmann::json{{"format", 1}, {"files", files}}.dump(2) + "\n");
 }
 
 double latest_elapsed_seconds(const RunPaths& paths) {

@@ -46,6 +46,11 @@ void check_changes(const std::vector<RunChange>& changes, const std::vector<std:
 // link would send the appends elsewhere; throws InputError naming the first.
 void require_own_records(const RunPaths& paths);
 
+// <dir>/manifest.json listing each file of `dir` with its size and sha256, in
+// a checkpoint's format (train/checkpoint_io.h, verify_checkpoint checks it):
+// final/ gets one, so that a weight file changed after the run is refused.
+void write_folder_manifest(const std::string& dir);
+
 // The largest elapsed_s of metrics.jsonl's last lines (0 when none): how long the
 // run's sessions have run by its events, which a session killed between two
 // heartbeats outlived in summary.json.

@@ -243,7 +243,9 @@ struct TrainingSession::Parts {
     if (!out.checkpoints.is_null()) sum["checkpoints"] = out.checkpoints;
     if (!out.best.is_null()) {
       sum["best"] = out.best;
-      sum["best"]["metric"] = settings.train.metric_for_best;
+      // One spelling whatever the recipe wrote ("f1" or "eval.f1"): the event's, eval.<metric>.
+      const std::string& metric = settings.train.metric_for_best;
+      sum["best"]["metric"] = metric.empty() || metric.rfind("eval.", 0) == 0 ? metric : "eval." + metric;
     }
   }
 
@@ -291,6 +293,7 @@ struct TrainingSession::Parts {
     std::string tmp = paths.final_model() + ".tmp";
     fs::remove_all(tmp);
     export_hf_folder(*model, tmp, tokenizer_folder(settings.tokenizer));
+    write_folder_manifest(tmp);
     fs::remove_all(paths.final_model());
     fs::rename(tmp, paths.final_model());
     fsync_directory(paths.dir);

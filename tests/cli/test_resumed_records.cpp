@@ -87,3 +87,14 @@ TEST_CASE("a resume refuses a summary.json whose status is not a string", "[cli]
   CHECK(test::read_text(run + "/summary.json") == before);
   CHECK(test::events(run, "resume").empty());
 }
+
+TEST_CASE("summary.json names the best metric eval.NAME whether the recipe names it or not", "[cli]") {
+  // Unset, the dataset's main metric (MRPC's "f1") picks the best checkpoint.
+  for (const std::string set : {"", " --set train.metric_for_best=eval.f1"}) {
+    const std::string dir = test::tmp_dir(set.empty() ? "best-metric-default" : "best-metric-named");
+    auto r = test::runner_cmd("", test::smoke_recipe() + test::isolated_run_sets(dir) + " --set train.max_steps=4" + set);
+    INFO(r.out);
+    REQUIRE(r.exit_code == 0);
+    CHECK(test::run_summary(test::only_run_dir(dir))["best"]["metric"] == "eval.f1");
+  }
+}
