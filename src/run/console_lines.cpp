@@ -51,6 +51,7 @@ std::string step_text(const nlohmann::json& e) {
 }
 
 std::string signal_name(int signal) {
+  if (signal == 1) return "SIGHUP";
   if (signal == 2) return "SIGINT";
   if (signal == 15) return "SIGTERM";
   return fmt::format("signal {}", signal);

@@ -101,7 +101,10 @@ struct TrainingSession::Parts {
   void open_loggers() {
     if (start.resuming) {
       resume = start.resume_point ? *start.resume_point : find_resume_point(start.paths);
-      if (primary()) cut_event_logs(start.paths, resume.step);  // before the loggers reopen the files
+      if (primary()) {
+        summary.cover_logged_time(latest_elapsed_seconds(start.paths));  // the killed session's events included
+        cut_event_logs(start.paths, resume.step);  // before the loggers reopen the files
+      }
     }
     const double before = summary.previous_wall();
     log = primary() ? std::make_unique<RunLoggers>(settings.run, start.paths, start.resuming, before)
@@ -243,7 +246,9 @@ struct TrainingSession::Parts {
     if (!out.checkpoints.is_null()) sum["checkpoints"] = out.checkpoints;
     if (!out.best.is_null()) {
       sum["best"] = out.best;
-      sum["best"]["metric"] = settings.train.metric_for_best;
+      // One spelling whatever the recipe wrote ("f1" or "eval.f1"): the event's, eval.<metric>.
+      const std::string& metric = settings.train.metric_for_best;
+      sum["best"]["metric"] = metric.empty() || metric.rfind("eval.", 0) == 0 ? metric : "eval." + metric;
     }
   }
 
@@ -291,6 +296,7 @@ struct TrainingSession::Parts {
     std::string tmp = paths.final_model() + ".tmp";
     fs::remove_all(tmp);
     export_hf_folder(*model, tmp, tokenizer_folder(settings.tokenizer));
+    write_folder_manifest(tmp);
     fs::remove_all(paths.final_model());
     fs::rename(tmp, paths.final_model());
     fsync_directory(paths.dir);
