@@ -157,6 +157,7 @@ int cli_main(int argc, char** argv) {
   reopen_closed_standard_streams();  // before any file is opened
   std::vector<std::string> command_line(argv, argv + argc);
   if (command_line.empty()) command_line.push_back("runner");  // execve may pass no argv[0]
+  if (int refused = refuse_front_in_full_runners_place(); refused != kExitOk) return refused;
   try {
     int rc = dispatch(command_line);
     // Every command's standard output, checked once at the end: a full disk or

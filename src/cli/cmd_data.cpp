@@ -2,6 +2,7 @@
 #include "cli/commands.h"
 
 #include "cli/recipe_input.h"
+#include "cli/run_checkpoints.h"
 #include "cli/run_names.h"
 #include "hub/named_sources.h"
 #include "model/predict.h"
@@ -89,8 +90,13 @@ static PredictModel model_folder_of(const std::string& model) {
   std::string run = run_dir_argument(model, std::cerr, RunArgument::MayBeOther);
   std::error_code ec;
   if (std::filesystem::is_regular_file(run + "/env.json", ec) &&
-      std::filesystem::is_regular_file(run + "/final/config.json", ec))
+      std::filesystem::is_regular_file(run + "/final/config.json", ec)) {
+    verified_final_weights(RunPaths{run});
     return {run + "/final", false};
+  }
+  const std::filesystem::path given = std::filesystem::path(model).lexically_normal();
+  if (given.filename() == "final" && std::filesystem::is_regular_file(given.parent_path() / "env.json", ec))
+    verified_final_weights(RunPaths{given.parent_path().string()});  // RUN/final named directly
   std::string folder = named_folder(model, hub::Fetchable::Model);
   return {folder, folder != model};
 }

@@ -7,6 +7,7 @@
 
 #include "cli/run_checkpoints.h"
 #include "cli/run_names.h"
+#include "recipe/sections.h"
 #include "run/run_records.h"
 #include "run/split_evaluation.h"
 #include "util/diagnostic.h"
@@ -15,7 +16,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <charconv>
 #include <filesystem>
+#include <iterator>
 #include <iostream>
 
 namespace fs = std::filesystem;
@@ -46,7 +50,7 @@ fs::path enclosing_run(const fs::path& p) {
 // checkpoint's, which may not be the model the run ended with.
 std::string run_weights(const RunPaths& run, const std::string& checkpoint) {
   const std::string final_weights = run.final_model() + "/model.safetensors";
-  if (checkpoint.empty() && fs::is_regular_file(final_weights)) return final_weights;
+  if (checkpoint.empty() && fs::is_regular_file(final_weights)) return verified_final_weights(run);
   std::error_code ec;
   if (checkpoint.empty() && fs::exists(run.final_model(), ec))
     std::cerr << "warning: " << terminal_safe(final_weights)
@@ -60,11 +64,69 @@ std::string checkpoint_named_by(const fs::path& path, const fs::path& run) {
   return path.filename() == "final" ? "final" : path.filename().string();
 }
 
+// The keys `evaluate RUN --set` changes: which examples are scored, and in
+// what batches. The rest of a run's recipe made its weights; changed here, the
+// score would be another run's.
+const char* const kEvaluationKeys[] = {"data.eval_split", "data.max_eval_examples", "data.eval_batch_size"};
+
+[[noreturn]] void refuse_setting(const std::string& flag, const std::string& key, const std::string& what,
+                                 const std::string& hint = "") {
+  throw InputError(make_error(SourceLocation{{}, 0, 0, "--set " + flag}, key, what, hint));
+}
+
+// `text` typed as the option's declaration says, within its range.
+nlohmann::json evaluation_value(const OptionSpec& spec, const std::string& key, const std::string& text,
+                                const std::string& flag) {
+  if (spec.type == OptionType::Int) {
+    long long v = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec == std::errc() && end == text.data() + text.size() && !text.empty() &&
+        (!spec.minimum || static_cast<double>(v) >= *spec.minimum))
+      return v;
+  } else if (!text.empty()) {
+    return text;
+  }
+  refuse_setting(flag, key, fmt::format("expected {}, found \"{}\"", spec.expectation(), text));
+}
+
+// `runner evaluate RUN --set KEY=VALUE`: the evaluation keys applied to the
+// run's resolved recipe; any other key is refused by name, never ignored.
+void apply_evaluation_settings(nlohmann::json& recipe, const std::vector<std::string>& sets) {
+  const std::string keys = "data.eval_split, data.max_eval_examples and data.eval_batch_size";
+  for (const std::string& set : sets) {
+    const size_t eq = set.find('=');
+    const std::string key = set.substr(0, eq);
+    if (eq == std::string::npos || eq == 0)
+      refuse_setting(set, "", "expected KEY=VALUE", "e.g. --set data.max_eval_examples=0 (0 = the whole split)");
+    if (std::find(std::begin(kEvaluationKeys), std::end(kEvaluationKeys), key) == std::end(kEvaluationKeys))
+      refuse_setting(set, key,
+                     "evaluate RUN --set takes only the evaluation keys " + keys +
+                         "; the run's other settings made its weights",
+                     "to score the weights under another recipe, pass RUN/final with --recipe RECIPE");
+    const std::string name = key.substr(std::string("data.").size());
+    const OptionSpec* spec = find_option(data_section().options, name);
+    if (!spec) throw std::logic_error("no declaration of " + key);
+    recipe["data"][name] = evaluation_value(*spec, key, set.substr(eq + 1), set);
+  }
+}
+
+// `--split ''` and `--checkpoint ''` would silently mean the defaults.
+void refuse_empty_flags(const ParsedArgs& args) {
+  for (const char* flag : {"--split", "--checkpoint"})
+    if (args.has(flag) && args.get(flag).empty())
+      throw InputError(make_error(SourceLocation{{}, 0, 0, flag}, "", "expected a name, found an empty argument",
+                                  std::string(flag) == "--split"
+                                      ? "name a labelled split (e.g. dev), or leave --split out for the recipe's "
+                                        "data.eval_split"
+                                      : "name a checkpoint (step-N, best or final), or leave --checkpoint out"));
+}
+
 EvaluationTarget target_of_run(const fs::path& path, const fs::path& run_dir, const ParsedArgs& args) {
   RunPaths run = open_run_dir(run_dir.string());
   nlohmann::json recipe = read_json_file(run.recipe_resolved());
   load_run_plugins(run, recipe);
   require_known_dataset(run, recipe, "evaluate");
+  apply_evaluation_settings(recipe, args.all("--set"));
   std::string checkpoint = args.get("--checkpoint");
   if (checkpoint.empty()) checkpoint = checkpoint_named_by(path, run_dir);
   return {recipe, run_weights(run, checkpoint)};
@@ -77,16 +139,27 @@ EvaluationTarget target_of_run(const fs::path& path, const fs::path& run_dir, co
                               "model folder with --recipe RECIPE naming the data"));
 }
 
+// With --recipe: a model folder or weight file as it is; a run, one of its
+// checkpoints or its final/ gives its weights as without --recipe.
+std::string weights_for_recipe(const fs::path& path, std::string checkpoint) {
+  if (fs::is_regular_file(path / "config.json") || fs::is_regular_file(path)) return path.string();
+  const fs::path run = enclosing_run(path);
+  if (run.empty()) not_a_model(path.string());
+  if (checkpoint.empty()) checkpoint = checkpoint_named_by(path, run);
+  return run_weights(open_run_dir(run.string()), checkpoint);
+}
+
 }  // namespace
 
 int cmd_evaluate(const ParsedArgs& args) {
+  refuse_empty_flags(args);
   const fs::path path = fs::path(run_dir_argument(args.positional(0), std::cerr)).lexically_normal();
   EvaluationTarget target;
   if (args.has("--recipe")) {
-    if (!fs::is_regular_file(path / "config.json") && !fs::is_regular_file(path)) not_a_model(path.string());
+    const std::string weights = weights_for_recipe(path, args.get("--checkpoint"));
     std::optional<Recipe> recipe = load_recipe_or_report(args.get("--recipe"), args);
     if (!recipe) return kExitBadInput;
-    target = {nlohmann::json::parse(recipe->resolved.dump()), path.string()};
+    target = {nlohmann::json::parse(recipe->resolved.dump()), weights};
   } else if (fs::path run = enclosing_run(path); !run.empty()) {
     target = target_of_run(path, run, args);
   } else {

@@ -9,6 +9,7 @@
 #include "registry/plugin.h"
 #include "run/run_dir.h"
 #include "util/suggest.h"
+#include "util/utf8.h"
 
 #include <fmt/format.h>
 
@@ -64,7 +65,8 @@ static int validate_json(const ParsedArgs& args) {
   for (const auto& d : load.diags) (d.severity == Severity::Error ? errors : warnings).push_back(diagnostic_json(d));
   nlohmann::ordered_json out = {{"recipe", request.path}, {"valid", load.recipe.has_value()},
                                 {"errors", errors}, {"warnings", warnings}};
-  std::cout << out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+  // A recipe's value may hold ESC, U+2028 or U+202E: written as \u escapes, the same JSON.
+  std::cout << json_terminal_safe(out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) << "\n";
   return load.recipe ? kExitOk : kExitBadInput;
 }
 

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 
 namespace runner {
@@ -27,9 +28,21 @@ int cmd_report(const ParsedArgs& args) {
   return run_report_command(o, std::cout, std::cerr);
 }
 
+// `ls --runs DIR...` without a folder argument lists the first DIR that is a
+// folder; when none is, the first, so that the error names what was given
+// (a FIFO, a link loop) instead of the default runs/.
+std::string folder_of_runs_flags(const std::vector<std::string>& folders) {
+  for (const auto& folder : folders) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(folder, ec)) return folder;
+  }
+  return folders.front();
+}
+
 int cmd_ls(const ParsedArgs& args) {
   LsOptions o;
-  o.dir = runs_folder_argument(args.positional(0, ""));
+  const std::string given = args.positional(0, "");
+  o.dir = given.empty() && args.has("--runs") ? folder_of_runs_flags(args.all("--runs")) : runs_folder_argument(given);
   o.json = args.has("--json");
   o.names = args.has("--names");
   return run_ls_command(o, std::cout, std::cerr);

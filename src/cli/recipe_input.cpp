@@ -56,6 +56,12 @@ RecipeRequest recipe_request(const std::string& path, bool stdin_allowed) {
   // Messages name it as the shell did; `-` would read as a stray dash.
   request.path = path == "-" ? "<stdin>" : path;
   request.text = read_standard_input(request.path);
+  // An empty or closed standard input (a pipe whose writer failed, `<&-`) would
+  // be a recipe of defaults only, and "valid".
+  if (request.text->find_first_not_of(" \t\r\n") == std::string::npos)
+    throw InputError(make_error({request.path, 0, 0, {}}, "",
+                                "expected a recipe on standard input, found nothing (it is empty or closed)",
+                                "pipe the recipe in (`cat recipe.toml | runner validate -`), or name the file"));
   taken_input() = request.text;
   return request;
 }

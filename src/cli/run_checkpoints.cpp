@@ -91,11 +91,21 @@ RunPaths open_run_dir(const std::string& dir) {
   return p;
 }
 
+std::string verified_final_weights(const RunPaths& p) {
+  const std::string dir = p.final_model();
+  std::error_code ec;
+  if (fs::exists(dir + "/manifest.json", ec))  // final/ of a run from before it had one is taken as it is
+    if (std::string bad = verify_checkpoint(dir); !bad.empty())
+      fail(dir, "the final model fails its sha256 manifest: " + bad + "; it changed since the run wrote it",
+           "score or export a checkpoint instead (--checkpoint best, or a step), or train the run again");
+  return dir + "/model.safetensors";
+}
+
 std::string chosen_weights(const RunPaths& p, const std::string& name) {
   if (name.empty()) return newest_checkpoint(p) + "/model.safetensors";
   if (name == "final") {
     if (!fs::is_regular_file(p.final_model() + "/model.safetensors")) unknown_checkpoint(p, name);
-    return p.final_model() + "/model.safetensors";
+    return verified_final_weights(p);
   }
   std::string dir_name = name;
   if (name == "best") dir_name = best_checkpoint(p);

@@ -20,6 +20,9 @@ RunPaths open_run_dir(const std::string& dir);
 // "final", or empty for the newest checkpoint that verifies. An InputError lists
 // the run's checkpoints when `name` names none.
 std::string chosen_weights(const RunPaths& run, const std::string& name);
+// RUN/final/model.safetensors, once final/ matches its manifest.json (exit 2
+// naming the file that changed); a final/ without a manifest is taken as it is.
+std::string verified_final_weights(const RunPaths& run);
 
 // Loads the plugins the run was trained with (its recipe's "plugins").
 void load_run_plugins(const RunPaths& run, const nlohmann::json& recipe);

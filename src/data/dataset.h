@@ -2,6 +2,9 @@
 // ("train", "dev", "test"), plus what the trainer must know about the task.
 #pragma once
 
+#include "registry/problem_type.h"
+#include "util/diagnostic.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -40,6 +43,7 @@ struct DatasetInfo {
   std::vector<std::string> metrics;      // metric component names: "accuracy", "f1", "mcc"
   std::string main_metric;               // one of `metrics`; selects the best checkpoint
   bool is_pair = false;                  // examples carry text_b
+  ProblemType problem_type = ProblemType::SingleLabel;
 };
 
 class Dataset {
@@ -62,5 +66,11 @@ std::string describe_skipped(const SplitData& split);
 
 class Registry;
 void register_datasets(Registry& r);  // glue/mrpc, glue/sst2, tsv, csv, jsonl
+
+// What validate refuses that a run of the recipe would refuse at its data load
+// or first evaluation: metrics unknown or unfit for the dataset's problem type,
+// a metric_for_best the dataset does not compute. Any dataset's component may
+// use it as its recipe_check (the built-in ones do).
+Diagnostics check_dataset_metrics(const nlohmann::json& resolved_recipe);
 
 }  // namespace runner

@@ -1,46 +1,52 @@
 // Registration of the built-in datasets and their options.
-#include "data/dataset.h"
+#include "data/data_checks.h"
+#include "data/file_dataset.h"
 #include "registry/builtins.h"
 #include "registry/registry.h"
-#include "util/input_file.h"
 #include "util/json_input.h"
 
-#include <filesystem>
+#include <algorithm>
 
 namespace runner {
 
 std::shared_ptr<const Dataset> make_glue_dataset(const std::string& task, const nlohmann::json& options);
-std::shared_ptr<const Dataset> make_file_dataset(const std::string& format, const nlohmann::json& options);
 
 namespace {
 
-// A split file that is a FIFO or a device would block the run's first read,
-// after its run directory exists: validate refuses it, naming the file.
-std::function<Diagnostics(const nlohmann::json&)> split_files_check(const std::string& format) {
-  return [format](const nlohmann::json& recipe) {
-    Diagnostics out;
-    nlohmann::json data = record_object(recipe, "data"), files = record_object(data, "files");
-    std::string dir = record_string(data, "dir");
-    if (dir.empty()) return out;
-    for (const char* key : {"train_split", "eval_split"}) {
-      std::string split = record_string(data, key);
-      std::string name = record_string(files, split.c_str(), split + "." + format);
-      std::string file = (std::filesystem::path(dir) / name).string();
-      std::string kind = split.empty() ? "" : special_file_kind(file);
-      if (!kind.empty())
-        out.push_back(make_error({file, 0, 0, {}}, std::string("data.") + key,
-                                 "the " + split + " split's file is " + kind + ", not a regular file",
-                                 "put the split in a regular file: a pipe or a device would block the run's "
-                                 "first read"));
+// Each built-in dataset's validate check: its split files and labels, and its metrics.
+std::function<Diagnostics(const nlohmann::json&)> dataset_check(const std::string& format, bool glue) {
+  return [format, glue](const nlohmann::json& recipe) {
+    Diagnostics out = check_split_files(format, glue, recipe);
+    if (!glue) {
+      Diagnostics labels = check_split_labels(format, recipe);
+      out.insert(out.end(), labels.begin(), labels.end());
     }
+    Diagnostics metrics = check_dataset_metrics(recipe);
+    out.insert(out.end(), metrics.begin(), metrics.end());
     return out;
   };
+}
+
+// num_labels left out: the classes the labels map names, else a binary task.
+nlohmann::json classes_of_labels_map(const nlohmann::json& data) {
+  long long top = 1;
+  nlohmann::json labels = record_object(data, "labels");
+  for (const auto& [name, id] : labels.items())
+    if (id.is_number_integer()) top = std::max(top, id.get<long long>());
+  return std::min(top + 1, 100000LL);
+}
+
+nlohmann::json first_metric(const nlohmann::json& data) {
+  auto metrics = data.find("metrics");
+  if (metrics == data.end() || !metrics->is_array() || metrics->empty() || !metrics->front().is_string())
+    return "accuracy";
+  return metrics->front();
 }
 
 ComponentSpec glue_spec(const std::string& name, const std::string& dir, const std::string& doc) {
   ComponentSpec spec{Kind::Dataset, name, doc,
                      {opt::data_path("dir", dir, "Folder with train.tsv, dev.tsv and test.tsv")}};
-  spec.recipe_check = split_files_check("tsv");
+  spec.recipe_check = dataset_check("tsv", true);
   return spec;
 }
 
@@ -56,13 +62,18 @@ ComponentSpec file_spec(const std::string& format) {
                               "index; default text_a and label"),
               opt::flag("header", true, "The first line names the columns (tsv, csv)"),
               opt::int_map("labels", "Label text -> id; empty means labels are integers"),
-              opt::integer("num_labels", 2, "Number of classes (at most 100000: one classifier row each)")
+              opt::integer("num_labels", 2,
+                           "Number of classes (at most 100000: one classifier row each); unset: one more "
+                           "than the labels map's largest id, else 2")
                   .at_least(1)
-                  .at_most(100000),
+                  .at_most(100000)
+                  .default_from(classes_of_labels_map),
               opt::strings("metrics", {"accuracy"}, "Metric components to evaluate"),
-              opt::text("main_metric", "accuracy", "The metric that picks the best checkpoint"),
+              opt::text("main_metric", "accuracy",
+                        "The metric that picks the best checkpoint; unset: the first of metrics")
+                  .default_from(first_metric),
           }};
-  spec.recipe_check = split_files_check(format);
+  spec.recipe_check = dataset_check(format, false);
   return spec;
 }
 

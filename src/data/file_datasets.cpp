@@ -1,12 +1,13 @@
 // Generic datasets from TSV, CSV or JSONL files with a column mapping in the
 // recipe: data.columns names the text_a / text_b / label columns (header names,
 // JSON keys, or 0-based indices for files without a header).
-#include "data/dataset.h"
+#include "data/file_dataset.h"
 #include "data/table_rows.h"
 #include "util/diagnostic.h"
 #include "util/json_input.h"
 #include "util/numbers.h"
 
+#include <algorithm>
 #include <filesystem>
 
 namespace runner {
@@ -22,6 +23,7 @@ struct FileDatasetConfig {
   bool skip_bad_rows = false;
   LabelReader labels;
   DatasetInfo info;
+  size_t scan_bytes = 0;  // > 0: only the lines within the file's first scan_bytes are read
 };
 
 InputError config_error(const std::string& key, std::string what, std::string hint = {}) {
@@ -73,6 +75,8 @@ class FileDataset : public Dataset {
     out.file = split_file(split);
     BadRowHandler policy(out.file, c_.skip_bad_rows);
     std::string text = read_text_file(out.file);
+    if (c_.scan_bytes > 0 && text.size() > c_.scan_bytes)
+      text.resize(text.rfind('\n', c_.scan_bytes - 1) + 1);  // whole lines only
     std::vector<Row> rows;
     std::vector<std::string> header;
     if (c_.format == "jsonl") {
@@ -146,8 +150,36 @@ class FileDataset : public Dataset {
 
 }  // namespace
 
-std::shared_ptr<const Dataset> make_file_dataset(const std::string& format,
-                                                 const nlohmann::json& o) {
+namespace {
+
+// Ids run from 0 to num_labels - 1, and with a map every class has a name: a
+// class no label text maps to could never be trained.
+void check_labels_map(const std::map<std::string, int64_t>& by_name, int num_labels) {
+  if (by_name.empty()) return;
+  int64_t top = -1;
+  for (const auto& [name, id] : by_name) {
+    if (id < 0)
+      throw config_error("labels." + name, "label id " + std::to_string(id) + " is negative",
+                         "label ids run from 0 to data.num_labels - 1");
+    top = std::max(top, id);
+  }
+  const std::string fix = "remove data.num_labels (it is then taken from the labels map: " +
+                          std::to_string(top + 1) + ") or set num_labels = " + std::to_string(top + 1);
+  for (const auto& [name, id] : by_name)
+    if (id >= num_labels)
+      throw config_error("num_labels",
+                         "data.labels maps \"" + name + "\" to id " + std::to_string(id) + ", but num_labels = " +
+                             std::to_string(num_labels) + " (ids 0 to " + std::to_string(num_labels - 1) + ")",
+                         fix);
+  if (top + 1 < num_labels)
+    throw config_error("num_labels",
+                       "num_labels = " + std::to_string(num_labels) + ", but data.labels names ids up to " +
+                           std::to_string(top) + ": class " + std::to_string(num_labels - 1) +
+                           " has no label text and could never be trained",
+                       fix);
+}
+
+FileDatasetConfig file_dataset_config(const std::string& format, const nlohmann::json& o) {
   FileDatasetConfig c;
   c.format = format;
   c.dir = o.at("dir").get<std::string>();
@@ -159,18 +191,32 @@ std::shared_ptr<const Dataset> make_file_dataset(const std::string& format,
   c.labels.by_name = o.value("labels", std::map<std::string, int64_t>{});
   c.info.num_labels = static_cast<int>(o.value("num_labels", 2));
   c.labels.num_labels = c.info.num_labels;
-  for (const auto& [name, id] : c.labels.by_name)
-    if (id < 0 || id >= c.info.num_labels)
-      throw config_error("labels." + name, "label id " + std::to_string(id) + " is outside [0, " +
-                                               std::to_string(c.info.num_labels - 1) + "]",
-                         "label ids run from 0 to data.num_labels - 1");
+  check_labels_map(c.labels.by_name, c.info.num_labels);
   c.info.label_names.resize(static_cast<size_t>(c.info.num_labels));
   for (int i = 0; i < c.info.num_labels; ++i) c.info.label_names[static_cast<size_t>(i)] = std::to_string(i);
   for (const auto& [name, id] : c.labels.by_name) c.info.label_names[static_cast<size_t>(id)] = name;
   c.info.metrics = o.value("metrics", std::vector<std::string>{"accuracy"});
-  c.info.main_metric = o.value("main_metric", std::string("accuracy"));
+  c.info.main_metric = o.value("main_metric", std::string());
+  if (c.info.main_metric.empty() && !c.info.metrics.empty()) c.info.main_metric = c.info.metrics.front();
   c.info.is_pair = c.columns.count("text_b") > 0;
-  return std::make_shared<FileDataset>(std::move(c));
+  return c;
+}
+
+}  // namespace
+
+std::shared_ptr<const Dataset> make_file_dataset(const std::string& format, const nlohmann::json& o) {
+  return std::make_shared<FileDataset>(file_dataset_config(format, o));
+}
+
+std::set<std::string> split_label_texts(const std::string& format, const nlohmann::json& options,
+                                        const std::string& split) {
+  std::set<std::string> texts;
+  FileDatasetConfig c = file_dataset_config(format, options);
+  c.labels.texts_seen = &texts;
+  c.skip_bad_rows = true;
+  c.scan_bytes = kLabelScanBytes;
+  FileDataset(std::move(c)).load_split(split);
+  return texts;
 }
 
 }  // namespace runner

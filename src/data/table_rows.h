@@ -7,6 +7,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct ColumnLayout {
 struct LabelReader {
   std::map<std::string, int64_t> by_name;
   int num_labels = 2;
+  // Set: every label text is taken (as id 0) and recorded here, to be judged
+  // as a whole (validate's check of a split's labels).
+  std::set<std::string>* texts_seen = nullptr;
   // The id, or nullopt with `why` set.
   std::optional<int64_t> read(const std::string& text, std::string& why) const;
 };

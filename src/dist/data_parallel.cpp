@@ -279,7 +279,10 @@ void DataParallel::gather_eval(MetricInput& in, double& loss_sum, long long& exa
   };
   auto preds = ctx_->all_gather_varlen(as_tensor(in.predictions), "gathering eval predictions");
   auto labels = ctx_->all_gather_varlen(as_tensor(in.labels), "gathering eval labels");
-  in = MetricInput{};
+  MetricInput gathered;
+  gathered.problem = in.problem;
+  gathered.label_count = in.label_count;
+  in = std::move(gathered);
   for (size_t r = 0; r < preds.size(); ++r) {
     auto p = preds[r].contiguous(), l = labels[r].contiguous();
     in.predictions.insert(in.predictions.end(), p.data_ptr<int64_t>(), p.data_ptr<int64_t>() + p.numel());

@@ -77,7 +77,7 @@ std::vector<fs::path> candidate_dirs() {
     for (const auto& d : prefix_package_dirs(prefix)) dirs.push_back(d);
   };
   if (std::string venv = env("VIRTUAL_ENV"); !venv.empty()) add_prefix(venv);
-  dirs.push_back(python_packages_root());
+  if (std::string own = python_packages_root(); !own.empty()) dirs.push_back(own);  // "": own folder unknown
   if (std::string home = env("HOME"); !home.empty()) add_prefix(fs::path(home) / ".local");
   for (const auto& prefix : path_python_prefixes()) add_prefix(prefix);
   return dirs;

@@ -46,6 +46,8 @@ std::optional<Value> parse_scalar(OptionType t, const std::string& text) {
     v.type = Value::Type::Bool;
     v.b = text == "true";
   } else if (t == OptionType::Int || t == OptionType::Number) {
+    // strtod reads hexadecimal ("0x10" as 16), which integers here refuse: numbers refuse it too.
+    if (text.find_first_of("xX") != std::string::npos) return std::nullopt;
     char* end = nullptr;
     errno = 0;
     long long i = std::strtoll(text.c_str(), &end, 10);

@@ -69,12 +69,12 @@ class ShapeCheck : public YAML::EventHandler {
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
-    open_.push_back({mark, anchor, {1, 0}});
+    open(mark, anchor);
   }
   void OnSequenceEnd() override { close(); }
   void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                   YAML::EmitterStyle::value) override {
-    open_.push_back({mark, anchor, {1, 0}});
+    open(mark, anchor);
   }
   void OnMapEnd() override { close(); }
 
@@ -102,6 +102,14 @@ class ShapeCheck : public YAML::EventHandler {
   void leaf(const YAML::Mark& mark, YAML::anchor_t anchor) {
     if (anchor) shapes_[anchor] = {1, 1};
     add(mark, {1, 1}, "");
+  }
+  // Refused as it opens: the parser recurses once per level, so 100,000 levels
+  // would exhaust the stack before a value deep inside was reached.
+  void open(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    if (static_cast<long long>(open_.size()) >= kMaxYamlDepth)
+      fail(mark, "", fmt::format("a list or mapping here is nested more than {} levels deep", kMaxYamlDepth),
+           "a recipe is sections of options a few levels deep: flatten the nesting");
+    open_.push_back({mark, anchor, {1, 0}});
   }
   void close() {
     Open o = open_.back();

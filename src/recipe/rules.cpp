@@ -12,6 +12,19 @@
 #include <filesystem>
 
 namespace runner {
+
+// The run directory is <output_dir>/<name>/<time>-<id>, a sweep's points
+// <output_dir>/<name>/<point>: a name with a slash or a dot-dot would put them
+// elsewhere, so the name must be one plain folder name.
+std::string folder_name_problem(const std::string& name) {
+  if (name == "." || name == "..") return "is \"" + name + "\", which names a folder that already exists";
+  if (name.find('/') != std::string::npos) return "contains \"/\"";
+  for (unsigned char ch : name)
+    if (ch < 0x20 || ch == 0x7f) return fmt::format("contains the control character 0x{:02x}", ch);
+  if (name.size() > 200) return fmt::format("is {} bytes long", name.size());
+  return {};
+}
+
 namespace {
 
 struct RuleContext {
@@ -175,20 +188,9 @@ void loss_not_maximised(RuleContext& c) {
             "to false");
 }
 
-// The run directory is <output_dir>/<name>/<time>-<id>: a name with a slash or
-// a dot-dot would put it elsewhere, so the name must be one plain folder name.
-std::string run_name_problem(const std::string& name) {
-  if (name == "." || name == "..") return "is \"" + name + "\", which names a folder that already exists";
-  if (name.find('/') != std::string::npos) return "contains \"/\"";
-  for (unsigned char ch : name)
-    if (ch < 0x20 || ch == 0x7f) return fmt::format("contains the control character 0x{:02x}", ch);
-  if (name.size() > 200) return fmt::format("is {} bytes long", name.size());
-  return {};
-}
-
 void run_name_is_a_folder_name(RuleContext& c) {
   std::string name = c.str("run", "name");
-  std::string problem = run_name_problem(name);
+  std::string problem = folder_name_problem(name);
   if (!problem.empty())
     c.error("run", "name",
             "the run name " + problem + "; it must be one folder name under run.output_dir",

@@ -21,6 +21,11 @@ struct Capabilities {
   std::string mlflow_problem, mlflow_fix;
 };
 
+// Why `name` cannot be one folder name under an output folder ("contains \"/\"",
+// "is \"..\"", a control character, past 200 bytes), or "" when it can: run.name
+// and a sweep's name.
+std::string folder_name_problem(const std::string& name);
+
 // `tree` is the recipe as written (for locations and for what was set
 // explicitly), `resolved` the same with defaults.
 void check_recipe_rules(const nlohmann::ordered_json& resolved, const Value& tree,

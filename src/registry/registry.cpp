@@ -25,6 +25,13 @@ std::string kind_name(Kind k) {
   return "?";
 }
 
+bool metric_fits(const ComponentSpec& spec, ProblemType p) {
+  if (spec.problem_types.empty()) return p == ProblemType::SingleLabel;
+  for (ProblemType fit : spec.problem_types)
+    if (fit == p) return true;
+  return false;
+}
+
 std::optional<Kind> kind_from_name(const std::string& s) {
   for (Kind k : all_kinds())
     if (kind_name(k) == s) return k;

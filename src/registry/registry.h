@@ -4,6 +4,7 @@
 #pragma once
 
 #include "registry/option.h"
+#include "registry/problem_type.h"
 #include "util/diagnostic.h"
 
 #include <nlohmann/json.hpp>
@@ -40,7 +41,17 @@ struct ComponentSpec {
   // Each problem names its key path ("model.hidden_size"); the recipe layer
   // adds the location. Empty: nothing to check.
   std::function<Diagnostics(const nlohmann::json& resolved_recipe)> recipe_check = {};
+  // Metric kind: the problem types it is defined for. Empty: single-label
+  // classification, what every metric read before problem types existed.
+  std::vector<ProblemType> problem_types = {};
+  // Metric kind: the most classes it is defined for (0: any), and the metrics
+  // to name instead past them ("macro_f1, micro_f1 or weighted_f1").
+  int most_classes = 0;
+  std::string past_most_classes = {};
 };
+
+// Whether metric `spec` is defined for problem type `p`.
+bool metric_fits(const ComponentSpec& spec, ProblemType p);
 
 // A registered component. `factory` holds the kind's typed factory
 // (each kind's header defines it, e.g. SchedulerFactory); the registry stays

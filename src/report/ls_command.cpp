@@ -3,6 +3,7 @@
 #include "report/report_command.h"
 #include "report/run_history.h"
 #include "util/diagnostic.h"
+#include "util/input_file.h"
 #include "util/json_input.h"
 #include "util/utf8.h"
 
@@ -12,6 +13,8 @@
 #include <filesystem>
 #include <ostream>
 #include <set>
+
+#include <sys/stat.h>
 
 namespace runner {
 namespace fs = std::filesystem;
@@ -107,12 +110,25 @@ std::string names_text(const std::vector<LsRow>& rows) {
   return out;
 }
 
+// Why `dir` is no folder of runs to list: "" when it is one. A symbolic link
+// loop or a FIFO is named with what it is, never with the library's error.
+std::string not_a_runs_folder(const std::string& dir) {
+  std::error_code ec;
+  fs::file_status st = fs::status(dir, ec);
+  if (st.type() == fs::file_type::directory) return "";
+  if (st.type() == fs::file_type::not_found) return "no such directory";
+  if (ec) return "cannot be read: " + ec.message();
+  struct stat info {};
+  if (::stat(dir.c_str(), &info) != 0 || S_ISREG(info.st_mode)) return "expected a folder of runs, found a regular file";
+  return "expected a folder of runs, found " + file_kind(info.st_mode);
+}
+
 }  // namespace
 
 int run_ls_command(const LsOptions& o, std::ostream& out, std::ostream& err) {
-  if (!fs::is_directory(o.dir)) {
-    err << fmt::format("error: {}: no such directory\n  hint: pass the output folder of your runs "
-                       "(run.output_dir, default runs/)\n", o.dir);
+  if (std::string problem = not_a_runs_folder(o.dir); !problem.empty()) {
+    err << terminal_safe(fmt::format("error: {}: {}\n  hint: pass the output folder of your runs "
+                                     "(run.output_dir, default runs/)\n", o.dir, problem), true);
     return 2;
   }
   std::vector<LsRow> rows = rows_under(o.dir);

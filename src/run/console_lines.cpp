@@ -51,6 +51,7 @@ std::string step_text(const nlohmann::json& e) {
 }
 
 std::string signal_name(int signal) {
+  if (signal == 1) return "SIGHUP";
   if (signal == 2) return "SIGINT";
   if (signal == 15) return "SIGTERM";
   return fmt::format("signal {}", signal);
@@ -115,8 +116,11 @@ std::string event_text(const nlohmann::json& e) {
   for (const char* key : {"epoch", "loss"})
     if (auto v = e.find(key); v != e.end()) line += fmt::format(" {}={}", key, value_text(*v));
   const bool has_step = !step_text(e).empty();  // total_steps is shown with the step, else among the rest
-  for (const auto& [key, value] : e.items())
+  for (const auto& [key, value] : e.items()) {
+    // An evaluation's per-class tables stay in metrics.jsonl: a line shows its numbers.
+    if (kind == "eval" && value.is_object()) continue;
     if (!shown_apart(key) || (key == "total_steps" && !has_step)) line += " " + key + "=" + value_text(value);
+  }
   return line;
 }
 

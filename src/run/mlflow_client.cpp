@@ -2,10 +2,12 @@
 
 #include "hub/http_client.h"
 #include "util/json_input.h"
+#include "util/numbers.h"
 #include "util/redacted_uri.h"
 #include "util/utf8.h"
 
 #include <cctype>
+#include <optional>
 
 namespace runner::mlflow {
 namespace {
@@ -191,6 +193,25 @@ Answer Client::log_batch(const std::string& run_id, const std::vector<Metric>& m
   nlohmann::json body{{"run_id", run_id}, {"metrics", m}, {"params", key_values(params)},
                       {"tags", key_values(tags)}};
   return call("POST", std::string(kApi) + "runs/log-batch", json_text(body));
+}
+
+Answer Client::latest_steps(const std::string& run_id, std::map<std::string, long long>& steps) const {
+  Answer a = call("GET", std::string(kApi) + "runs/get?run_id=" + url_escaped(run_id), "");
+  if (!a.ok) return a;
+  const nlohmann::json* metrics = &a.body;
+  for (const char* key : {"run", "data", "metrics"})
+    metrics = metrics->is_object() && metrics->contains(key) ? &(*metrics)[key] : nullptr;
+  if (!metrics || !metrics->is_array()) return a;  // a run without metrics has none to list
+  for (const auto& m : *metrics) {
+    if (!m.is_object() || !m.contains("key") || !m["key"].is_string() || !m.contains("step")) continue;
+    const nlohmann::json& step = m["step"];  // a number, or the int64 as a string
+    std::optional<long long> n;
+    if (step.is_number_integer()) n = step.get<long long>();
+    std::string why;
+    if (step.is_string()) n = parse_integer(step.get<std::string>(), why);
+    if (n) steps[m["key"].get<std::string>()] = *n;
+  }
+  return a;
 }
 
 Answer Client::update_run(const std::string& run_id, const std::string& status, long long end_ms) const {

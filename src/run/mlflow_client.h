@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,10 @@ class Client {
                     const std::vector<KeyValue>& tags, std::string& run_id, std::string& artifact_uri) const;
   Answer log_batch(const std::string& run_id, const std::vector<Metric>& metrics,
                    const std::vector<KeyValue>& params, const std::vector<KeyValue>& tags) const;
+  // The highest step the server holds of each of the run's metrics (runs/get:
+  // a metric's latest value is the one of its highest step). A resumed run
+  // sends only the steps past these, so that a step is never held twice.
+  Answer latest_steps(const std::string& run_id, std::map<std::string, long long>& steps) const;
   // status: RUNNING, FINISHED, FAILED or KILLED.
   Answer update_run(const std::string& run_id, const std::string& status, long long end_ms) const;
   // One file under the run's artifact root, through the server's artifact proxy

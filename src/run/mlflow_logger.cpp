@@ -11,9 +11,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <limits>
+#include <map>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -147,9 +149,12 @@ class MlflowLogger : public Logger {
     if (gave_up_ || !ensure_run()) return false;
     for (;;) {
       std::vector<mlflow::Metric> batch = next_batch();
+      const size_t taken = batch.size();
       std::vector<mlflow::KeyValue> params = next_params();
-      if (batch.empty() && params.empty()) return true;
-      mlflow::Answer a = client_.log_batch(run_id_, batch, params, {});
+      if (taken == 0 && params.empty()) return true;
+      drop_held_steps(batch);
+      mlflow::Answer a = batch.empty() && params.empty() ? mlflow::Answer{true, true}
+                                                         : client_.log_batch(run_id_, batch, params, {});
       if (worth_retrying(a)) return unreachable(a);
       if (!a.ok) {
         refused_ += batch.size() + params.size();
@@ -158,9 +163,22 @@ class MlflowLogger : public Logger {
       }
       params_sent_ += params.size();
       std::lock_guard<std::mutex> lock(mu_);
-      queued_.erase(queued_.begin(), queued_.begin() + static_cast<long>(batch.size()));
+      queued_.erase(queued_.begin(), queued_.begin() + static_cast<long>(taken));
       pause_ = std::chrono::seconds(0);
     }
+  }
+
+  // A session killed with kill -9 sent steps past its last checkpoint; the resumed
+  // session trains them again, and metrics.jsonl keeps only the new events. MLflow
+  // keeps every point it was sent, so a step it holds is not sent a second time.
+  void drop_held_steps(std::vector<mlflow::Metric>& batch) const {
+    if (held_steps_.empty()) return;
+    batch.erase(std::remove_if(batch.begin(), batch.end(),
+                               [this](const mlflow::Metric& m) {
+                                 auto held = held_steps_.find(m.key);
+                                 return held != held_steps_.end() && m.step <= held->second;
+                               }),
+                batch.end());
   }
 
   std::vector<mlflow::Metric> next_batch() {
@@ -180,6 +198,7 @@ class MlflowLogger : public Logger {
     if (!run_id_.empty() && !resumed_) return true;
     if (resumed_) {
       mlflow::Answer a = client_.update_run(run_id_, "RUNNING", 0);
+      if (!worth_retrying(a)) a = client_.latest_steps(run_id_, held_steps_);
       if (worth_retrying(a)) return unreachable(a);
       resumed_ = false;
       return true;
@@ -297,6 +316,7 @@ class MlflowLogger : public Logger {
   std::atomic<int> signal_at_end_{0};
   std::vector<mlflow::KeyValue> params_;
   size_t params_sent_ = 0;
+  std::map<std::string, long long> held_steps_;  // a resumed run's: metric -> the highest step the server has
   std::chrono::seconds pause_{0};
 
   std::mutex mu_;  // guards what log() and the worker share: the queue, the end, the schedule

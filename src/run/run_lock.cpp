@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -31,14 +32,17 @@ struct flock whole_file(short type) {
 }
 
 // What the owner wrote into the lock file, for the refusal's message. The owner
-// writes it just after taking the lock: a refusal that comes in between waits
-// a moment (up to 0.5 s) for a record that parses.
+// writes it just after taking the lock: a refusal that comes in between reads
+// nothing that parses, or the record of the owner before it (a process that has
+// ended), and waits a moment (up to 0.5 s) for the new owner's.
 std::string owner_words(int fd) {
   for (int attempt = 0; attempt < 50; ++attempt) {
     char text[4096];
     ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
     std::string why;
-    if (auto owner = try_parse_json(std::string(text, n > 0 ? static_cast<size_t>(n) : 0), why))
+    std::optional<nlohmann::json> owner = try_parse_json(std::string(text, n > 0 ? static_cast<size_t>(n) : 0), why);
+    std::optional<ProcessIdentity> who = owner ? process_from_json(*owner) : std::nullopt;
+    if (owner && !(who && process_state(*who) == ProcessState::Gone))
       return terminal_safe(fmt::format("process {} on {} since {}", record_integer(*owner, "pid"),
                                        record_string(*owner, "host", "?"),
                                        record_string(*owner, "since_utc", "?")));
@@ -49,8 +53,9 @@ std::string owner_words(int fd) {
 
 void write_owner(int fd) {
   ProcessIdentity me = current_process();
-  std::string text = nlohmann::json{{"pid", me.pid}, {"host", me.host}, {"since_utc", utc_timestamp()}}.dump(
-                         -1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  nlohmann::json record = process_json(me);  // with the boot and start time, which tell a reused pid
+  record["since_utc"] = utc_timestamp();
+  std::string text = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   // The record only names the owner for others' messages; the lock itself is
   // the fact, so a record that could not be written (a full disk) changes nothing.
   // Written over the previous owner's record, then cut to length: the file is never empty.
@@ -87,6 +92,27 @@ int open_lock_file(const std::string& path, int flags, std::string& foreign) {
   return -1;
 }
 
+// The trainer that summary.json names, when it is alive on this host (pid,
+// boot and start time agree) and is not this process; "" otherwise. A lock
+// file removed or renamed while its owner trains is no lock any more (this
+// process was just granted a new file's), but the owner's heartbeat still names it.
+std::string recorded_live_owner(const std::string& run_dir) {
+  const std::string path = run_dir + "/summary.json";
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";  // resume's own checks name it
+  nlohmann::json summary;
+  try {
+    summary = read_json_document(path);
+  } catch (const std::exception&) {
+    return "";  // unreadable: nothing names a live owner
+  }
+  if (record_string(summary, "status") != "running") return "";
+  std::optional<ProcessIdentity> owner = process_from_json(record_object(summary, "process"));
+  if (!owner || owner->pid == current_process().pid || process_state(*owner) != ProcessState::Alive) return "";
+  return terminal_safe(fmt::format("process {} on {} (summary.json's heartbeat at {})", owner->pid,
+                                   owner->host, record_string(summary, "heartbeat_utc", "?")));
+}
+
 [[noreturn]] void refuse_lock(const std::string& run_dir, const std::string& path, const std::string& what,
                          const std::string& fix) {
   throw InputError(make_error(SourceLocation{path, 0, 0, {}}, "", what + "; nothing in " + run_dir + " was changed",
@@ -97,31 +123,54 @@ int open_lock_file(const std::string& path, int flags, std::string& foreign) {
 
 std::string owner_lock_path(const std::string& run_dir) { return run_dir + "/owner.lock"; }
 
-void own_run_dir(const std::string& run_dir) {
-  static std::mutex mu;
-  static std::set<std::string> owned;  // the descriptors stay open until the process ends
-  std::lock_guard<std::mutex> lock(mu);
-  if (owned.count(run_dir)) return;
-  std::string path = owner_lock_path(run_dir);
+namespace {
+
+const char* const kTwoTrainersFix =
+    "wait until it ends (`runner ls` shows it running), or stop that process; two processes training one "
+    "run would overwrite each other's checkpoints";
+
+// The run's lock file, opened for writing; `created` says whether this call
+// made it (a refusal then removes it again, so that `ls` does not read the
+// new file nobody holds as the run having died).
+int open_own_lock(const std::string& run_dir, const std::string& path, bool& created) {
   std::string foreign;
-  int fd = open_lock_file(path, O_RDWR | O_CREAT, foreign);
+  int fd = open_lock_file(path, O_RDWR, foreign);
+  created = fd < 0 && errno == ENOENT && foreign.empty();
+  if (created) fd = open_lock_file(path, O_RDWR | O_CREAT | O_EXCL, foreign);
+  if (fd < 0 && errno == EEXIST) created = false, fd = open_lock_file(path, O_RDWR, foreign);  // made just now
   if (!foreign.empty())
     refuse_lock(run_dir, path, "the run's lock file is " + foreign + ", which the runner never makes",
                 "remove it (rm " + path + ") and start again; the runner makes a new one");
   if (fd < 0)
     refuse_lock(run_dir, path, fmt::format("cannot open the run's lock file ({})", std::strerror(errno)),
-           "check that the run directory exists and is writable");
+                "check that the run directory exists and is writable");
+  return fd;
+}
+
+}  // namespace
+
+void own_run_dir(const std::string& run_dir) {
+  static std::mutex mu;
+  static std::set<std::string> owned;  // the descriptors stay open until the process ends
+  std::lock_guard<std::mutex> lock(mu);
+  if (owned.count(run_dir)) return;
+  const std::string path = owner_lock_path(run_dir);
+  bool created = false;
+  const int fd = open_own_lock(run_dir, path, created);
   struct flock l = whole_file(F_WRLCK);
   if (::fcntl(fd, F_OFD_SETLK, &l) != 0) {
     int err = errno;
     std::string owner = owner_words(fd);
     ::close(fd);
-    if (err == EAGAIN || err == EACCES)
-      refuse_lock(run_dir, path, "this run is being trained by " + owner,
-             "wait until it ends (`runner ls` shows it running), or stop that process; two processes "
-             "training one run would overwrite each other's checkpoints");
+    if (err == EAGAIN || err == EACCES) refuse_lock(run_dir, path, "this run is being trained by " + owner, kTwoTrainersFix);
     refuse_lock(run_dir, path, fmt::format("cannot lock the run ({})", std::strerror(err)),
-           "put the runs folder on a file system that supports locks (run.output_dir)");
+                "put the runs folder on a file system that supports locks (run.output_dir)");
+  }
+  if (std::string owner = recorded_live_owner(run_dir); !owner.empty()) {
+    if (created) ::unlink(path.c_str());
+    ::close(fd);
+    refuse_lock(run_dir, path, "this run is being trained by " + owner + ", whose lock file was removed or replaced",
+                kTwoTrainersFix);
   }
   write_owner(fd);
   owned.insert(run_dir);

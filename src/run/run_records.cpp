@@ -7,15 +7,20 @@
 #include "util/json_input.h"
 #include "util/numbers.h"
 #include "util/process_info.h"
+#include "util/sha256.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -162,6 +167,33 @@ void require_own_records(const RunPaths& paths) {
   }
 }
 
+void write_folder_manifest(const std::string& dir) {
+  nlohmann::json files = nlohmann::json::object();
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file())
+      files[e.path().filename().string()] = {{"sha256", digest::sha256_file(e.path().string())},
+                                             {"bytes", static_cast<long long>(e.file_size())}};
+  write_file_synced(dir + "/manifest.json", nlohmann::json{{"format", 1}, {"files", files}}.dump(2) + "\n");
+}
+
+double latest_elapsed_seconds(const RunPaths& paths) {
+  // The newest lines are at the end, and a metrics file may be gigabytes: its last 64 KiB are read.
+  std::ifstream in(paths.metrics(), std::ios::binary | std::ios::ate);
+  if (!in) return 0.0;
+  const std::streamoff size = in.tellg();
+  const std::streamoff from = std::max<std::streamoff>(0, size - (64 << 10));
+  in.seekg(from);
+  std::string line;
+  if (from > 0) std::getline(in, line);  // the part of a line the read began in
+  double latest = 0.0;
+  while (std::getline(in, line)) {
+    std::string why;
+    std::optional<nlohmann::json> event = try_parse_json(line, why);
+    if (event && event->is_object()) latest = std::max(latest, number_at(*event, "elapsed_s").value_or(0.0));
+  }
+  return latest;
+}
+
 void cut_event_logs(const RunPaths& paths, long long step) {
   cut_file(paths.metrics(), step, jsonl_after);
   cut_file(paths.log(), step, text_after);
@@ -236,106 +268,6 @@ void record_environment(const RunPaths& paths, const SessionRecord& r) {
   env["recipe"] = origin_json(r.origin);
   env["run_dir"] = paths.dir;
   write_json_atomic(paths.env(), env);
-}
-
-namespace {
-
-double steady_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// The segments of the sessions before this one; a summary written before
-// segments were recorded counts as one segment of its total.
-nlohmann::json previous_segments(const RunPaths& paths) {
-  nlohmann::json old;
-  try {
-    old = read_json_file(paths.summary());
-  } catch (const std::exception&) {
-    return nlohmann::json::array();  // none yet, or unreadable: nothing to add up
-  }
-  if (!old.is_object()) return nlohmann::json::array();
-  nlohmann::json segments = nlohmann::json::array();
-  for (auto s : record_array(old, "segments")) {
-    if (!s.is_object()) continue;
-    // Still "running" when the next session starts: its process ended without a word (kill -9).
-    if (record_string(s, "status") == "running") s["status"] = "died";
-    segments.push_back(s);
-  }
-  if (segments.empty() && number_at(old, "total_wall_seconds"))
-    segments.push_back({{"wall_seconds", *number_at(old, "total_wall_seconds")},
-                        {"status", record_string(old, "status")}});
-  return segments;
-}
-
-}  // namespace
-
-double heartbeat_seconds() {
-  const char* text = std::getenv("RUNNER_HEARTBEAT_SECONDS");
-  double v = text ? std::strtod(text, nullptr) : 0.0;
-  return v > 0 && std::isfinite(v) ? v : 30.0;
-}
-
-SummaryWriter::SummaryWriter(RunPaths run, bool primary, bool resuming)
-    : paths_(std::move(run)), enabled_(primary), started_(steady_seconds()), started_utc_(utc_timestamp()) {
-  if (!resuming || !enabled_) return;
-  previous_segments_ = previous_segments(paths_);
-  for (const auto& s : previous_segments_) previous_wall_ += number_at(s, "wall_seconds").value_or(0.0);
-}
-
-SummaryWriter::~SummaryWriter() { stop_heartbeat(); }
-
-double SummaryWriter::wall_seconds() const { return steady_seconds() - started_; }
-
-// What changes with every write: the time, the owner, the walls.
-void SummaryWriter::stamp(nlohmann::json& doc) const {
-  const double wall = wall_seconds();
-  doc["run_dir"] = paths_.dir;
-  doc["updated_utc"] = utc_timestamp();
-  doc["heartbeat_utc"] = doc["updated_utc"];
-  doc["heartbeat_every_s"] = heartbeat_seconds();
-  doc["process"] = process_json(current_process());
-  doc["wall_seconds"] = wall;
-  doc["total_wall_seconds"] = previous_wall_ + wall;
-  nlohmann::json segments = previous_segments_;
-  segments.push_back({{"started_utc", started_utc_}, {"wall_seconds", wall}, {"status", doc["status"]},
-                      {"pid", doc["process"]["pid"]}, {"host", doc["process"]["host"]}});
-  doc["segments"] = std::move(segments);
-}
-
-void SummaryWriter::write(const std::string& status) {
-  if (!enabled_) return;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    last_written_ = summary;
-    last_written_["status"] = status;
-    stamp(last_written_);
-    write_json_atomic(paths_.summary(), last_written_);
-  }
-  if (status != "running") stop_heartbeat();
-  else if (!heartbeat_.joinable()) heartbeat_ = std::thread([this] { beat(); });
-}
-
-// Rewrites the last summary with a fresh time and wall until stopped. A write
-// that fails (a full disk) is tried again at the next beat; training goes on.
-void SummaryWriter::beat() {
-  const auto every = std::chrono::duration<double>(heartbeat_seconds());
-  std::unique_lock<std::mutex> lock(mutex_);
-  while (!wake_.wait_for(lock, every, [this] { return stopping_; })) {
-    try {
-      stamp(last_written_);
-      write_json_atomic(paths_.summary(), last_written_);
-    } catch (const std::exception&) {
-    }
-  }
-}
-
-void SummaryWriter::stop_heartbeat() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  if (heartbeat_.joinable()) heartbeat_.join();
 }
 
 }  // namespace runner

@@ -46,6 +46,16 @@ void check_changes(const std::vector<RunChange>& changes, const std::vector<std:
 // link would send the appends elsewhere; throws InputError naming the first.
 void require_own_records(const RunPaths& paths);
 
+// <dir>/manifest.json listing each file of `dir` with its size and sha256, in
+// a checkpoint's format (train/checkpoint_io.h, verify_checkpoint checks it):
+// final/ gets one, so that a weight file changed after the run is refused.
+void write_folder_manifest(const std::string& dir);
+
+// The largest elapsed_s of metrics.jsonl's last lines (0 when none): how long the
+// run's sessions have run by its events, which a session killed between two
+// heartbeats outlived in summary.json.
+double latest_elapsed_seconds(const RunPaths& paths);
+
 // Drops the events of steps after `step` from metrics.jsonl and train.log, so
 // that a run resumed from the checkpoint of `step` appends no duplicated steps.
 void cut_event_logs(const RunPaths& paths, long long step);
@@ -103,6 +113,11 @@ class SummaryWriter {
   // The wall seconds of the run's earlier sessions (the events' elapsed_s starts there).
   double previous_wall() const { return previous_wall_; }
   double wall_seconds() const;  // this session's so far
+  // Makes the earlier sessions' wall cover `logged`, the latest elapsed_s they
+  // logged: the session before, killed before a heartbeat, is recorded with a few
+  // microseconds, and this session's elapsed_s, which starts at previous_wall(),
+  // would run backwards. The difference is added to that session's segment.
+  void cover_logged_time(double logged);
   // No more writes from the heartbeat (before a refused run's directory is removed).
   void stop_heartbeat();
   nlohmann::json summary = nlohmann::json::object();
@@ -113,6 +128,7 @@ class SummaryWriter {
 
   RunPaths paths_;
   bool enabled_ = true;
+  double heartbeat_every_;  // RUNNER_HEARTBEAT_SECONDS, read once
   nlohmann::json previous_segments_ = nlohmann::json::array();
   double previous_wall_ = 0.0;
   double started_ = 0.0;  // steady clock seconds at this session's start
@@ -124,7 +140,9 @@ class SummaryWriter {
   std::thread heartbeat_;
 };
 
-// RUNNER_HEARTBEAT_SECONDS (default 30): how often a running run's summary.json is rewritten.
+// RUNNER_HEARTBEAT_SECONDS (default 30): how often a running run's summary.json is
+// rewritten. Throws InputError naming the variable when it is not a number of
+// seconds in [0.1, 3600].
 double heartbeat_seconds();
 
 }  // namespace runner

@@ -16,6 +16,7 @@
 #include "train/batch_topology.h"
 #include "train/training_state.h"
 #include "util/diagnostic.h"
+#include "util/utf8.h"
 #include "util/json_input.h"
 
 #include <fmt/format.h>
@@ -92,11 +93,13 @@ void check_resume_allowed(const Recipe& recipe, SessionStart& start) {
 // terminal, else on stderr too, for the person watching a captured run.
 void announce_run_dir(const std::string& what, const std::string& dir) {
   const std::string absolute = fs::absolute(dir).lexically_normal().string();
+  // Shown to a person, the name's control and bidirectional characters are escaped;
+  // the bare line on a captured stdout stays the path itself, for scripts.
   if (isatty(STDOUT_FILENO)) {
-    std::cout << what << absolute << std::endl;
+    std::cout << what << terminal_safe(absolute) << std::endl;
     return;
   }
-  std::cerr << what << absolute << "\n";
+  std::cerr << what << terminal_safe(absolute) << "\n";
   std::cout << absolute << std::endl;
 }
 
@@ -178,6 +181,7 @@ void require_tracking_server(const Recipe& recipe) {
 void require_runnable(const Recipe& recipe) {
   require_device(recipe);
   require_tracking_server(recipe);
+  heartbeat_seconds();  // an out-of-range RUNNER_HEARTBEAT_SECONDS is refused by name
 }
 
 // A run that completed its schedule has nothing to resume: it is said and the
@@ -187,6 +191,12 @@ bool nothing_to_resume(const RunPaths& paths, const ResumeOptions& options) {
   if (!options.overrides.empty() || !options.allow_changes.empty()) return false;
   std::ifstream in(paths.summary());
   nlohmann::json summary = nlohmann::json::parse(in, nullptr, false);
+  // An edited status would otherwise read as "not completed" and train again.
+  if (summary.is_object() && summary.contains("status") && !summary["status"].is_string())
+    throw InputError(make_error(SourceLocation{paths.summary(), 0, 0, {}}, "status",
+                                "expected the run's status as a string (\"running\", \"completed\", ...), found " +
+                                    summary["status"].dump() + "; nothing in the run was changed",
+                                "put back the summary.json the run wrote, or start a new run"));
   if (record_string(summary, "status") != "completed") return false;
   // A run bounded by max_steps ignores epochs: only a larger max_steps lengthens it.
   std::ifstream recipe_in(paths.recipe_resolved());

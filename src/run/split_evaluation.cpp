@@ -72,6 +72,7 @@ nlohmann::json evaluate_split(const SplitEvaluation& r,
   ForwardOptions options;
   options.label_smoothing = train.label_smoothing;  // the loss the run reported
   EvalTally tally;
+  MetricWarnings warnings([&note](const std::string& m) { note({{"event", "warning"}, {"message", m}}); });
   for (const TrainBatch& b : set.batches) {
     AutocastGuard autocast(train.precision, device.type());  // per forward, as the trainer enters it
     tally.add(model->forward(b.tensors, options), b);

@@ -11,6 +11,7 @@
 #include "run/run_setup.h"
 #include "run/test_hooks.h"
 #include "train/interrupt.h"
+#include "train/metric.h"
 #include "train/split_batch_source.h"
 #include "train/trainer.h"
 #include "train/training_state.h"
@@ -84,6 +85,7 @@ struct TrainingSession::Parts {
   std::unique_ptr<SplitBatchSource> batches;
   std::unique_ptr<DataParallel> parallel;
   std::unique_ptr<Trainer> trainer;
+  std::unique_ptr<MetricWarnings> metric_warnings;
   ResumePoint resume;
   long long samples_at_start = 0;
   TrainOutcome outcome;
@@ -99,7 +101,10 @@ struct TrainingSession::Parts {
   void open_loggers() {
     if (start.resuming) {
       resume = start.resume_point ? *start.resume_point : find_resume_point(start.paths);
-      if (primary()) cut_event_logs(start.paths, resume.step);  // before the loggers reopen the files
+      if (primary()) {
+        summary.cover_logged_time(latest_elapsed_seconds(start.paths));  // the killed session's events included
+        cut_event_logs(start.paths, resume.step);  // before the loggers reopen the files
+      }
     }
     const double before = summary.previous_wall();
     log = primary() ? std::make_unique<RunLoggers>(settings.run, start.paths, start.resuming, before)
@@ -186,6 +191,7 @@ struct TrainingSession::Parts {
     if (cfg.metric_for_best.empty()) cfg.metric_for_best = data.dataset->info().main_metric;
     settings.train.metric_for_best = cfg.metric_for_best;
     refuse_smoothing_a_regression(cfg);
+    metric_warnings = std::make_unique<MetricWarnings>([this](const std::string& m) { warn(m); });
     auto optimizer = make_rank_optimizer(recipe, start.dist, *model, parallel);
     trainer = std::make_unique<Trainer>(
         cfg, model, std::move(optimizer),
@@ -240,7 +246,9 @@ struct TrainingSession::Parts {
     if (!out.checkpoints.is_null()) sum["checkpoints"] = out.checkpoints;
     if (!out.best.is_null()) {
       sum["best"] = out.best;
-      sum["best"]["metric"] = settings.train.metric_for_best;
+      // One spelling whatever the recipe wrote ("f1" or "eval.f1"): the event's, eval.<metric>.
+      const std::string& metric = settings.train.metric_for_best;
+      sum["best"]["metric"] = metric.empty() || metric.rfind("eval.", 0) == 0 ? metric : "eval." + metric;
     }
   }
 
@@ -288,6 +296,7 @@ struct TrainingSession::Parts {
     std::string tmp = paths.final_model() + ".tmp";
     fs::remove_all(tmp);
     export_hf_folder(*model, tmp, tokenizer_folder(settings.tokenizer));
+    write_folder_manifest(tmp);
     fs::remove_all(paths.final_model());
     fs::rename(tmp, paths.final_model());
     fsync_directory(paths.dir);

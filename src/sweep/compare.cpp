@@ -132,7 +132,7 @@ std::vector<MetricCheck> parse_checks(const CompareOptions& o) {
     c.metric = o.metrics[i];
     if (c.metric.rfind("eval.", 0) != 0 && c.metric.rfind("best.", 0) != 0)
       throw InputError(fmt::format("--metric: expected eval.NAME (final evaluation) or best.NAME "
-                                   "(best evaluation), found \"{}\"", c.metric));
+                                   "(best evaluation), found \"{}\"", terminal_safe(c.metric)));
     c.abs_tol = tolerance(nth(o.abs_tols, i, "--abs-tol", n), "--abs-tol");
     c.rel_tol = tolerance(nth(o.rel_tols, i, "--rel-tol", n), "--rel-tol");
     std::string dir = nth(o.directions, i, "--direction", n);
@@ -171,7 +171,7 @@ int run_compare_command(const CompareOptions& o, std::ostream& out, std::ostream
       std::optional<double> va = metric_value(a, c.metric, c.higher_is_better);
       std::optional<double> vb = metric_value(b, c.metric, c.higher_is_better);
       if (!va || !vb)
-        throw InputError(fmt::format("--metric {}: not found in {}", c.metric, !va ? o.a : o.b));
+        throw InputError(fmt::format("--metric {}: not found in {}", terminal_safe(c.metric), terminal_safe(!va ? o.a : o.b)));
       CheckOutcome r = check_metric(*va, *vb, c);
       regressed |= r.regressed;
       if (o.json) checks_out.push_back(check_json(c, *va, *vb, r));
@@ -181,7 +181,7 @@ int run_compare_command(const CompareOptions& o, std::ostream& out, std::ostream
       nlohmann::json doc = comparison_json(a, b, checks);
       doc["checks"] = checks_out;
       doc["result"] = checks.empty() ? nlohmann::json() : nlohmann::json(regressed ? "regression" : "ok");
-      out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      out << json_terminal_safe(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)) << "\n";
     } else if (!checks.empty()) {
       out << (regressed ? "result: REGRESSION\n" : "result: every check within tolerance\n");
     }

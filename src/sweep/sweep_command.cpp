@@ -83,7 +83,7 @@ int print_status(const LoadedSweep& s, bool json, std::ostream& out) {
   Ledger ledger = load_ledger(ledger_path(sweep_dir_of(s.sweep)));
   if (json) {
     nlohmann::json doc = render_json(collect_results(s.sweep, s.points, ledger));
-    out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    out << json_terminal_safe(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)) << "\n";
     return 0;
   }
   out << terminal_safe(render_markdown(collect_results(s.sweep, s.points, ledger)), true);  // from the ledger

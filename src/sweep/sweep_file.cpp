@@ -3,6 +3,7 @@
 #include "recipe/interpolate.h"
 #include "recipe/parse.h"
 #include "recipe/recipe.h"
+#include "recipe/rules.h"
 #include "recipe/schema.h"
 #include "registry/registry.h"
 #include "sweep/replicates.h"
@@ -262,6 +263,13 @@ void read_scalars(const Value& root, SweepFile& sweep, Diagnostics& diags) {
   fs::path folder = fs::path(sweep.path).parent_path();
   sweep.name = option_or_default(root, "name");
   if (sweep.name.empty()) sweep.name = fs::path(sweep.path).stem().string();
+  if (std::string problem = folder_name_problem(sweep.name); !problem.empty()) {
+    const Value* v = root.find("name");
+    diags.push_back(make_error(v ? v->loc : SourceLocation{sweep.path, 0, 0, {}}, "name",
+                               "the sweep name " + problem + "; it must be one folder name under output_dir",
+                               "use letters, digits, \"-\", \"_\" and \".\" (at most 200 bytes); set output_dir "
+                               "to choose where the sweep goes"));
+  }
   std::string base = interpolated_option(root, "base", diags);
   sweep.base = resolve_against(folder.string(), base);
   if (!base.empty() && !fs::exists(sweep.base))

@@ -1,7 +1,6 @@
 #include "train/evaluation.h"
 
 #include "model/host_read.h"
-#include "registry/registry.h"
 
 namespace runner {
 
@@ -18,7 +17,12 @@ void EvalTally::add(const ModelOutput& out, const TrainBatch& b) {
 nlohmann::json EvalTally::results(const std::vector<std::string>& metrics) const {
   nlohmann::json r = {{"loss", examples ? loss_sum / static_cast<double>(examples) : 0.0},
                       {"examples", examples}};
-  for (const auto& name : metrics) r[name] = instantiate<MetricFactory>(Kind::Metric, name)(in);
+  r.update(compute_metrics(metrics, in));
+  // Under one key, so that readers of the numeric keys (report, compare, loggers) pass it by.
+  if (in.problem == ProblemType::SingleLabel) {
+    nlohmann::json details = per_class_details(in);
+    if (!details.is_null()) r["per_class"] = std::move(details);
+  }
   return r;
 }
 

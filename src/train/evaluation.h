@@ -22,7 +22,8 @@ struct EvalTally {
 
   // One batch's output; reads its loss and argmax back to the host.
   void add(const ModelOutput& out, const TrainBatch& batch);
-  // {"loss": mean loss, "examples": n, <metric>: value ...} for the metric components named.
+  // {"loss": mean loss, "examples": n, <metric>: value ..., "per_class": {...}} for the
+  // metric components named; per_class (train/metric.h) for single-label tasks of few classes.
   nlohmann::json results(const std::vector<std::string>& metrics) const;
 };
 

@@ -23,6 +23,9 @@ void install_interrupt_handlers() {
   sa.sa_flags = SA_RESTART;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  // A dropped ssh session or closed terminal: stopped as a scheduler's SIGTERM stops
+  // a run (checkpoint, end line, summary), not ended mid-write by the default action.
+  sigaction(SIGHUP, &sa, nullptr);
 }
 
 void exit_on_interrupt(bool on) {

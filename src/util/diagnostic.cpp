@@ -20,9 +20,11 @@ std::string SourceLocation::str() const {
 std::string Diagnostic::format() const {
   auto safe_lines = [](const std::string& text) { return terminal_safe(text, true); };
   std::string out;
-  if (where.known()) out += safe_lines(where.str()) + ": ";
+  // A place and a key are one line each: a newline in them (a path such as
+  // $'dup\nx') is shown escaped, never as a line of its own.
+  if (where.known()) out += terminal_safe(where.str()) + ": ";
   out += severity == Severity::Error ? "error: " : "warning: ";
-  if (!key_path.empty()) out += safe_lines(key_path) + ": ";
+  if (!key_path.empty()) out += terminal_safe(key_path) + ": ";
   out += safe_lines(message);
   if (!hint.empty()) out += "\n  hint: " + safe_lines(hint);
   return out;
@@ -49,9 +51,16 @@ std::string without_backtrace(const std::string& what) {
   return out;
 }
 
+// Past this many, the rest are counted, not printed: 60,000 unknown keys were
+// 120,000 lines, and the first fifty show what is wrong.
+constexpr size_t kMaxShownDiagnostics = 50;
+
 std::string format_all(const Diagnostics& diags) {
   std::string out;
-  for (const auto& d : diags) out += d.format() + "\n";
+  for (size_t i = 0; i < diags.size() && i < kMaxShownDiagnostics; ++i) out += diags[i].format() + "\n";
+  if (diags.size() > kMaxShownDiagnostics)
+    out += fmt::format("... and {} more, {} in all (`runner validate --json` lists every one)\n",
+                       diags.size() - kMaxShownDiagnostics, diags.size());
   return out;
 }
 

@@ -36,6 +36,7 @@ struct Diagnostic {
 using Diagnostics = std::vector<Diagnostic>;
 
 bool has_errors(const Diagnostics& diags);
+// One diagnostic a line (with its hint), the first 50; past them, how many more.
 std::string format_all(const Diagnostics& diags);
 
 Diagnostic make_error(SourceLocation where, std::string key_path, std::string message,

@@ -16,11 +16,12 @@ static std::string env_or(const char* name, const std::string& fallback) {
 std::string executable_dir() {
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::current_path(ec).string() : exe.parent_path().string();
+  return ec ? std::string() : exe.parent_path().string();
 }
 
 std::string installed_share_dir() {
-  return (fs::path(executable_dir()).parent_path() / "share" / "runner").string();
+  const std::string own = executable_dir();
+  return own.empty() ? std::string() : (fs::path(own).parent_path() / "share" / "runner").string();
 }
 
 // The first `<ancestor>/shared/<kind>` folder up from `start` ("" when none).
@@ -43,7 +44,8 @@ static std::string root_of(const char* env, const std::string& kind, const std::
   for (const fs::path& start : {fs::path(recipe_dir), fs::current_path(ec)})
     if (!start.empty())
       if (std::string found = shared_folder_above(start, kind); !found.empty()) return found;
-  return (fs::path(installed_share_dir()) / kind).string();
+  const std::string share = installed_share_dir();
+  return share.empty() ? std::string() : (fs::path(share) / kind).string();
 }
 
 std::string data_root(const std::string& recipe_dir) { return root_of("RUNNER_DATA", "data", recipe_dir); }
@@ -58,8 +60,10 @@ std::string cache_root() {
 
 std::string python_packages_root() {
   if (const char* v = std::getenv("RUNNER_PYTHON_PACKAGES"); v && *v) return v;
+  const std::string own = executable_dir();
+  if (own.empty()) return "";
   std::error_code ec;
-  fs::path beside = fs::path(executable_dir()) / "python-packages";
+  fs::path beside = fs::path(own) / "python-packages";
   if (fs::is_directory(beside, ec)) return beside.string();
   return (fs::path(installed_share_dir()) / "python-packages").string();
 }

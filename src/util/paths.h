@@ -21,9 +21,12 @@ std::string cache_root();   // $RUNNER_CACHE, else $XDG_CACHE_HOME/runner, else 
 // folder), else <prefix>/share/runner/python-packages.
 std::string python_packages_root();
 // The folder holding the running binary, symbolic links resolved (so a link
-// on PATH still finds the build folder's files).
+// on PATH still finds the build folder's files); "" when /proc/self/exe cannot
+// be read (no /proc). Never the working folder: whoever can write there could
+// plant a program or packages the runner would take as its own.
 std::string executable_dir();
-// <prefix>/share/runner of an installed runner (it may not exist).
+// <prefix>/share/runner of an installed runner (it may not exist); "" when the
+// binary's folder is unknown, and so are the roots and folders found from it.
 std::string installed_share_dir();
 // The recipe JSON schema for editors, looked for in the binary's folder and up
 // to two folders above it, as share/runner/schemas/ (an installed runner: bin/

@@ -42,6 +42,9 @@ TEST_CASE("an event line starts with its time, then step, epoch and loss", "[cli
   CHECK(line.find("0.000892857") == std::string::npos);
   // Without a time (an event from an older record): the kind comes first.
   CHECK(event_line({{"event", "eval"}, {"step", 40}, {"f1", 0.81223}}) == "eval step=40 f1=0.8122");
+  // The per-class tables of an evaluation stay in its record; the line shows the numbers.
+  CHECK(event_line({{"event", "eval"}, {"step", 40}, {"f1", 0.81223}, {"per_class", {{"classes", {0, 1}}}}}) ==
+        "eval step=40 f1=0.8122");
 }
 
 TEST_CASE("the end of a run is one sentence with the command that applies", "[cli]") {

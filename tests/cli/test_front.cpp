@@ -183,3 +183,44 @@ TEST_CASE("the front judges recipes as the full runner does", "[front]") {
     CHECK(run_command(test::runner_exe() + " " + args).out ==
           run_command(test::full_runner_exe() + " " + args).out);
 }
+
+TEST_CASE("a front refuses to hand over to itself: runner-torch a link to it or a copy of it", "[front]") {
+  const std::string dir = test::tmp_dir("front-itself");
+  fs::create_directories(dir + "/link");
+  fs::create_directories(dir + "/copy");
+  fs::copy_file(test::runner_exe(), dir + "/link/runner");
+  fs::create_symlink("runner", dir + "/link/runner-torch");
+  fs::copy_file(test::runner_exe(), dir + "/copy/runner");
+  fs::copy_file(test::runner_exe(), dir + "/copy/runner-torch");
+  // `timeout`: a front that execs itself would never end.
+  auto linked = run_command("timeout 20 " + dir + "/link/runner env </dev/null");
+  INFO(linked.out);
+  CHECK(linked.exit_code == 2);
+  CHECK(has(linked.out, "error: " + dir + "/link/runner-torch: this command needs LibTorch"));
+  CHECK(has(linked.out, "it is this front itself"));
+  auto copied = run_command("timeout 20 " + dir + "/copy/runner env </dev/null");
+  INFO(copied.out);
+  CHECK(copied.exit_code == 2);
+  CHECK(has(copied.out, "is a front too"));
+  // The full runner forgets the hand-over: what it starts (sweep points, workers) may hand over again.
+  auto full = run_command("RUNNER_HANDED_OVER_BY_FRONT=1 " + test::full_runner_exe() + " version </dev/null");
+  CHECK(full.exit_code == 0);
+}
+
+TEST_CASE("without /proc the front refuses, and never runs a runner-torch from the working folder", "[front]") {
+  if (run_command("unshare -m true").exit_code != 0) {
+    WARN("no mount namespace here (unshare -m needs root): the case without /proc is not tried");
+    return;
+  }
+  const std::string dir = test::tmp_dir("front-no-proc");
+  std::ofstream(dir + "/runner-torch") << "#!/bin/sh\necho planted program ran\n";
+  fs::permissions(dir + "/runner-torch", fs::perms::owner_all, fs::perm_options::add);
+  // A tmpfs over /proc in a mount namespace of its own: /proc/self/exe is gone.
+  auto r = run_command("unshare -m sh -c 'mount -t tmpfs none /proc && cd " + dir + " && timeout 20 " +
+                       test::runner_exe() + " env </dev/null'");
+  INFO(r.out);
+  CHECK(r.exit_code == 2);
+  CHECK_FALSE(has(r.out, "planted program ran"));
+  CHECK(has(r.out, "cannot tell its own folder"));
+  CHECK(has(r.out, "never looks in the working folder"));
+}

@@ -188,3 +188,16 @@ TEST_CASE("a checkpoint manifest of the wrong shape fails verification, never th
     CHECK(problem.find("json.exception") == std::string::npos);
   }
 }
+
+TEST_CASE("validate - and print-config - refuse an empty or closed standard input", "[cli]") {
+  for (const std::string& command : {"validate -", "print-config -"})
+    for (const std::string& input : {std::string("< /dev/null"), std::string("<&-"), std::string("")}) {
+      const std::string line = input.empty() ? "printf '\\n  \\n' | " + runner_exe() + " " + command
+                                             : runner_exe() + " " + command + " " + input;
+      auto r = run_bounded(line);
+      INFO(line << "\n" << r.out);
+      check_refused(r);
+      CHECK_THAT(r.out, Catch::Contains("<stdin>: error: expected a recipe on standard input, found nothing"));
+      CHECK(r.out.find(": valid") == std::string::npos);
+    }
+}

@@ -113,3 +113,56 @@ TEST_CASE("a resume refuses a lock file that is a symbolic link or a FIFO, and w
   CHECK(has(r.out, "the run's lock file is a special file"));
   CHECK(runner::test::read_text(run_dir + "/summary.json") == before);
 }
+
+TEST_CASE("a resume after the owner's lock file was removed is refused by the owner's recorded heartbeat",
+          "[cli]") {
+  std::string dir = runner::test::tmp_dir("owner-lock-removed");
+  // The owner trains in the background (32 steps of 250 ms); once it has logged a
+  // step, its lock file is removed, as `rm` or `mv` would, and the run resumed.
+  std::string script = slow(250) + runner_exe() + " " + runner::test::smoke_recipe() +
+                       runner::test::isolated_run_sets(dir) + " > " + dir + "/owner.out 2>&1 & owner=$!; "
+                       "for i in $(seq 600); do grep -qs '\"event\":\"train\"' " + dir +
+                       "/runs/*/*/metrics.jsonl && break; sleep 0.1; done; rm " + dir +
+                       "/runs/mrpc_smoke/*/owner.lock; " + runner_exe() + " resume " + dir +
+                       "/runs/mrpc_smoke/* > " + dir + "/second.out 2>&1; echo second=$?; "
+                       "ls " + dir + "/runs/mrpc_smoke/*/owner.lock > /dev/null 2>&1 && echo lock-left; "
+                       "wait $owner; echo owner=$?";
+  std::ofstream(dir + "/removed.sh") << script << "\n";
+  auto r = run_command("bash " + dir + "/removed.sh");
+  std::string second = runner::test::read_text(dir + "/second.out");
+  INFO(r.out << "\n--- second:\n" << second << "\n--- owner:\n" << runner::test::read_text(dir + "/owner.out"));
+  CHECK(has(r.out, "second=2"));
+  CHECK(has(r.out, "owner=0"));
+  CHECK(has(second, "this run is being trained by process"));
+  CHECK(has(second, "whose lock file was removed or replaced"));
+  CHECK_FALSE(has(r.out, "lock-left"));  // the refused resume takes away the lock file it made
+  std::string run_dir = runner::test::only_run_dir(dir);
+  CHECK(summary_status(run_dir) == "completed");
+  auto ends = runner::test::events(run_dir, "end");
+  REQUIRE(ends.size() == 1);
+  CHECK(ends[0]["status"] == "completed");
+  CHECK(runner::test::events(run_dir, "train").size() == 8);  // trained once: 32 steps logged every 4
+}
+
+TEST_CASE("after a kill -9 the loser of two resumes names the live winner, not the killed process", "[cli]") {
+  std::string dir = runner::test::tmp_dir("owner-after-kill");
+  auto killed = run_command("RUNNER_TEST_KILL_AT_STEP=10 " + runner_exe() + " " + runner::test::smoke_recipe() +
+                            runner::test::isolated_run_sets(dir));
+  REQUIRE(killed.exit_code != 0);  // SIGKILL at step 10
+  std::string run_dir = runner::test::only_run_dir(dir);
+  auto dead = nlohmann::json::parse(runner::test::read_text(run_dir + "/summary.json"));
+  const long long dead_pid = dead["process"]["pid"];
+  std::string resume = slow(100) + runner_exe() + " resume " + run_dir;
+  std::ofstream(dir + "/two.sh") << resume << " > " << dir << "/a.out 2>&1 & a=$!\n"
+                                 << resume << " > " << dir << "/b.out 2>&1 & b=$!\n"
+                                 << "wait $a; echo a=$?; wait $b; echo b=$?\n";
+  auto r = run_command("bash " + dir + "/two.sh");
+  std::string a = runner::test::read_text(dir + "/a.out"), b = runner::test::read_text(dir + "/b.out");
+  INFO(r.out << "\n--- a:\n" << a << "\n--- b:\n" << b);
+  REQUIRE(has(r.out, "a=0") != has(r.out, "b=0"));
+  const std::string loser = has(r.out, "a=0") ? b : a;
+  auto done = nlohmann::json::parse(runner::test::read_text(run_dir + "/summary.json"));
+  const long long winner_pid = done["segments"].back()["pid"];
+  CHECK(has(loser, "this run is being trained by process " + std::to_string(winner_pid) + " "));
+  CHECK_FALSE(has(loser, "process " + std::to_string(dead_pid) + " "));
+}

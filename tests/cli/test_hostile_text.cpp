@@ -81,3 +81,30 @@ TEST_CASE("bash completion keeps file names with spaces and newlines whole", "[c
   CHECK(has(complete("runner my", 1), "[my recipe.toml]"));
   CHECK(has(complete("runner tokenize --input tw", 3), "[two\nlines.jsonl]"));
 }
+
+TEST_CASE("a newline in a path or a --metric is shown escaped, the message staying one line", "[cli]") {
+  std::string dir = runner::test::tmp_dir("newline-args");
+  auto resume = runner::test::run_command("cd " + dir + " && " + runner_exe() + " resume \"$(printf 'dup\\nx')\"");
+  INFO(resume.out);
+  CHECK(resume.exit_code == 2);
+  CHECK(resume.out.rfind(dir + "/dup\\x0ax/", 0) == 0);  // the place, escaped, starts the first line
+  CHECK_FALSE(has(resume.out, "\nx/"));
+  std::string run_a = runner::test::make_fake_run(dir + "/runs", "20260101T000000Z-aaaaaa", runner::test::FakeRun{});
+  std::string run_b = runner::test::make_fake_run(dir + "/runs", "20260101T000000Z-bbbbbb", runner::test::FakeRun{});
+  auto compare = runner::test::run_command(runner_exe() + " compare " + run_a + " " + run_b + " --metric \"$(printf 'eval.f1\\nX')\"");
+  INFO(compare.out);
+  CHECK(compare.exit_code == 2);
+  CHECK(has(compare.out, "eval.f1\\x0aX"));
+  CHECK_FALSE(has(compare.out, "eval.f1\nX"));
+}
+
+TEST_CASE("validate --json writes U+2028 and U+202E of a recipe as JSON escapes", "[cli]") {
+  std::string dir = runner::test::tmp_dir("json-bidi");
+  std::ofstream(dir + "/bidi.toml") << "\"line\\u2028sep\\u202eflip\" = 1\n";
+  auto r = runner::test::run_command(runner_exe() + " validate --json " + dir + "/bidi.toml");
+  INFO(r.out);
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.out, "line\\u2028sep\\u202eflip"));
+  CHECK_FALSE(has(r.out, "\xe2\x80\xa8"));  // U+2028 as UTF-8
+  CHECK_FALSE(has(r.out, "\xe2\x80\xae"));  // U+202E as UTF-8
+}

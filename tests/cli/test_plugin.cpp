@@ -7,6 +7,7 @@
 
 #include "optim/scheduler.h"
 #include "recipe/recipe.h"
+#include "train/metric.h"
 
 #include <nlohmann/json.hpp>
 
@@ -135,4 +136,88 @@ TEST_CASE("a run on a plugin's dataset exports, loading the plugin again", "[plu
   CHECK(e.exit_code == 2);
   CHECK_THAT(e.out, Catch::Contains(recipe_path) && Catch::Contains("libgone.so does not exist"));
   CHECK_FALSE(std::filesystem::exists(dir + "/hf2"));
+}
+
+namespace {
+
+// A csv dataset of 48 labelled lines (32 train, 16 dev) and a recipe that
+// evaluates the plugin's metric and picks the best checkpoint by it.
+std::string write_metric_recipe(const std::string& dir) {
+  std::filesystem::create_directories(dir + "/data");
+  for (auto [split, n] : {std::pair{"train", 32}, std::pair{"dev", 16}}) {
+    std::ofstream f(dir + "/data/" + split + ".csv");
+    f << "text_a,label\n";
+    for (int i = 0; i < n; ++i) f << (i % 3 ? "a warm and lovely film,1\n" : "a dull cold mess,0\n");
+  }
+  std::string recipe = dir + "/plugin_metric.toml";
+  std::ofstream(recipe) << "plugins = [\"" << plugin_path("example_metric") << "\"]\n"
+                        << "[run]\nname = \"plugin_metric\"\nthreads = 1\noutput_dir = \"" << dir << "/runs\"\n"
+                        << "[data]\ndataset = \"csv\"\ndir = \"" << dir << "/data\"\n"
+                        << "max_length = 16\ntrain_batch_size = 8\ncache_dir = \"" << dir << "/cache\"\n"
+                        << "metrics = [\"accuracy\", \"example_balanced_accuracy\"]\n"
+                        << "[model]\npreset = \"bert-tiny\"\n"
+                        << "[train]\nepochs = 1\nmetric_for_best = \"eval.example_balanced_accuracy\"\n";
+  return recipe;
+}
+
+}  // namespace
+
+TEST_CASE("a plugin's metric is evaluated and picks the best checkpoint", "[plugin]") {
+  std::string dir = test::tmp_dir("plugin_metric");
+  std::string recipe = write_metric_recipe(dir);
+  auto v = test::run_command(test::runner_exe() + " validate " + recipe);
+  INFO(v.out);
+  REQUIRE(v.exit_code == 0);
+
+  // The plugin's function, loaded here too: classes 0 (2 of 3 right) and 1 (1 of 1): (2/3 + 1) / 2.
+  RecipeRequest req;
+  req.path = recipe;
+  REQUIRE(load_recipe(req, registry()).recipe);
+  MetricInput in;
+  in.predictions = {0, 1, 0, 1};
+  in.labels = {0, 0, 0, 1};
+  CHECK(compute_metrics({"example_balanced_accuracy"}, in).at("example_balanced_accuracy").get<double>() ==
+        Approx(5.0 / 6.0).margin(1e-15));  // two divisions and a sum of two: a few roundings of 1.1e-16
+
+  auto r = test::run_command(test::runner_exe() + " " + recipe);
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  std::string run = test::only_run_dir(dir, "plugin_metric");
+  std::ifstream summary_file(run + "/summary.json");
+  auto summary = nlohmann::json::parse(summary_file);
+  CHECK(summary["best"]["metric"] == "eval.example_balanced_accuracy");
+  REQUIRE(summary["best"]["value"].is_number());
+  double best = summary["best"]["value"];
+  CHECK(best >= 0.0);
+  CHECK(best <= 1.0);
+  // The evaluation record holds it beside the built-in one.
+  CHECK_THAT(test::read_text(run + "/metrics.jsonl"), Catch::Contains("\"example_balanced_accuracy\":"));
+}
+
+TEST_CASE("a recipe naming a plugin's metric without loading the plugin is refused", "[plugin]") {
+  std::string dir = test::tmp_dir("plugin_metric_missing");
+  std::string recipe = write_metric_recipe(dir);
+  std::string text = test::read_text(recipe);
+  std::ofstream(recipe, std::ios::trunc) << text.substr(text.find('\n') + 1);  // without the plugins line
+  auto v = test::run_command(test::runner_exe() + " validate " + recipe);
+  INFO(v.out);
+  CHECK(v.exit_code == 2);
+  CHECK_THAT(v.out, Catch::Contains("unknown metric \"example_balanced_accuracy\"") &&
+                        Catch::Contains("load a plugin that registers it"));
+}
+
+TEST_CASE("a plugin's dataset gets validate's metric check through check_dataset_metrics", "[plugin]") {
+  std::string dir = test::tmp_dir("plugin_dataset_best");
+  std::filesystem::create_directories(dir + "/data");
+  std::ofstream(dir + "/r.toml") << "plugins = [\"" << plugin_path("example_dataset") << "\"]\n"
+                                 << "[data]\ndataset = \"example/labelled_lines\"\ndir = \"" << dir << "/data\"\n"
+                                 << "[model]\npreset = \"bert-tiny\"\n[train]\nmetric_for_best = \"eval.f1\"\n";
+  auto v = test::run_command(test::runner_exe() + " validate " + dir + "/r.toml");
+  INFO(v.out);
+  CHECK(v.exit_code == 2);
+  // The dataset computes accuracy alone, and its metrics are not a recipe option.
+  CHECK_THAT(v.out, Catch::Contains("r.toml:8:") &&
+                        Catch::Contains("metric_for_best = \"eval.f1\" is not computed: the evaluation gives "
+                                        "eval.loss, eval.accuracy") &&
+                        Catch::Contains("hint: set metric_for_best to one of those"));
 }

@@ -3,6 +3,7 @@
 #include "catch.h"
 
 #include "data/dataset.h"
+#include "data/file_dataset.h"
 #include "registry/registry.h"
 #include "shared.h"
 #include "util/diagnostic.h"
@@ -157,4 +158,19 @@ TEST_CASE("jsonl pairs, and a line that is not JSON", "[data]") {
   CHECK(*s.examples[0].text_b == "second");
   CHECK(s.examples[0].label == 1);
   CHECK(d->info().is_pair);
+}
+
+TEST_CASE("validate's label scan reads a split's label texts within its first bytes", "[data]") {
+  std::string dir = test::tmp_dir("data_label_scan");
+  nlohmann::json o = {{"dir", dir}};
+  write_file(dir, "train.csv", "text_a,label\ngood,pos\nbad,neg\nbroken row\nfine,3\n");
+  // Every label text as written, a malformed row left out.
+  CHECK(split_label_texts("csv", o, "train") == std::set<std::string>{"3", "neg", "pos"});
+
+  // Past kLabelScanBytes, a label is left to the run: the scan stops at a whole line.
+  std::string row = "a long enough sentence for a row,1\n";
+  std::string text = "text_a,label\n";
+  while (text.size() < kLabelScanBytes) text += row;
+  write_file(dir, "dev.csv", text + "late,neg\n");
+  CHECK(split_label_texts("csv", o, "dev") == std::set<std::string>{"1"});
 }

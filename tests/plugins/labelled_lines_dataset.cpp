@@ -47,10 +47,13 @@ runner::SplitData LabelledLines::load_split(const std::string& split) const {
 }
 
 void register_labelled_lines(runner::PluginContext& ctx) {
-  ctx.add(runner::ComponentSpec{runner::Kind::Dataset, "example/labelled_lines",
-                                "Lines \"LABEL TEXT\" in <dir>/<split>.txt (example plugin)",
-                                {runner::opt::required(runner::opt::data_path(
-                                    "dir", "", "Folder holding train.txt and dev.txt"))}},
+  runner::ComponentSpec spec{runner::Kind::Dataset, "example/labelled_lines",
+                             "Lines \"LABEL TEXT\" in <dir>/<split>.txt (example plugin)",
+                             {runner::opt::required(runner::opt::data_path(
+                                 "dir", "", "Folder holding train.txt and dev.txt"))}};
+  // validate refuses a metric_for_best this dataset does not compute, as for the built-in ones.
+  spec.recipe_check = runner::check_dataset_metrics;
+  ctx.add(std::move(spec),
           runner::DatasetFactory([](const nlohmann::json& o) -> std::shared_ptr<const runner::Dataset> {
             return std::make_shared<LabelledLines>(o.at("dir").get<std::string>());
           }));

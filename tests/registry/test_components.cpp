@@ -93,10 +93,21 @@ TEST_CASE("every optimizer, scheduler, metric and logger builds from its default
         defaults_of(Kind::Scheduler, c->spec.name), ScheduleParams{100, 10, 1e-3});
     for (long long step : {0LL, 5LL, 50LL, 99LL}) CHECK(std::isfinite(m(step)));
   }
-  MetricInput in{{1, 0, 1, 1}, {1, 1, 0, 1}};
+  MetricInput single, multi, regression;
+  single.predictions = multi.predictions = {1, 0, 1, 1};
+  single.labels = multi.labels = {1, 1, 0, 1};
+  multi.problem = ProblemType::MultiLabel;
+  multi.label_count = 2;  // two examples of two labels
+  regression.problem = ProblemType::Regression;
+  regression.scores = {0.5, 1.5, 1.0};
+  regression.targets = {1.0, 2.0, 0.0};
   for (const Component* c : registry().list(Kind::Metric)) {
-    double v = std::any_cast<MetricFactory>(c->factory)()(in);
-    CHECK(std::isfinite(v));
+    INFO(c->spec.name);
+    for (const MetricInput* in : {&single, &multi, &regression}) {
+      if (!metric_fits(c->spec, in->problem)) continue;
+      MetricValue v = std::any_cast<MetricFactory>(c->factory)()(*in);
+      CHECK(std::isfinite(v.value));
+    }
   }
   std::string dir = test::tmp_dir("loggers");
   for (const Component* c : registry().list(Kind::Logger)) {

@@ -8,6 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
+#include <filesystem>
+
 using runner::test::FakeRun;
 
 TEST_CASE("runner ls lists runs newest first with status, steps, best metric, speed and wall time", "[ls]") {
@@ -115,4 +119,32 @@ TEST_CASE("runner ls and report messages show a record's control characters esca
   CHECK(report.exit_code == 2);
   CHECK(report.out.find('\x1b') == std::string::npos);
   CHECK(report.out.find("evil\\x1b]0;owned") != std::string::npos);
+}
+
+TEST_CASE("runner ls of a symbolic link loop, a FIFO or a file is exit 2 naming the argument", "[ls]") {
+  std::string dir = runner::test::tmp_dir("ls-not-a-folder");
+  std::filesystem::create_symlink("loop", dir + "/loop");
+  REQUIRE(::mkfifo((dir + "/fifo").c_str(), 0600) == 0);
+  runner::test::write_text(dir + "/file", "x");
+  // `timeout`: a FIFO opened to read would wait for a writer.
+  auto ls = [](const std::string& args) {
+    return runner::test::run_command("timeout 20 " + runner::test::runner_exe() + " ls " + args);
+  };
+  auto loop = ls(dir + "/loop");
+  INFO(loop.out);
+  CHECK(loop.exit_code == 2);
+  CHECK(loop.out.find("error: " + dir + "/loop: cannot be read: Too many levels of symbolic links") != std::string::npos);
+  CHECK(loop.out.find("filesystem error") == std::string::npos);
+  for (const std::string& args : {dir + "/fifo", "--runs " + dir + "/fifo"}) {
+    auto fifo = ls(args);
+    INFO(fifo.out);
+    CHECK(fifo.exit_code == 2);  // named as given, not the default runs/
+    CHECK(fifo.out.find("error: " + dir + "/fifo: expected a folder of runs, found a FIFO") != std::string::npos);
+  }
+  auto loop_flag = ls("--runs " + dir + "/loop");
+  CHECK(loop_flag.exit_code == 2);
+  CHECK(loop_flag.out.find(dir + "/loop: cannot be read") != std::string::npos);
+  auto file = ls(dir + "/file");
+  CHECK(file.exit_code == 2);
+  CHECK(file.out.find(dir + "/file: expected a folder of runs, found a regular file") != std::string::npos);
 }

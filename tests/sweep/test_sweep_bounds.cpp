@@ -8,7 +8,11 @@
 #include "sweep/expand.h"
 #include "sweep/sweep_file.h"
 
+#include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace runner;
 using test::run_bounded;
@@ -135,6 +139,37 @@ TEST_CASE("a sweep metric the runs do not produce fails the dry run", "[sweep]")
   std::string good = write_sweep("metric-ok.toml", "base = \"" + smoke_recipe() +
                                                        "\"\nmetric = \"accuracy\"\n");
   auto ok = test::run_command(test::runner_exe() + " sweep --dry-run " + good);
+  INFO(ok.out);
+  CHECK(ok.exit_code == 0);
+}
+
+TEST_CASE("a sweep name must be one folder name under output_dir, as run.name must", "[sweep]") {
+  const std::string dir = test::tmp_dir("sweep-name");
+  // TOML escapes: a NUL and a newline inside the name; 300 bytes is past the 200 a name may have.
+  const std::vector<std::pair<std::string, std::string>> names = {
+      {"\"../../escape\"", "contains \"/\""},        {"\".\"", "is \".\""},
+      {"\"..\"", "is \"..\""},                        {"\"a/b\"", "contains \"/\""},
+      {"\"nul\\u0000byte\"", "contains the control character 0x00"}, {"\"new\\nline\"", "contains the control character 0x0a"},
+      {"\"" + std::string(300, 'n') + "\"", "is 300 bytes long"}};
+  for (const auto& [name, problem] : names) {
+    const std::string path = dir + "/named.toml";
+    std::ofstream(path) << "name = " << name << "\nmetric = \"eval.f1\"\nbase = \"" << smoke_recipe() << "\"\noutput_dir = \"" << dir
+                        << "/out/runs\"\n[grid]\n\"optimizer.lr\" = [1e-4]\n";
+    INFO(name);
+    // Refused before anything is written: a sweep's ledger and points go under output_dir/name.
+    for (const std::string& command : {dry_run(path), test::runner_exe() + " sweep " + path}) {
+      auto r = run_bounded(command);
+      check_clean_refusal(r);
+      CHECK(r.out.find("named.toml:1:") != std::string::npos);
+      CHECK(r.out.find("name: the sweep name " + problem) != std::string::npos);
+      CHECK(r.out.find("it must be one folder name under output_dir") != std::string::npos);
+    }
+    CHECK_FALSE(std::filesystem::exists(dir + "/out"));
+    CHECK_FALSE(std::filesystem::exists(dir + "/escape"));
+  }
+  const std::string fine = dir + "/fine.toml";
+  std::ofstream(fine) << "name = \"lr sweep.v2\"\nmetric = \"eval.f1\"\nbase = \"" << smoke_recipe() << "\"\n[grid]\n\"optimizer.lr\" = [1e-4]\n";
+  auto ok = run_bounded(dry_run(fine));
   INFO(ok.out);
   CHECK(ok.exit_code == 0);
 }

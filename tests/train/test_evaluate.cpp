@@ -31,7 +31,7 @@ nlohmann::json evaluate_json(const std::string& args) {
 // Loss, examples and every metric equal, as doubles: the same weights, batches,
 // threads and summation order give the same bits.
 void check_same_evaluation(const nlohmann::json& got, const nlohmann::json& expected) {
-  for (const char* key : {"loss", "examples", "accuracy", "f1"}) {
+  for (const char* key : {"loss", "examples", "accuracy", "f1", "per_class"}) {
     INFO(key << ": " << got.dump() << " vs " << expected.dump());
     CHECK(got.at(key) == expected.at(key));
   }
@@ -48,6 +48,11 @@ TEST_CASE("runner evaluate of a run, a checkpoint and final/ reports the run's o
   std::string run = only_run_dir(dir);
   nlohmann::json final_eval = run_summary(run).at("final");
   check_same_evaluation(evaluate_json(run), final_eval);
+  // The per-class tables count every evaluated example once.
+  long long counted = 0;
+  for (const auto& row : final_eval.at("per_class").at("confusion"))
+    for (const auto& n : row) counted += n.get<long long>();
+  CHECK(counted == final_eval.at("examples").get<long long>());
   check_same_evaluation(evaluate_json(run + "/final --split dev"), final_eval);
   auto evals = events(run, "eval");
   REQUIRE(evals.front()["step"] == 4);
@@ -160,4 +165,48 @@ TEST_CASE("train.label_smoothing is the loss a run reports and evaluate recomput
   CHECK(plain["loss"] != smoothed["loss"]);
   auto bad = runner_cmd("", "validate " + smoke_recipe() + " --set train.label_smoothing=1");
   CHECK(bad.exit_code == 2);
+}
+
+TEST_CASE("runner evaluate RUN --set applies the evaluation keys and refuses any other by name", "[e2e]") {
+  std::string dir = runner::test::tmp_dir("evaluate_set");
+  auto r = runner_cmd("", smoke_recipe() + isolated_run_sets(dir) + " --set train.max_steps=4");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  std::string run = only_run_dir(dir);
+  // The smoke recipe scores 128 dev pairs; MRPC's dev split has 408.
+  CHECK(evaluate_json(run)["examples"] == 128);
+  CHECK(evaluate_json(run + " --set data.max_eval_examples=8")["examples"] == 8);
+  CHECK(evaluate_json(run + " --set data.max_eval_examples=0")["examples"] == 408);
+  CHECK(evaluate_json(run + " --set data.max_eval_examples=16 --set data.eval_batch_size=5")["examples"] == 16);
+  nlohmann::json train = evaluate_json(run + " --set data.eval_split=train --set data.max_eval_examples=8");
+  CHECK(train["split"] == "train");
+  // Any other key is refused by name, never ignored.
+  for (const char* set : {"optimizer.lrr=1", "data.dir=/elsewhere", "train.epochs=2", "model.hidden_size=8"}) {
+    auto refused = runner_cmd("", "evaluate " + run + " --set " + set);
+    INFO(refused.out);
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.out, Catch::Contains(std::string("--set ") + set) &&
+                                Catch::Contains("evaluate RUN --set takes only the evaluation keys data.eval_split, "
+                                                "data.max_eval_examples and data.eval_batch_size"));
+  }
+  for (const char* set : {"data.max_eval_examples=-1", "data.max_eval_examples=0x10", "data.eval_batch_size=0",
+                          "data.eval_split="}) {
+    auto refused = runner_cmd("", "evaluate " + run + " --set " + set);
+    INFO(refused.out);
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.out, Catch::Contains("error: data.") && Catch::Contains("expected"));
+  }
+  // An empty --split or --checkpoint is refused, not read as the default.
+  for (const char* flag : {"--split ''", "--checkpoint ''"}) {
+    auto empty = runner_cmd("", "evaluate " + run + " " + flag);
+    INFO(empty.out);
+    CHECK(empty.exit_code == 2);
+    CHECK_THAT(empty.out, Catch::Contains("expected a name, found an empty argument"));
+  }
+  // A run with --recipe: the run's weights scored on the recipe's data.
+  auto with_recipe = runner_cmd("", "evaluate " + run + " --recipe " + smoke_recipe() + " --set data.cache_dir=" +
+                                        dir + "/cache --json");
+  INFO(with_recipe.out);
+  CHECK(with_recipe.exit_code == 0);
+  CHECK_THAT(with_recipe.out, Catch::Contains(run + "/final/model.safetensors"));
 }

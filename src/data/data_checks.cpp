@@ -1,0 +1,176 @@
+#include "data/data_checks.h"
+
+#include "data/file_dataset.h"
+#include "util/input_file.h"
+#include "util/json_input.h"
+#include "util/suggest.h"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+
+namespace runner {
+namespace fs = std::filesystem;
+namespace {
+
+struct SplitFile {
+  const char* key;    // "train_split"
+  std::string split;  // "train"
+  std::string name;   // its file's name in data.dir
+  std::string path;
+  bool mapped;        // data.files names it
+};
+
+std::vector<SplitFile> split_files(const std::string& format, const nlohmann::json& data) {
+  nlohmann::json files = record_object(data, "files");
+  std::string dir = record_string(data, "dir");
+  std::vector<SplitFile> out;
+  for (const char* key : {"train_split", "eval_split"}) {
+    std::string split = record_string(data, key);
+    if (split.empty() || (!out.empty() && out.front().split == split)) continue;
+    std::string name = record_string(files, split.c_str(), split + "." + format);
+    out.push_back({key, split, name, (fs::path(dir) / name).string(), files.contains(split)});
+  }
+  return out;
+}
+
+// The regular files of `dir`, to show what a data.files entry could name.
+std::string folder_listing(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (names.size() == 8) {
+      names.push_back("...");
+      break;
+    }
+    if (entry.is_regular_file(ec)) names.push_back(entry.path().filename().string());
+  }
+  return names.empty() ? "it holds no files" : "it holds " + join(names);
+}
+
+Diagnostic missing_split(const SplitFile& f, const std::string& dir) {
+  std::string key = f.mapped ? "data.files." + f.split : std::string("data.") + f.key;
+  return make_error({}, key,
+                    "the " + f.split + " split's file " + f.name + " is not in " + dir + " (" +
+                        folder_listing(dir) + ")",
+                    "add " + f.name + " there, or name the split's file in data.files: files = { " + f.split +
+                        " = \"...\" }");
+}
+
+bool is_class_id(const std::string& text, long long& id) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+std::string quoted_list(const std::vector<std::string>& texts) {
+  std::vector<std::string> q;
+  for (const auto& t : texts) {
+    if (q.size() == 6) {
+      q.push_back("...");
+      break;
+    }
+    q.push_back("\"" + t + "\"");
+  }
+  return join(q);
+}
+
+// `labels = { neg = 0, pos = 1 }`, the label texts in sorted order.
+std::string labels_map_line(const std::set<std::string>& texts) {
+  std::string line;
+  int id = 0;
+  for (const auto& t : texts) {
+    bool bare = !t.empty() && t.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") ==
+                                  std::string::npos;
+    line += (line.empty() ? "" : ", ") + (bare ? t : nlohmann::json(t).dump()) + " = " + std::to_string(id++);
+    if (id == 12 && texts.size() > 12) return "labels = { " + line + ", ... }";
+  }
+  return "labels = { " + line + " }";
+}
+
+// Label texts with no labels map: they must be class ids below num_labels.
+void check_ids(const SplitFile& f, const std::set<std::string>& texts, const nlohmann::json& data,
+               bool skipping, Diagnostics& out) {
+  std::vector<std::string> words, outside;
+  long long num_labels = record_integer(data, "num_labels", 2), top = -1;
+  for (const auto& t : texts) {
+    long long id = 0;
+    if (!is_class_id(t, id)) {
+      words.push_back(t);
+    } else if (id < 0 || id >= num_labels) {
+      outside.push_back(t);
+      top = std::max(top, id);
+    }
+  }
+  // Skipped bad rows only stop a run when none is left.
+  if (skipping && words.size() + outside.size() < texts.size()) return;
+  if (!words.empty())
+    return out.push_back(make_error({f.path, 0, 0, {}}, "data.labels",
+                                    "the " + f.split + " split's labels are text (" + quoted_list(words) +
+                                        "), and data.labels maps none of them to a class id",
+                                    "add `" + labels_map_line(texts) + "` to [data]"));
+  if (!outside.empty())
+    out.push_back(make_error({f.path, 0, 0, {}}, "data.num_labels",
+                             "the " + f.split + " split has label " + quoted_list(outside) + ", but num_labels = " +
+                                 std::to_string(num_labels) + " (class ids 0 to " +
+                                 std::to_string(num_labels - 1) + ")",
+                             top >= num_labels ? "set num_labels = " + std::to_string(top + 1)
+                                               : "class ids run from 0 to num_labels - 1"));
+}
+
+void check_mapped(const SplitFile& f, const std::set<std::string>& texts, const nlohmann::json& labels,
+                  bool skipping, Diagnostics& out) {
+  std::vector<std::string> unknown;
+  for (const auto& t : texts)
+    if (!labels.contains(t)) unknown.push_back(t);
+  if (unknown.empty() || (skipping && unknown.size() < texts.size())) return;
+  out.push_back(make_error({f.path, 0, 0, {}}, "data.labels",
+                           "the " + f.split + " split has labels that data.labels does not map: " +
+                               quoted_list(unknown),
+                           "add them to data.labels, or set on_bad_row = \"skip\" to leave their rows out"));
+}
+
+}  // namespace
+
+Diagnostics check_split_files(const std::string& format, bool fetched_when_missing,
+                              const nlohmann::json& recipe) {
+  Diagnostics out;
+  nlohmann::json data = record_object(recipe, "data");
+  std::string dir = record_string(data, "dir");
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) return out;  // the path check or a download answers
+  for (const SplitFile& f : split_files(format, data)) {
+    std::string kind = special_file_kind(f.path);
+    if (!kind.empty())
+      out.push_back(make_error({f.path, 0, 0, {}}, std::string("data.") + f.key,
+                               "the " + f.split + " split's file is " + kind + ", not a regular file",
+                               "put the split in a regular file: a pipe or a device would block the run's "
+                               "first read"));
+    else if (!fetched_when_missing && !fs::exists(fs::symlink_status(f.path, ec)))
+      out.push_back(missing_split(f, dir));
+  }
+  return out;
+}
+
+Diagnostics check_split_labels(const std::string& format, const nlohmann::json& recipe) {
+  Diagnostics out;
+  nlohmann::json data = record_object(recipe, "data");
+  std::string dir = record_string(data, "dir");
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) return out;
+  const bool skipping = record_string(data, "on_bad_row") == "skip";
+  const nlohmann::json labels = record_object(data, "labels");
+  for (const SplitFile& f : split_files(format, data)) {
+    if (!fs::is_regular_file(f.path, ec)) continue;  // check_split_files says why
+    std::set<std::string> texts;
+    try {
+      texts = split_label_texts(format, data, f.split);
+    } catch (const std::exception&) {
+      continue;  // an unreadable file or a bad column mapping: the run names it with its place
+    }
+    if (labels.empty()) check_ids(f, texts, data, skipping, out);
+    else check_mapped(f, texts, labels, skipping, out);
+  }
+  return out;
+}
+
+}  // namespace runner

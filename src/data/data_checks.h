@@ -1,0 +1,22 @@
+// Validate-time checks of the built-in datasets' files: what a run would
+// refuse when it reads them, refused before any run directory exists.
+#pragma once
+
+#include "util/diagnostic.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace runner {
+
+// The train and eval splits' files: a FIFO or a device is refused (it would
+// block the first read), and so is a missing file unless `fetched_when_missing`
+// (a GLUE folder is completed by a download).
+Diagnostics check_split_files(const std::string& format, bool fetched_when_missing,
+                              const nlohmann::json& resolved_recipe);
+
+// The train and eval splits' label texts against data.labels and num_labels.
+Diagnostics check_split_labels(const std::string& format, const nlohmann::json& resolved_recipe);
+
+}  // namespace runner

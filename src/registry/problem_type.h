@@ -1,0 +1,18 @@
+// The kinds of task a sequence classifier learns, named as Transformers names
+// its `problem_type`. Datasets say which one they are; metrics say which ones
+// they are defined for, so that validate can refuse a metric that does not fit.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace runner {
+
+enum class ProblemType { SingleLabel, MultiLabel, Regression };
+
+// "single_label_classification", "multi_label_classification", "regression".
+std::string problem_type_name(ProblemType p);
+std::optional<ProblemType> problem_type_from_name(const std::string& name);
+
+}  // namespace runner

@@ -1,0 +1,183 @@
+// `validate` refuses what a run would refuse for its data or its metrics, each
+// with its place and fix and exit 2, and a run of such a recipe stops before a
+// run directory exists. What is only a default (num_labels beside a labels
+// map, the main metric beside data.metrics) follows the recipe instead.
+#include "catch.h"
+
+#include "shared.h"
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using runner::test::CommandResult;
+using runner::test::run_command;
+using runner::test::runner_exe;
+
+namespace {
+
+const char* kBinaryCsv = "text_a,label\na good film,pos\na bad film,neg\nfine,pos\nawful,neg\n";
+const char* kThreeClassCsv = "text_a,label\ngood,pos\nbad,neg\nso so,mid\nfine,pos\n";
+const char* kIdCsv = "text_a,label\ngood,1\nbad,0\nso so,2\nfine,1\n";
+
+struct DataCase {
+  std::string dir;
+  std::string recipe() const { return dir + "/r.toml"; }
+};
+
+// A csv dataset with train.csv (and dev.csv unless `dev` is empty) and a recipe
+// whose [data] section ends with `data_lines` and whose [train] section is `train_lines`.
+DataCase data_case(const std::string& name, const std::string& train, const std::string& dev,
+                   const std::string& data_lines, const std::string& train_lines = "") {
+  DataCase c{runner::test::tmp_dir(name)};
+  fs::create_directories(c.dir + "/data");
+  std::ofstream(c.dir + "/data/train.csv") << train;
+  if (!dev.empty()) std::ofstream(c.dir + "/data/dev.csv") << dev;
+  std::ofstream(c.recipe()) << "[run]\nname = \"refusals\"\noutput_dir = \"" << c.dir << "/runs\"\n"
+                            << "[data]\ndataset = \"csv\"\ndir = \"" << c.dir << "/data\"\nmax_length = 16\n"
+                            << "cache_dir = \"" << c.dir << "/cache\"\n"
+                            << data_lines << "[model]\npreset = \"bert-tiny\"\n[train]\nmax_steps = 1\n"
+                            << train_lines;
+  return c;
+}
+
+CommandResult validate(const DataCase& c) { return run_command(runner_exe() + " validate " + c.recipe()); }
+
+void check_refused(const CommandResult& r) {
+  INFO(r.out);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.find("valid\n") == std::string::npos);
+  CHECK(r.out.find("frame #") == std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("validate refuses an unknown metric, listing those of the problem type", "[cli][data-refusals]") {
+  DataCase c = data_case("refuse_unknown_metric", kIdCsv, kIdCsv, "num_labels = 3\nmetrics = [\"accuracy\", \"macro_f2\"]\n");
+  CommandResult r = validate(c);
+  check_refused(r);
+  CHECK_THAT(r.out, Catch::Contains("r.toml:10:") && Catch::Contains("data.metrics: unknown metric \"macro_f2\"") &&
+                        Catch::Contains("the metrics of single_label_classification: accuracy, f1, macro_f1, mcc, "
+                                        "micro_f1, weighted_f1") &&
+                        Catch::Contains("did you mean \"macro_f1\"?"));
+  // The run refuses it the same way before its first step, leaving no run directory.
+  CommandResult run = run_command(runner_exe() + " run " + c.recipe());
+  check_refused(run);
+  CHECK_THAT(run.out, Catch::Contains("unknown metric \"macro_f2\""));
+  CHECK_FALSE(fs::exists(c.dir + "/runs"));
+}
+
+TEST_CASE("validate refuses a metric_for_best that the evaluation does not compute", "[cli][data-refusals]") {
+  DataCase c = data_case("refuse_best_not_computed", kIdCsv, kIdCsv, "num_labels = 3\n",
+                         "metric_for_best = \"eval.macro_f1\"\n");
+  CommandResult r = validate(c);
+  check_refused(r);
+  CHECK_THAT(r.out, Catch::Contains("r.toml:14:") &&
+                        Catch::Contains("train.metric_for_best: metric_for_best = \"eval.macro_f1\" is not computed: "
+                                        "the evaluation gives eval.loss, eval.accuracy") &&
+                        Catch::Contains("add \"macro_f1\" to data.metrics"));
+  // Listed in data.metrics, the same recipe is valid.
+  DataCase fixed = data_case("refuse_best_computed", kIdCsv, kIdCsv,
+                             "num_labels = 3\nmetrics = [\"accuracy\", \"macro_f1\"]\n",
+                             "metric_for_best = \"eval.macro_f1\"\n");
+  CommandResult ok = validate(fixed);
+  INFO(ok.out);
+  CHECK(ok.exit_code == 0);
+}
+
+TEST_CASE("validate refuses a metric of another problem type", "[cli][data-refusals]") {
+  DataCase c = data_case("refuse_unfit_metric", kIdCsv, kIdCsv, "num_labels = 3\nmetrics = [\"pearson\"]\n");
+  CommandResult r = validate(c);
+  check_refused(r);
+  CHECK_THAT(r.out, Catch::Contains("metric \"pearson\" is not defined for single_label_classification") &&
+                        Catch::Contains("macro_f1"));
+}
+
+TEST_CASE("validate refuses the F1 of class 1 on three classes, naming the averages", "[cli][data-refusals]") {
+  DataCase c = data_case("refuse_f1_three", kThreeClassCsv, kThreeClassCsv,
+                         "labels = { neg = 0, mid = 1, pos = 2 }\nmetrics = [\"accuracy\", \"f1\"]\n");
+  CommandResult r = validate(c);
+  check_refused(r);
+  CHECK_THAT(r.out, Catch::Contains("metric \"f1\" is defined for at most 2 classes, but this dataset has 3") &&
+                        Catch::Contains("use macro_f1, micro_f1 or weighted_f1"));
+}
+
+TEST_CASE("num_labels left out is taken from the labels map; one that disagrees is refused",
+          "[cli][data-refusals]") {
+  DataCase c = data_case("labels_map_classes", kThreeClassCsv, kThreeClassCsv,
+                         "labels = { neg = 0, mid = 1, pos = 2 }\n");
+  CommandResult ok = validate(c);
+  INFO(ok.out);
+  CHECK(ok.exit_code == 0);
+  CommandResult printed = run_command(runner_exe() + " print-config " + c.recipe());
+  CHECK_THAT(printed.out, Catch::Contains("num_labels = 3"));
+
+  DataCase two = data_case("labels_map_disagrees", kThreeClassCsv, kThreeClassCsv,
+                           "labels = { neg = 0, mid = 1, pos = 2 }\nnum_labels = 2\n");
+  CommandResult r = validate(two);
+  check_refused(r);
+  CHECK_THAT(r.out, Catch::Contains("r.toml:10:") &&
+                        Catch::Contains("data.labels maps \"pos\" to id 2, but num_labels = 2 (ids 0 to 1)") &&
+                        Catch::Contains("remove data.num_labels (it is then taken from the labels map: 3) or set "
+                                        "num_labels = 3"));
+  DataCase four = data_case("labels_map_short", kThreeClassCsv, kThreeClassCsv,
+                            "labels = { neg = 0, mid = 1, pos = 2 }\nnum_labels = 4\n");
+  CommandResult more = validate(four);
+  check_refused(more);
+  CHECK_THAT(more.out, Catch::Contains("class 3 has no label text"));
+}
+
+TEST_CASE("validate refuses a missing split file, naming the split, the file and data.files",
+          "[cli][data-refusals]") {
+  DataCase c = data_case("refuse_missing_dev", kIdCsv, "", "num_labels = 3\n");
+  std::ofstream(c.dir + "/data/validation.csv") << kIdCsv;
+  CommandResult r = validate(c);
+  check_refused(r);
+  CHECK_THAT(r.out, Catch::Contains("data.eval_split: the dev split's file dev.csv is not in " + c.dir + "/data") &&
+                        Catch::Contains("validation.csv") && Catch::Contains("files = { dev = \"...\" }"));
+  CommandResult run = run_command(runner_exe() + " run " + c.recipe());
+  check_refused(run);
+  CHECK_FALSE(fs::exists(c.dir + "/runs"));
+  // Mapped through data.files, the same folder is valid.
+  std::ofstream(c.recipe(), std::ios::app) << "[data.files]\ndev = \"validation.csv\"\n";
+  CommandResult ok = validate(c);
+  INFO(ok.out);
+  CHECK(ok.exit_code == 0);
+}
+
+TEST_CASE("text labels without a labels map are refused with the map that fits them", "[cli][data-refusals]") {
+  DataCase c = data_case("refuse_text_labels", kBinaryCsv, kBinaryCsv, "");
+  CommandResult r = validate(c);
+  check_refused(r);
+  CHECK_THAT(r.out, Catch::Contains("data.labels: the train split's labels are text (\"neg\", \"pos\")") &&
+                        Catch::Contains("add `labels = { neg = 0, pos = 1 }` to [data]"));
+  // The map it names makes the recipe valid.
+  DataCase fixed = data_case("text_labels_mapped", kBinaryCsv, kBinaryCsv, "labels = { neg = 0, pos = 1 }\n");
+  CommandResult ok = validate(fixed);
+  INFO(ok.out);
+  CHECK(ok.exit_code == 0);
+}
+
+TEST_CASE("class ids past num_labels are refused with the num_labels that fits", "[cli][data-refusals]") {
+  DataCase c = data_case("refuse_ids_past", kIdCsv, kIdCsv, "");
+  CommandResult r = validate(c);
+  check_refused(r);
+  CHECK_THAT(r.out, Catch::Contains("data.num_labels: the train split has label \"2\", but num_labels = 2") &&
+                        Catch::Contains("set num_labels = 3"));
+}
+
+TEST_CASE("the main metric left out is the first of data.metrics", "[cli][data-refusals]") {
+  DataCase c = data_case("main_metric_first", kIdCsv, kIdCsv, "num_labels = 3\nmetrics = [\"macro_f1\", \"mcc\"]\n");
+  CommandResult ok = validate(c);
+  INFO(ok.out);
+  CHECK(ok.exit_code == 0);
+  CHECK_THAT(run_command(runner_exe() + " print-config " + c.recipe()).out,
+             Catch::Contains("main_metric = \"macro_f1\""));
+  // Named and not computed, it is refused.
+  DataCase named = data_case("main_metric_absent", kIdCsv, kIdCsv,
+                             "num_labels = 3\nmetrics = [\"macro_f1\"]\nmain_metric = \"mcc\"\n");
+  CommandResult r = validate(named);
+  check_refused(r);
+  CHECK_THAT(r.out, Catch::Contains("main_metric = \"mcc\" picks the best checkpoint, but data.metrics does not "
+                                    "compute it"));
+}
