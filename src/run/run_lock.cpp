@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <mutex>
 #include <optional>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -147,25 +148,45 @@ int open_own_lock(const std::string& run_dir, const std::string& path, bool& cre
   return fd;
 }
 
+// Whether `path` still names the file `fd` has open: a run that completed
+// removes its lock file, so one opened just before that is no lock any more.
+bool still_named(int fd, const std::string& path) {
+  struct stat held {}, named {};
+  return ::fstat(fd, &held) == 0 && ::lstat(path.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
+         held.st_ino == named.st_ino;
+}
+
+// The run's lock file, opened and locked: the file `path` names once the lock
+// is held (a completed owner's removal in between means opening the new one).
+int lock_run_file(const std::string& run_dir, const std::string& path, bool& created) {
+  for (int attempt = 1;; ++attempt) {
+    const int fd = open_own_lock(run_dir, path, created);
+    struct flock l = whole_file(F_WRLCK);
+    if (::fcntl(fd, F_OFD_SETLK, &l) != 0) {
+      int err = errno;
+      std::string owner = owner_words(fd);
+      ::close(fd);
+      if (err == EAGAIN || err == EACCES)
+        refuse_lock(run_dir, path, "this run is being trained by " + owner, kTwoTrainersFix);
+      refuse_lock(run_dir, path, fmt::format("cannot lock the run ({})", std::strerror(err)),
+                  "put the runs folder on a file system that supports locks (run.output_dir)");
+    }
+    if (still_named(fd, path) || attempt == 5) return fd;
+    ::close(fd);
+  }
+}
+
+std::mutex owned_mutex;
+std::map<std::string, int> owned;  // run directory -> its lock's descriptor, open while owned
+
 }  // namespace
 
 void own_run_dir(const std::string& run_dir) {
-  static std::mutex mu;
-  static std::set<std::string> owned;  // the descriptors stay open until the process ends
-  std::lock_guard<std::mutex> lock(mu);
+  std::lock_guard<std::mutex> lock(owned_mutex);
   if (owned.count(run_dir)) return;
   const std::string path = owner_lock_path(run_dir);
   bool created = false;
-  const int fd = open_own_lock(run_dir, path, created);
-  struct flock l = whole_file(F_WRLCK);
-  if (::fcntl(fd, F_OFD_SETLK, &l) != 0) {
-    int err = errno;
-    std::string owner = owner_words(fd);
-    ::close(fd);
-    if (err == EAGAIN || err == EACCES) refuse_lock(run_dir, path, "this run is being trained by " + owner, kTwoTrainersFix);
-    refuse_lock(run_dir, path, fmt::format("cannot lock the run ({})", std::strerror(err)),
-                "put the runs folder on a file system that supports locks (run.output_dir)");
-  }
+  const int fd = lock_run_file(run_dir, path, created);
   if (std::string owner = recorded_live_owner(run_dir); !owner.empty()) {
     if (created) ::unlink(path.c_str());
     ::close(fd);
@@ -173,7 +194,19 @@ void own_run_dir(const std::string& run_dir) {
                 kTwoTrainersFix);
   }
   write_owner(fd);
-  owned.insert(run_dir);
+  owned[run_dir] = fd;
+}
+
+void release_run_dir(const std::string& run_dir) {
+  std::lock_guard<std::mutex> lock(owned_mutex);
+  auto it = owned.find(run_dir);
+  if (it == owned.end()) return;
+  const std::string path = owner_lock_path(run_dir);
+  // Removed while still held, so that no process finds the file unlocked and
+  // takes a completed run's leftover as its own.
+  if (still_named(it->second, path)) ::unlink(path.c_str());
+  ::close(it->second);
+  owned.erase(it);
 }
 
 RunOwner run_owner(const std::string& run_dir) {

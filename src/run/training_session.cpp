@@ -6,6 +6,7 @@
 #include "model/model_factory.h"
 #include "run/best_weights.h"
 #include "run/run_data.h"
+#include "run/run_lock.h"
 #include "run/run_options.h"
 #include "run/run_parallel.h"
 #include "run/run_setup.h"
@@ -340,6 +341,7 @@ int TrainingSession::save() {
   sum["final_model"] = p.start.paths.final_model();
   p.log->emit(p.end_event("completed", {{"final", sum["final"]}}));
   p.summary.write("completed");
+  release_run_dir(p.start.paths.dir);  // a completed run holds no lock file
   return 0;
 }
 

@@ -59,9 +59,15 @@ TEST_CASE("standard output on /dev/full is exit 2 naming it, for every kind of c
 TEST_CASE("a closed standard stream is never a file's number: run records stay whole, closed stdout is exit 2",
           "[cli]") {
   std::string dir = runner::test::tmp_dir("closed-streams");
-  auto owner_record = [&](const std::string& runs) {  // owner.lock holds the owner's JSON alone
+  // The records hold their JSON alone (the console's lines went to none of them:
+  // the closed stream's number was never a file's), and the completed run
+  // removed its lock file.
+  auto records_whole = [&](const std::string& runs) {
     std::string run = runner::test::only_run_dir(runs);
-    return nlohmann::json::parse(runner::test::read_text(run + "/owner.lock"), nullptr, false);
+    nlohmann::json summary = nlohmann::json::parse(runner::test::read_text(run + "/summary.json"), nullptr, false);
+    nlohmann::json env = nlohmann::json::parse(runner::test::read_text(run + "/env.json"), nullptr, false);
+    return summary.is_object() && summary.value("status", "") == "completed" && env.is_object() &&
+           !fs::exists(run + "/owner.lock");
   };
   const std::string run = runner_exe() + " " + runner::test::smoke_recipe() +
                           " --set data.max_train_examples=32 --set data.max_eval_examples=16";
@@ -73,13 +79,13 @@ TEST_CASE("a closed standard stream is never a file's number: run records stay w
   CHECK(has(r.out, "rc=2"));  // trained, and said that its directory line was lost
   CHECK(has(err, "standard output: error: cannot be written: standard output is closed"));
   CHECK(has(err, "not closed (>&-)"));
-  CHECK(owner_record(dir + "/stdout").is_object());
+  CHECK(records_whole(dir + "/stdout"));
 
   r = runner::test::run_command("(" + run + runner::test::isolated_run_sets(dir + "/stderr") + " 2>&-); echo rc=$?");
   INFO(r.out);
   CHECK(has(r.out, "rc=0"));
   CHECK(has(r.out, dir + "/stderr/runs/mrpc_smoke/"));  // the directory line on standard output
-  CHECK(owner_record(dir + "/stderr").is_object());
+  CHECK(records_whole(dir + "/stderr"));
 
   r = runner::test::run_command("(" + runner_exe() + " ls " + dir + "/stderr/runs >&- 2>" + dir + "/ls.err); echo rc=$?");
   INFO(r.out);  // the front alone, which hands nothing over

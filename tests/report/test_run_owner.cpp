@@ -1,5 +1,4 @@
-// Issue 39, item 3 (the reading side): `ls` and `report` ask the run's lock
-// (run/run_lock.h) before the records. A process holding it is the trainer, so
+// `ls` and `report` ask the run's lock (run/run_lock.h) before the records. A process holding it is the trainer, so
 // the run is running whatever summary.json says; a lock file nobody holds means
 // the process is gone, so a recorded "running" is died however the owner
 // record was edited (a live pid, a negative one, a heartbeat in year 2999).
@@ -96,4 +95,21 @@ TEST_CASE("a lock file that is a link, a FIFO or a directory is no run's lock: l
   CHECK(status["fifo"] == "unknown");
   CHECK(status["directory"] == "unknown");
   CHECK(status["held-elsewhere"] == "unknown");  // its lock has two names now: it cannot tell which run is its
+}
+
+TEST_CASE("a completed run gives its lock file back, and a later owner makes a new one", "[report]") {
+  FakeRun r;
+  r.name = "released";
+  std::string dir = runner::test::make_fake_run(runner::test::tmp_dir("run-owner-released"), "20260101T000000Z-bbbbbb", r);
+  runner::own_run_dir(dir);
+  CHECK(runner::run_owner(dir) == runner::RunOwner::Live);
+  runner::release_run_dir(dir);
+  CHECK_FALSE(std::filesystem::exists(runner::owner_lock_path(dir)));
+  CHECK(runner::run_owner(dir) == runner::RunOwner::Absent);
+  CHECK(listed_status(dir + "/..")["released"] == "completed");
+  runner::release_run_dir(dir);  // not owned any more: nothing happens
+  runner::own_run_dir(dir);
+  CHECK(runner::run_owner(dir) == runner::RunOwner::Live);
+  runner::release_run_dir(dir);
+  CHECK_FALSE(std::filesystem::exists(runner::owner_lock_path(dir)));
 }
