@@ -6,6 +6,8 @@ const std::vector<Target>& targets() {
   static const std::vector<Target> list = {
       {"recipe_toml", recipe_toml, "a .toml recipe through load_recipe (runner validate)"},
       {"recipe_yaml", recipe_yaml, "a .yaml recipe through load_recipe (runner validate)"},
+      {"recipe_nesting", recipe_nesting,
+       "a TOML or YAML recipe nested as deep as the input says (up to 65,535 levels) through load_recipe"},
       {"set_values", set_values, "--set KEY=VALUE lines on a fixed recipe through load_recipe"},
       {"sweep_file", sweep_file, "a sweep file through load_sweep_file and expand_sweep"},
       {"jsonl_input", jsonl_input, "JSONL lines for runner tokenize and the jsonl dataset"},

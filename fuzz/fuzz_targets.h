@@ -20,6 +20,7 @@ struct Target {
 
 void recipe_toml(std::string_view bytes);
 void recipe_yaml(std::string_view bytes);
+void recipe_nesting(std::string_view bytes);
 void set_values(std::string_view bytes);
 void sweep_file(std::string_view bytes);
 void jsonl_input(std::string_view bytes);

@@ -282,7 +282,13 @@ def mlflow_answers():
     copy_globs("mlflow_answer", [os.path.join(SRC, "tests", "fuzz", "mlflow_answer", "*")])
 
 
+def recipe_nesting():
+    # One input per form at the depths of hostile round 4 (20,000 and 65,535
+    # levels) and at the limit's edge (64 and 65), kept as regression inputs.
+    copy_globs("recipe_nesting", [os.path.join(SRC, "tests", "fuzz", "recipe_nesting", "*")])
+
+
 UTILS, STORAGES = fake_torch()
 for make in (recipes, set_values, sweeps, jsonl, tables, tokenizers, safetensors, pytorch_bin,
-             checkpoints, configs, run_dirs, hf_cache_layout, mlflow_answers):
+             checkpoints, configs, run_dirs, hf_cache_layout, mlflow_answers, recipe_nesting):
     make()

@@ -6,7 +6,10 @@
 #include "util/suggest.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 
 namespace runner {
@@ -57,6 +60,14 @@ Diagnostic missing_split(const SplitFile& f, const std::string& dir) {
                         " = \"...\" }");
 }
 
+// "3.54", "-1e-3": a number that is no class id, such as a regression target.
+bool is_number(const std::string& text) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))) return false;
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size() && std::isfinite(v);
+}
+
 bool is_class_id(const std::string& text, long long& id) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
   return ec == std::errc() && end == text.data() + text.size();
@@ -103,6 +114,14 @@ void check_ids(const SplitFile& f, const std::set<std::string>& texts, const nlo
   }
   // Skipped bad rows only stop a run when none is left.
   if (skipping && words.size() + outside.size() < texts.size()) return;
+  if (!words.empty() && std::all_of(words.begin(), words.end(), is_number))
+    return out.push_back(make_error({f.path, 0, 0, {}}, "data.labels",
+                                    "the " + f.split + " split's labels are numbers that are no class ids (" +
+                                        quoted_list(words) +
+                                        "): regression targets, which the tsv, csv and jsonl datasets do not read "
+                                        "(their labels are classes)",
+                                    "for classes, write each label as a class id from 0 to num_labels - 1, or "
+                                    "map each label text to one in data.labels"));
   if (!words.empty())
     return out.push_back(make_error({f.path, 0, 0, {}}, "data.labels",
                                     "the " + f.split + " split's labels are text (" + quoted_list(words) +

@@ -10,7 +10,7 @@
 #include "registry/registry.h"
 
 #ifndef RUNNER_PLUGIN_ABI_VERSION  // tests build a plugin with another version
-#define RUNNER_PLUGIN_ABI_VERSION 1
+#define RUNNER_PLUGIN_ABI_VERSION 2  // 2: metrics read MetricInput of any problem type
 #endif
 
 namespace runner {

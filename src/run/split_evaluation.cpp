@@ -28,7 +28,17 @@ std::shared_ptr<const TokenizedSplit> labelled_split(const RunData& d, const Dat
   long long limit = split == data.eval_split    ? data.max_eval_examples
                     : split == data.train_split ? data.max_train_examples
                                                 : 0;
-  auto tokens = tokenize_split(d, data, data_section, split, limit, note);
+  std::shared_ptr<const TokenizedSplit> tokens;
+  try {
+    tokens = tokenize_split(d, data, data_section, split, limit, note);
+  } catch (const InputError& e) {
+    // A dataset names a split it lacks by the recipe's key for the training split;
+    // here the split came from --split (or data.eval_split), so that is named.
+    Diagnostic said = e.diagnostic();
+    if (split != data.train_split && said.key_path == "data.train_split")
+      said.key_path = split == data.eval_split ? "data.eval_split" : "--split";
+    throw InputError(said);
+  }
   const std::string file = d.dataset->split_file(split);
   if (tokens->size() == 0) refuse(file, fmt::format("split \"{}\" has no examples", split), "name a split that has rows");
   if (!tokens->has_labels)

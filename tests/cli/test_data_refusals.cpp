@@ -181,3 +181,15 @@ TEST_CASE("the main metric left out is the first of data.metrics", "[cli][data-r
   CHECK_THAT(r.out, Catch::Contains("main_metric = \"mcc\" picks the best checkpoint, but data.metrics does not "
                                     "compute it"));
 }
+
+TEST_CASE("numeric labels that are no class ids are refused as regression targets, not as text",
+          "[cli][data-refusals]") {
+  DataCase c = data_case("refuse_scores", "text_a,label\ngood,3.54\nbad,0.5\nfine,4\n",
+                         "text_a,label\nok,2.25\n", "num_labels = 1\n");
+  CommandResult r = validate(c);
+  check_refused(r);
+  CHECK_THAT(r.out, Catch::Contains("data.labels: the train split's labels are numbers that are no class ids "
+                                    "(\"0.5\", \"3.54\")") &&
+                        Catch::Contains("regression targets"));
+  CHECK(r.out.find("add `labels") == std::string::npos);  // no labels map of numbers is offered
+}

@@ -196,6 +196,11 @@ TEST_CASE("runner evaluate RUN --set applies the evaluation keys and refuses any
     CHECK(refused.exit_code == 2);
     CHECK_THAT(refused.out, Catch::Contains("error: data.") && Catch::Contains("expected"));
   }
+  // A split the dataset lacks is named as --split, the flag that asked for it.
+  auto nosuch = runner_cmd("", "evaluate " + run + " --split nosuch");
+  CHECK(nosuch.exit_code == 2);
+  CHECK_THAT(nosuch.out, Catch::Contains("--split: GLUE mrpc has no split 'nosuch'"));
+  CHECK(nosuch.out.find("data.train_split") == std::string::npos);
   // An empty --split or --checkpoint is refused, not read as the default.
   for (const char* flag : {"--split ''", "--checkpoint ''"}) {
     auto empty = runner_cmd("", "evaluate " + run + " " + flag);
