@@ -89,7 +89,9 @@ std::optional<double> metric_value(const CompareSide& side, const std::string& m
     std::string name = metric.substr(5);
     if (side.run.evals.empty()) {
       nlohmann::json best = record_object(side.run.summary, "best");
-      if (record_string(best, "metric", "") == name && best.contains("value") && best["value"].is_number())
+      std::string recorded = record_string(best, "metric", "");
+      if (recorded.rfind("eval.", 0) == 0) recorded = recorded.substr(5);  // "eval.f1" and "f1" alike
+      if (recorded == name && best.contains("value") && best["value"].is_number())
         return best["value"].get<double>();
     }
     return best_eval(side.run.evals, name, higher_is_better);

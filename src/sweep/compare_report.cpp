@@ -94,6 +94,7 @@ std::string main_metric(const CompareSide& a, const CompareSide& b,
   for (const auto* s : {&a, &b}) {
     nlohmann::json best = record_object(s->run.summary, "best");
     std::string metric = record_string(best, "metric");
+    if (metric.rfind("eval.", 0) == 0) metric = metric.substr(5);  // "eval.f1", as summary.json names it
     if (!metric.empty()) return metric;
   }
   return "";
