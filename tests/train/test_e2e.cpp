@@ -83,7 +83,7 @@ TEST_CASE("the smoke recipe trains through `runner` and fills the run directory"
   CHECK(s["final"]["examples"] == 128);
   CHECK(s["final"].contains("accuracy"));
   CHECK(s["final"].contains("f1"));
-  CHECK(s["best"]["metric"] == "f1");  // MRPC's main metric
+  CHECK(s["best"]["metric"] == "eval.f1");  // MRPC's main metric, named as its eval events are
 
   auto train = events(run, "train");
   REQUIRE(train.size() == 8);  // log_every = 4
