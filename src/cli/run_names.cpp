@@ -6,6 +6,7 @@
 #include "run/run_dir.h"
 #include "run/run_options.h"
 #include "util/diagnostic.h"
+#include "util/utf8.h"
 
 #include <fmt/format.h>
 
@@ -120,7 +121,8 @@ std::string joined_search_folders() {
 InputError no_run_named(const std::string& name) {
   return InputError(make_error(
       SourceLocation{name, 0, 0, {}}, "",
-      fmt::format("names no run: no run name or run folder '{}' under {}", name, joined_search_folders()),
+      fmt::format("names no run: no run name or run folder '{}' under {}", terminal_safe(name),
+                  terminal_safe(joined_search_folders())),
       "pass a name or a folder as `runner ls` prints them, or a run's path; --runs DIR (or $RUNNER_RUNS) "
       "searches another folder of runs"));
 }

@@ -84,11 +84,17 @@ TEST_CASE("bash completion keeps file names with spaces and newlines whole", "[c
 
 TEST_CASE("a newline in a path or a --metric is shown escaped, the message staying one line", "[cli]") {
   std::string dir = runner::test::tmp_dir("newline-args");
-  auto resume = runner::test::run_command("cd " + dir + " && " + runner_exe() + " resume \"$(printf 'dup\\nx')\"");
+  auto resume = runner::test::run_command("cd " + dir + " && " + runner_exe() + " resume \"$(printf './dup\\nx')\"");
   INFO(resume.out);
   CHECK(resume.exit_code == 2);
   CHECK(resume.out.rfind(dir + "/dup\\x0ax/", 0) == 0);  // the place, escaped, starts the first line
   CHECK_FALSE(has(resume.out, "\nx/"));
+  // A bare name that names no run: the name escaped in the place and in the message.
+  auto named = runner::test::run_command("cd " + dir + " && " + runner_exe() + " resume \"$(printf 'dup\\nx')\"");
+  INFO(named.out);
+  CHECK(named.exit_code == 2);
+  CHECK(named.out.rfind("dup\\x0ax: error: names no run: no run name or run folder 'dup\\x0ax'", 0) == 0);
+  CHECK_FALSE(has(named.out, "\nx"));
   std::string run_a = runner::test::make_fake_run(dir + "/runs", "20260101T000000Z-aaaaaa", runner::test::FakeRun{});
   std::string run_b = runner::test::make_fake_run(dir + "/runs", "20260101T000000Z-bbbbbb", runner::test::FakeRun{});
   auto compare = runner::test::run_command(runner_exe() + " compare " + run_a + " " + run_b + " --metric \"$(printf 'eval.f1\\nX')\"");
