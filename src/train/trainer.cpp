@@ -80,7 +80,8 @@ void Trainer::set_parallel(ParallelHooks* parallel) {
   RankAgreement agreement;
   if (parallel) {
     agreement.largest_signal = [parallel](int signal) { return parallel->agree_interrupt(signal); };
-    agreement.any_rank = [parallel](bool flag) { return parallel->any_rank({flag})[0]; };
+    // A bool, not the vector<bool> proxy into the temporary vector that [0] gives.
+    agreement.any_rank = [parallel](bool flag) -> bool { return parallel->any_rank({flag})[0]; };
   }
   scheduler_.set_agreement(std::move(agreement));
 }

@@ -45,6 +45,9 @@ class Trainer {
   Trainer(TrainerConfig config, std::shared_ptr<SequenceClassifier> model,
           std::unique_ptr<Optimizer> optimizer, ScheduleMaker schedule, BatchSource& data,
           const EvalSet* eval, std::vector<Logger*> loggers);
+  // The scheduler and the step keep references into the trainer: it stays where it was built.
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
 
   long long total_steps() const { return scheduler_.total_steps(); }
   long long global_step() const { return state_.global_step; }
