@@ -1,9 +1,9 @@
 // The learning rates of the next steps as a table on the device, indexed by a
 // count, also on the device, of the steps applied since the table was made. A
 // step skipped for a non-finite loss or gradient (known only on the device)
-// does not advance the schedule, and no step reads anything back: the trainer
+// does not advance the schedule, and no step reads anything back: the step
 // folds the count into its host scheduler step and refills the table whenever
-// it settles (train/trainer.cpp), at least every `capacity` steps.
+// it settles (train/train_step.h), at least every `capacity` steps.
 #pragma once
 
 #include "optim/scheduler.h"
@@ -23,7 +23,7 @@ class DeviceSchedule {
   torch::Tensor lr() const;
   // One step taken: the count advances unless `skip` (a 0-d bool, or undefined) is true.
   void advance(const torch::Tensor& skip);
-  // 0-d int64: steps applied since the refill (read when the trainer settles).
+  // 0-d int64: steps applied since the refill (read when the step settles).
   const torch::Tensor& applied() const { return applied_; }
   // The host's rate for scheduler step `step` (what the table holds).
   double host_lr(long long step) const { return base_lr_ * multiplier_(step); }

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace runner {
 
@@ -14,6 +15,18 @@ class Logger {
   virtual ~Logger() = default;
   // event["event"] names it: "train", "eval", "checkpoint", "start", "end", ...
   virtual void log(const nlohmann::json& event) = 0;
+};
+
+// The run's loggers as one: every event goes to each, in order.
+class EventLog {
+ public:
+  explicit EventLog(std::vector<Logger*> loggers) : loggers_(std::move(loggers)) {}
+  void emit(const nlohmann::json& event) const {
+    for (Logger* l : loggers_) l->log(event);
+  }
+
+ private:
+  std::vector<Logger*> loggers_;
 };
 
 struct LoggerContext {

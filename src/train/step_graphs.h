@@ -8,7 +8,7 @@
 //   streams, the optimizer's state), captured on a side stream, then replayed;
 // - the body's outputs are static tensors, overwritten by the next replay: run()
 //   hands the caller copies;
-// - nothing in the body reads the device from the host (train/trainer.h), and
+// - nothing in the body reads the device from the host (train/train_step.h), and
 //   every state it updates keeps its address (the optimizer's moments, the lr
 //   table, the loss scale): all updated in place.
 // Past `max_graphs` shapes, or on the CPU where there is nothing to capture, the

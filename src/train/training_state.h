@@ -6,6 +6,7 @@
 
 #include "optim/loss_scaler.h"
 #include "optim/optimizer.h"
+#include "train/best_metric.h"
 #include "train/checkpoint_io.h"
 
 #include <nlohmann/json.hpp>
@@ -14,14 +15,6 @@
 #include <string>
 
 namespace runner {
-
-struct BestMetricState {
-  bool has_best = false;
-  double value = 0.0;
-  long long step = 0;
-  std::string checkpoint;                // directory name of the best checkpoint
-  long long evals_without_improvement = 0;  // early stopping counter
-};
 
 struct TrainingState {
   static constexpr int kFormatVersion = 1;

@@ -1,8 +1,8 @@
-// Issue 43: a metric whose name ends in "loss" is lower-is-better unless
+// A metric whose name ends in "loss" is lower-is-better unless
 // train.greater_is_better says otherwise, as in Transformers' Trainer; the best
-// checkpoint of a run that picks it by eval.loss is the one of the lowest loss
-// (item 1). A completed run bounded by max_steps is lengthened by max_steps,
-// and resume says so (item 3).
+// checkpoint of a run that picks it by eval.loss is the one of the lowest loss.
+// A completed run bounded by max_steps is lengthened by max_steps, and resume
+// says so.
 #include "run_files.h"
 #include "shared.h"
 

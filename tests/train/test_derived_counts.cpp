@@ -1,5 +1,5 @@
 // Counts derived from the recipe (steps per epoch, total steps, batches) for
-// hostile values from issue 15: no overflow into negative or zero work, and
+// hostile values: no overflow into negative or zero work, and
 // no evaluation of an empty split called "best".
 #include "optim/optimizer.h"
 #include "optim/scheduler.h"

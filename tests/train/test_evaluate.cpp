@@ -1,5 +1,4 @@
-// Issue 43, the Trainer features: `runner evaluate` reports what the run
-// reported for the same weights; train.load_best_at_end puts the best
+// `runner evaluate` reports what the run reported for the same weights; train.load_best_at_end puts the best
 // checkpoint's weights into final/; train.label_smoothing is the loss
 // Transformers' LabelSmoother computes.
 #include "model/encoder_ops.h"

@@ -1,4 +1,4 @@
-// A training step never reads a value back from the device (issue 26): on a GPU
+// A training step never reads a value back from the device: on a GPU
 // each read waits for the card, so a step that reads runs at the host's pace.
 // On the CPU a read costs nothing, so it is counted instead, two ways: the
 // runner's own helper (model/host_read.h, through which every read goes), and an

@@ -1,4 +1,4 @@
-// Mixed precision trains the model it runs (issue 32). Autocast keeps a cache of
+// Mixed precision trains the model it runs. Autocast keeps a cache of
 // the bf16 copy of every weight until its outermost region ends, and the
 // optimizer's in-place update does not invalidate it: a region left open across
 // steps runs every later forward, and the in-training evaluations, on stale
@@ -110,7 +110,7 @@ TEST_CASE("bf16: the in-training evaluation equals a fresh evaluation of the tra
   nlohmann::json again = evaluate_with(fresh_copy(*run.r.model), Precision::Bf16, run.dev);
   INFO("in-training bf16 loss " << in_training << ", fresh bf16 evaluation " << again["loss"]);
   // The same weights, batches, ops and precision on one thread: the same numbers.
-  // Before the fix the in-training evaluation ran on the weights of step 1.
+  // An evaluation on stale autocast weights (those of step 1) differs.
   CHECK(again["loss"].get<double>() == in_training);
   CHECK(again["accuracy"] == run.r.eval_events[0]["accuracy"]);
 }

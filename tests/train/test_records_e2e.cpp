@@ -1,9 +1,9 @@
-// Issue 28 through the real `runner`: every event carries its time (item 1);
+// The run records through the real `runner`: every event carries its time;
 // a run that max_steps stops inside an epoch records its final evaluation as
-// an evaluation (item 2); a killed run reads as died and a resume adds up the
-// wall time of its sessions (item 3); a piped console reads as lines a person
-// can follow, ending with the command that applies, and a terminal's bar shows
-// the epoch and an evaluation under way (item 4).
+// an evaluation; a killed run reads as died and a resume adds up the wall
+// time of its sessions; a piped console reads as lines a person can follow,
+// ending with the command that applies, and a terminal's bar shows the epoch
+// and an evaluation under way.
 #include "report/run_history.h"
 #include "run/run_dir.h"
 #include "train/checkpoint_io.h"

@@ -1,14 +1,13 @@
-// Issue 28, item 10: the samples/s (and tokens/s) of a log step after an
-// evaluation or a checkpoint dipped, because the interval's clock ran through
-// them. The rate is of training alone now.
+// The samples/s (and tokens/s) of a log step are of training alone: an
+// evaluation or a checkpoint inside the interval does not make them dip.
 //
 // No timed assertion: a logger sleeps inside each evaluation and checkpoint
 // write (their events are emitted there) and reads the clock at each train
 // event. The trainer's clock of an interval starts after the previous train
 // event was logged and stops before this one is, so the training time the rate
 // implies can be at most the time between the two events less the sleeps: an
-// inequality whatever the machine's speed. Before the fix it failed by the
-// length of a sleep.
+// inequality whatever the machine's speed. A clock that ran through the
+// evaluations and checkpoints fails it by the length of a sleep.
 #include "golden_loop.h"
 
 #include <chrono>

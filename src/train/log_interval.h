@@ -1,16 +1,21 @@
-// Private to the trainer: running sums between two log events. The sums stay
-// on the device so that no step waits for the host; the trainer reads them when
-// it settles (a log line, an evaluation, a checkpoint) into the `settled` values.
+// Running sums between two log events. The sums stay on the device so that no
+// step waits for the host; the step reads them when it settles (a log line, an
+// evaluation, a checkpoint) into the `settled` values. A checkpoint carries
+// them (record / restore), so that a resumed run logs what an uninterrupted one would.
 #pragma once
 
-#include "train/trainer.h"
+#include "train/batch_topology.h"
 
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include <chrono>
 #include <optional>
 
 namespace runner {
 
-struct Trainer::Interval {
-  explicit Interval(const torch::Device& device)
+struct LogInterval {
+  explicit LogInterval(const torch::Device& device)
       : loss_sum(torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat64).device(device))),
         loss_steps(torch::zeros_like(loss_sum)) {}
 
@@ -35,6 +40,12 @@ struct Trainer::Interval {
   double trained_seconds(std::chrono::steady_clock::time_point until) const {
     return std::chrono::duration<double>(until - since - paused).count() + carried_s;
   }
+  // As of the last settle: a checkpoint follows one. "steps" counts every step
+  // of the interval, "loss_steps" those whose loss counted; "train_s" is the
+  // interval's training time so far.
+  nlohmann::json record() const;
+  // The sums of a checkpoint's record, written by `then` workers, for `now`'s.
+  void restore(const nlohmann::json& record, const BatchTopology& then, const BatchTopology& now);
 };
 
 }  // namespace runner

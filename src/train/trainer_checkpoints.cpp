@@ -1,0 +1,135 @@
+// The trainer's side of checkpoints: the state it captures and hands to the
+// Checkpointer (the trainer never touches a file), and the resume that
+// checks a saved state against this run and restores it.
+#include "train/batch_topology.h"
+#include "train/trainer.h"
+#include "util/diagnostic.h"
+#include "util/json_input.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+
+namespace runner {
+
+namespace {
+
+TensorMap model_tensors(torch::nn::Module& m) {
+  TensorMap out;
+  for (const auto& p : m.named_parameters()) out[p.key()] = p.value().detach();
+  for (const auto& b : m.named_buffers()) out[b.key()] = b.value().detach();
+  return out;
+}
+
+void copy_into(const std::string& name, torch::Tensor target, const TensorMap& saved) {
+  auto it = saved.find(name);
+  if (it == saved.end() || it->second.sizes() != target.sizes())
+    throw InputError(make_error({}, "",
+                                fmt::format("checkpoint model state has no tensor '{}' of shape {}",
+                                            name, fmt::join(target.sizes().vec(), "x")),
+                                "resume with the recipe the run was started with"));
+  target.copy_(it->second);
+}
+
+// The checkpoint's split of the global batch and this run's (`now`); a
+// checkpoint without the batch size or accumulation recorded is taken to have this run's.
+BatchTopology topology_then(const TrainingState& s, const BatchTopology& now) {
+  return {s.world_size, record_integer(s.sampler, "batch_size", now.rank_batch),
+          s.grad_accum > 0 ? s.grad_accum : now.grad_accum};
+}
+
+// Another split of the same global batch continues the same global order from
+// the same position (train/batch_topology.h); any other change is refused.
+void check_topology(const TrainingState& s, const BatchTopology& then, const BatchTopology& now,
+                    long long steps_per_epoch) {
+  if (then == now) return;
+  if (auto error = topology_change_error(then, now)) throw InputError(*error);
+  if (s.steps_per_epoch > 0 && s.steps_per_epoch != steps_per_epoch)
+    throw InputError(make_error(
+        {}, "topology",
+        fmt::format("an epoch has {} optimizer steps under {}, and had {} under {} (data.drop_last "
+                    "drops a different remainder), so the schedule would change",
+                    steps_per_epoch, now.str(), s.steps_per_epoch, then.str()),
+        "resume with the topology that wrote the checkpoint, or set data.drop_last = false"));
+}
+
+// The checkpoint's position must lie inside this run's schedule: a state edited
+// past it would end "completed" at once with the checkpoint's weights as final.
+void check_progress(const TrainingState& s, long long position, long long total_steps, long long batches) {
+  std::string problem;
+  if (s.global_step > total_steps)
+    problem = fmt::format("the checkpoint is at optimizer step {}, past this run's {} steps", s.global_step,
+                          total_steps);
+  else if (position > 0 && position >= batches)
+    problem = fmt::format("the checkpoint is at batch {} of an epoch of {} batches", position, batches);
+  if (problem.empty()) return;
+  throw InputError(make_error({}, "train", problem,
+                              "resume from another checkpoint, or with the recipe the run was started with"));
+}
+
+}  // namespace
+
+TrainingState Trainer::capture_state() const {
+  TrainingState s = live_state();
+  for (auto& [name, t] : s.model) t = t.clone();
+  return s;
+}
+
+TrainingState Trainer::live_state() const {
+  TrainingState s = state_;
+  s.best = scheduler_.best();
+  s.model = model_tensors(*model_);
+  step_.capture(s);
+  s.sampler = data_.state();
+  capture_rng(s);
+  if (parallel_) {  // every rank's generator: rank 0 writes them all
+    std::vector<torch::Tensor> all = parallel_->gather_from_all(s.cpu_rng);
+    s.rank_cpu_rng.assign(all.begin() + 1, all.end());
+  }
+  return s;
+}
+
+void Trainer::resume(const TrainingState& s) {
+  const BatchTopology now{parallel_ ? parallel_->world_size() : 1, record_integer(data_.state(), "batch_size", 1),
+                          config_.grad_accum};
+  const BatchTopology then = topology_then(s, now);
+  check_topology(s, then, now, steps_per_epoch());
+  const long long position = convert_batch_in_epoch(s.batch_in_epoch, then, now);
+  check_progress(s, position, total_steps(), data_.batches_per_epoch());
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : model_->named_parameters()) copy_into(p.key(), p.value(), s.model);
+    for (auto& b : model_->named_buffers()) copy_into(b.key(), b.value(), s.model);
+  }
+  data_.load_state(s.sampler);
+  restore_rng(s, parallel_ ? parallel_->rank() : 0);
+  state_ = s;
+  state_.model.clear();
+  state_.optimizer.clear();
+  state_.batch_in_epoch = position;
+  state_.world_size = static_cast<int>(now.world);
+  state_.grad_accum = now.grad_accum;
+  state_.steps_per_epoch = steps_per_epoch();
+  scheduler_.restore_best(s.best);
+  step_.restore(s, then, now);
+}
+
+// Every rank enters (the state capture may gather a sharded optimizer); rank 0
+// writes. A checkpoint follows a settle: it holds the log interval's sums.
+std::string Trainer::save_checkpoint() {
+  if (config_.checkpoints_dir.empty()) return {};
+  if (!step_.settled()) step_.settle();
+  std::string path = config_.checkpoints_dir + "/" + checkpoint_name(state_.global_step);
+  TrainingState live = live_state();
+  scheduler_.checkpoint_taken(std::chrono::steady_clock::now());
+  if (!parallel_ || parallel_->rank() == 0) {
+    if (!checkpointer_)
+      checkpointer_ = std::make_unique<Checkpointer>(config_.checkpoints_dir, config_.keep_last, checkpoint_hook_);
+    const BestMetricState& best = scheduler_.best();
+    events_.emit(checkpointer_->save(live, best.has_best ? best.checkpoint : std::string()).event());
+  }
+  if (parallel_) parallel_->barrier("waiting for rank 0 to take a checkpoint");
+  return path;
+}
+
+}  // namespace runner

@@ -1,0 +1,182 @@
+// The step object on its own, on a two-parameter classifier with plain SGD:
+// a window of micro-batches makes one update of their mean loss's gradient,
+// a non-finite loss is skipped or aborts as train.nan_policy says once the
+// step settles, and settle() reads back what the window left on the device.
+#include "optim/optimizer.h"
+#include "optim/scheduler.h"
+#include "registry/registry.h"
+#include "train/train_step.h"
+#include "util/diagnostic.h"
+
+#include "toy_classifier.h"
+
+#include "catch.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace runner;
+
+namespace {
+
+constexpr double kLr = 0.1;
+
+// A linear classifier over each example's mean input id.
+class ToyClassifier : public test::ToyClassifierBase {
+ public:
+  ToyClassifier() {
+    weight_ = register_parameter("weight", torch::tensor({{0.5f}, {-0.25f}}));
+    bias_ = register_parameter("bias", torch::tensor({0.125f, -0.5f}));
+  }
+  ModelOutput forward(const ModelBatch& batch, const ForwardOptions&) override {
+    torch::Tensor x = batch.input_ids.to(torch::kFloat32).mean(1, true);
+    return classify(torch::nn::functional::linear(x, weight_, bias_), batch);
+  }
+
+ private:
+  torch::Tensor weight_, bias_;
+};
+
+// Two examples with ids first_id.. first_id + 3 (negative ids: a NaN loss).
+TrainBatch toy_batch(int first_id, bool poisoned = false) {
+  int64_t sign = poisoned ? -1 : 1;
+  TrainBatch b;
+  b.tensors.input_ids =
+      torch::tensor({{first_id, first_id + 1}, {first_id + 2, first_id + 3}}).to(torch::kInt64) * sign;
+  b.tensors.token_type_ids = torch::zeros({2, 2}, torch::kInt64);
+  b.tensors.attention_mask = torch::ones({2, 2}, torch::kInt64);
+  b.tensors.labels = torch::tensor({int64_t{0}, int64_t{1}});
+  b.example_ids = {"toy/" + std::to_string(first_id), "toy/" + std::to_string(first_id + 1)};
+  b.examples = 2;
+  b.tokens = 4;
+  return b;
+}
+
+struct Capture : Logger {
+  std::vector<nlohmann::json> events;
+  void log(const nlohmann::json& e) override { events.push_back(e); }
+  size_t count(const std::string& kind) const {
+    return std::count_if(events.begin(), events.end(), [&](const auto& e) { return e["event"] == kind; });
+  }
+};
+
+// Plain SGD (no momentum, no weight decay) at a constant rate, no clipping.
+struct StepRig {
+  TrainerConfig config = train_options().defaults();
+  std::shared_ptr<ToyClassifier> model = std::make_shared<ToyClassifier>();
+  Capture capture;
+  EventLog events{{&capture}};
+  TrainingState state;
+  std::unique_ptr<TrainingScheduler> scheduler;
+  std::unique_ptr<TrainStep> step;
+
+  StepRig(long long grad_accum, NanPolicy policy) {
+    config.grad_accum = grad_accum;
+    config.log_every = 100;
+    config.max_grad_norm = 0;
+    config.nan_policy = policy;
+    scheduler = std::make_unique<TrainingScheduler>(config, 10, nullptr);
+    std::vector<NamedParameter> params;
+    for (auto& p : model->named_parameters()) params.push_back({p.key(), p.value()});
+    nlohmann::json opt = {{"lr", kLr},         {"weight_decay", 0.0}, {"no_decay", nlohmann::json::array()},
+                          {"momentum", 0.0},   {"dampening", 0.0},    {"nesterov", false}};
+    auto sgd = registry().factory<OptimizerFactory>(Kind::Optimizer, "sgd")(opt, params);
+    auto constant = [](long long total) {
+      return registry().factory<SchedulerFactory>(Kind::Scheduler, "constant")(nlohmann::json::object(),
+                                                                              ScheduleParams{total, 0, kLr});
+    };
+    step = std::make_unique<TrainStep>(config, model, std::move(sgd), constant, *scheduler, state, events);
+    step->start(std::chrono::steady_clock::now());
+  }
+  torch::Tensor param(const std::string& name) { return model->named_parameters()[name].detach().clone(); }
+};
+
+float loss_of(ToyClassifier& model, const TrainBatch& b) {
+  torch::NoGradGuard no_grad;
+  return model.forward(b.tensors, {}).loss.item<float>();
+}
+
+}  // namespace
+
+TEST_CASE("a window of two micro-batches makes one SGD update by the gradient of their mean loss",
+          "[train][train_step]") {
+  StepRig rig(2, NanPolicy::Abort);
+  const TrainBatch a = toy_batch(1), b = toy_batch(5);
+
+  // The reference: the same model's loss (a + b) / 2 by autograd, and w - lr * grad by hand.
+  ToyClassifier reference;
+  torch::Tensor mean_loss = (reference.forward(a.tensors, {}).loss + reference.forward(b.tensors, {}).loss) / 2;
+  mean_loss.backward();
+  std::map<std::string, torch::Tensor> expected;
+  for (auto& p : reference.named_parameters()) expected[p.key()] = p.value().detach() - kLr * p.value().grad();
+
+  const torch::Tensor weight_before = rig.param("weight");
+  CHECK_FALSE(rig.step->update(a, 2, false));
+  CHECK(torch::equal(rig.param("weight"), weight_before));  // no update before the window closes
+  CHECK(rig.state.global_step == 0);
+  CHECK(rig.step->update(b, 2, true));
+  CHECK(rig.state.global_step == 1);
+  CHECK(rig.state.samples_seen == 4);
+  // Tolerance: float32 gradients summed from two halves and scaled by the rate, a
+  // few roundings of 2^-24 relative each; 1e-6 covers 16 of them.
+  for (const auto& [name, want] : expected)
+    CHECK(torch::allclose(rig.param(name), want, 1e-6, 1e-7));
+}
+
+TEST_CASE("settle reads back the window: the step's mean loss, the rate and the schedule's position",
+          "[train][train_step]") {
+  StepRig rig(2, NanPolicy::Abort);
+  const TrainBatch a = toy_batch(1), b = toy_batch(5);
+  ToyClassifier initial;
+  const double expected = (static_cast<double>(loss_of(initial, a)) + loss_of(initial, b)) / 2;
+  rig.step->update(a, 2, false);
+  rig.step->update(b, 2, true);
+  CHECK_FALSE(rig.step->settled());
+  CHECK(rig.step->unsettled_steps() == 1);
+  CHECK(rig.state.scheduler_step == 0);  // known on the device only until the step settles
+  rig.step->settle();
+  CHECK(rig.step->settled());
+  CHECK(rig.state.scheduler_step == 1);
+  nlohmann::json log = rig.step->take_log_event(10);
+  CHECK(log["event"] == "train");
+  CHECK(log["step"] == 1);
+  // The same two float32 losses, summed and halved in float64 by both: equal up to float64 rounding.
+  CHECK(log["loss"].get<double>() == Approx(expected).epsilon(1e-12));
+  CHECK(log["lr"].get<double>() == Approx(kLr).epsilon(1e-12));
+  CHECK(log["effective_batch"] == 4);
+}
+
+TEST_CASE("under nan_policy skip a non-finite loss leaves the parameters and the schedule as they were",
+          "[train][train_step]") {
+  StepRig rig(1, NanPolicy::Skip);
+  const torch::Tensor weight = rig.param("weight"), bias = rig.param("bias");
+  CHECK(rig.step->update(toy_batch(9, true), 1, true));
+  CHECK(rig.state.global_step == 1);
+  CHECK(torch::equal(rig.param("weight"), weight));
+  CHECK(torch::equal(rig.param("bias"), bias));
+  CHECK(rig.capture.count("nan_skip") == 0);  // found on the host only when the step settles
+  rig.step->settle();
+  REQUIRE(rig.capture.count("nan_skip") == 1);
+  CHECK(rig.capture.events.back()["step"] == 1);
+  CHECK(rig.capture.events.back()["examples"] == nlohmann::json({"toy/9", "toy/10"}));
+  CHECK(rig.state.scheduler_step == 0);
+  // The next finite window updates again.
+  rig.step->update(toy_batch(1), 1, true);
+  CHECK_FALSE(torch::equal(rig.param("weight"), weight));
+}
+
+TEST_CASE("under nan_policy abort the settle after a non-finite loss stops with its step and examples",
+          "[train][train_step]") {
+  StepRig rig(1, NanPolicy::Abort);
+  rig.step->update(toy_batch(1), 1, true);
+  rig.step->update(toy_batch(9, true), 1, true);  // no read-back yet: the step goes on
+  try {
+    rig.step->settle();
+    FAIL("a NaN loss did not stop the settle");
+  } catch (const InputError& e) {
+    std::string m = e.diagnostic().format();
+    CHECK_THAT(m, Catch::Contains("optimizer step 2"));
+    CHECK_THAT(m, Catch::Contains("toy/9, toy/10"));
+    CHECK_THAT(m, Catch::Contains("train.nan_policy"));
+  }
+}
