@@ -104,7 +104,8 @@ void apply_evaluation_settings(nlohmann::json& recipe, const std::vector<std::st
                          "; the run's other settings made its weights",
                      "to score the weights under another recipe, pass RUN/final with --recipe RECIPE");
     const std::string name = key.substr(std::string("data.").size());
-    const OptionSpec* spec = find_option(data_section().options, name);
+    const SectionSpec data = data_section();  // by value: the declaration must outlive `spec`
+    const OptionSpec* spec = find_option(data.options, name);
     if (!spec) throw std::logic_error("no declaration of " + key);
     recipe["data"][name] = evaluation_value(*spec, key, set.substr(eq + 1), set);
   }
