@@ -26,13 +26,7 @@ std::vector<std::string> replicate_keys(const std::string& text) {
 // A replicate key must be one the sweep varies: else every point is one configuration's only replicate.
 void check_replicates(const Value& root, const SweepFile& sweep, Diagnostics& diags) {
   for (const auto& key : sweep.replicates) {
-    auto on_axis = [&](const std::vector<Axis>& axes) {
-      return std::any_of(axes.begin(), axes.end(), [&](const Axis& a) { return a.key == key; });
-    };
-    bool in_points = std::any_of(sweep.points.begin(), sweep.points.end(), [&](const auto& point) {
-      return std::any_of(point.begin(), point.end(), [&](const Assignment& a) { return a.key == key; });
-    });
-    if (!on_axis(sweep.grid) && !on_axis(sweep.zip) && !in_points)
+    if (!sweep_varies(sweep, key))
       diags.push_back(make_error(root.find("replicates")->loc, "replicates",
                                  fmt::format("\"{}\" is not swept: replicates are values of a key that [grid], "
                                              "[zip] or points vary", key),

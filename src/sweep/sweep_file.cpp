@@ -100,6 +100,16 @@ std::string Assignment::text() const {
   }
 }
 
+bool sweep_varies(const SweepFile& sweep, const std::string& key) {
+  auto on = [&](const std::vector<Axis>& axes) {
+    return std::any_of(axes.begin(), axes.end(), [&](const Axis& a) { return a.key == key; });
+  };
+  bool in_points = std::any_of(sweep.points.begin(), sweep.points.end(), [&](const auto& point) {
+    return std::any_of(point.begin(), point.end(), [&](const Assignment& a) { return a.key == key; });
+  });
+  return on(sweep.grid) || on(sweep.zip) || in_points;
+}
+
 std::string eval_metric_name(const std::string& metric) {
   return metric.rfind("eval.", 0) == 0 ? metric.substr(5) : metric;
 }
@@ -297,13 +307,7 @@ void add_flag_overrides(const std::vector<std::string>& flags, SweepFile& sweep,
       continue;
     }
     std::string key = flag.substr(0, eq);
-    auto varies = [&](const std::vector<Axis>& axes) {
-      return std::any_of(axes.begin(), axes.end(), [&](const Axis& a) { return a.key == key; });
-    };
-    bool in_points = std::any_of(sweep.points.begin(), sweep.points.end(), [&](const auto& point) {
-      return std::any_of(point.begin(), point.end(), [&](const Assignment& a) { return a.key == key; });
-    });
-    if (varies(sweep.grid) || varies(sweep.zip) || in_points) {
+    if (sweep_varies(sweep, key)) {
       diags.push_back(make_error(loc, key, fmt::format("the sweep file varies {} ([grid], [zip] or points), so "
                                                        "--set cannot fix it for every point", key),
                                  "remove the flag, or the key from the sweep file's axes"));

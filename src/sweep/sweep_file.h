@@ -62,6 +62,9 @@ nlohmann::ordered_json sweep_schema();
 // wherever the file or a flag sets them: the sweep decides both for every point.
 SweepLoad load_sweep_file(const std::string& path, const std::vector<std::string>& set_flags = {});
 
+// Whether [grid], [zip] or a point varies `key`.
+bool sweep_varies(const SweepFile& sweep, const std::string& key);
+
 // "eval.f1" -> "f1"; metrics of eval events are named without the prefix.
 std::string eval_metric_name(const std::string& metric);
 
