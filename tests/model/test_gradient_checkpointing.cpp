@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <set>
+#include <type_traits>
 #include <string>
 
 using namespace runner;
@@ -20,7 +21,9 @@ namespace {
 long long recomputed_layers(const torch::Tensor& loss) {
   long long count = 0;
   std::set<torch::autograd::Node*> seen;
-  std::function<void(const std::shared_ptr<torch::autograd::Node>&)> visit = [&](const auto& node) {
+  // The node pointer as this LibTorch has it: a shared_ptr in 1.13, an intrusive_ptr in 2.15.
+  using NodePtr = std::decay_t<decltype(loss.grad_fn())>;
+  std::function<void(const NodePtr&)> visit = [&](const NodePtr& node) {
     if (!node || !seen.insert(node.get()).second) return;
     count += node->name().find("RecomputedLayer") != std::string::npos;
     for (const auto& edge : node->next_edges()) visit(edge.function);
