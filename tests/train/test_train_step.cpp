@@ -16,6 +16,7 @@
 #include <map>
 
 using namespace runner;
+using runner::test::toy_batch;
 
 namespace {
 
@@ -36,21 +37,6 @@ class ToyClassifier : public test::ToyClassifierBase {
  private:
   torch::Tensor weight_, bias_;
 };
-
-// Two examples with ids first_id.. first_id + 3 (negative ids: a NaN loss).
-TrainBatch toy_batch(int first_id, bool poisoned = false) {
-  int64_t sign = poisoned ? -1 : 1;
-  TrainBatch b;
-  b.tensors.input_ids =
-      torch::tensor({{first_id, first_id + 1}, {first_id + 2, first_id + 3}}).to(torch::kInt64) * sign;
-  b.tensors.token_type_ids = torch::zeros({2, 2}, torch::kInt64);
-  b.tensors.attention_mask = torch::ones({2, 2}, torch::kInt64);
-  b.tensors.labels = torch::tensor({int64_t{0}, int64_t{1}});
-  b.example_ids = {"toy/" + std::to_string(first_id), "toy/" + std::to_string(first_id + 1)};
-  b.examples = 2;
-  b.tokens = 4;
-  return b;
-}
 
 struct Capture : Logger {
   std::vector<nlohmann::json> events;
