@@ -162,7 +162,7 @@ struct LaunchState {
   std::string failure;  // "rank 1 (pid 42) was killed by signal 9 (Killed)"
   std::chrono::steady_clock::time_point failed_at;
   bool killed = false;
-  bool interrupted = false;  // the launcher itself got SIGINT or SIGTERM
+  bool interrupted = false;  // the launcher itself got SIGINT, SIGTERM or SIGHUP
 };
 
 void reap(std::vector<Worker>& workers, LaunchState& st, std::ostream& err) {
@@ -257,7 +257,7 @@ struct RunDirNote {
 }  // namespace
 
 bool restartable_failure(int exit_code) {
-  return exit_code != 0 && exit_code != 2 && exit_code != 130 && exit_code != 143;
+  return exit_code != 0 && exit_code != 2 && exit_code != 129 && exit_code != 130 && exit_code != 143;
 }
 
 int run_launch(const LaunchOptions& o, std::ostream& out, std::ostream& err) {
@@ -265,8 +265,8 @@ int run_launch(const LaunchOptions& o, std::ostream& out, std::ostream& err) {
   struct sigaction sa {};
   sa.sa_handler = remember_signal;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  // SIGHUP: a dropped ssh session stops the workers as SIGTERM does.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
   RunDirNote note(o.max_restarts > 0);
   LaunchAttempt attempt;
   attempt.max_restarts = o.max_restarts;
@@ -278,7 +278,7 @@ int run_launch(const LaunchOptions& o, std::ostream& out, std::ostream& err) {
       err << fmt::format("runner launch: not restarting: {}\n",
                          st.interrupted ? "the launcher was interrupted"
                                         : fmt::format("exit code {} is not a crash (2: bad input, "
-                                                      "130/143: interrupted)", st.first_failure));
+                                                      "129/130/143: interrupted)", st.first_failure));
       return st.first_failure;
     }
     if (attempt.restart == o.max_restarts) {

@@ -2,7 +2,7 @@
 // torchrun variables set, passes rank 0's standard output through as it is
 // (the run directory) and every other line they print to standard error with
 // "[rank R] " in front,
-// forwards SIGINT/SIGTERM to them, and exits with the first failure, or, with
+// forwards SIGINT/SIGTERM/SIGHUP to them, and exits with the first failure, or, with
 // max_restarts, starts the whole group again (torchrun's --max-restarts).
 // Torch-free.
 #pragma once

@@ -154,7 +154,7 @@ std::optional<ojson> eval_strategy(const std::string& s) {
 
 // The Trainer saves every save_steps (train.checkpoint_every) for "steps" and
 // never for "no"; the runner's own timed checkpoints are what is left to turn off.
-// "epoch" has no runner equivalent and falls back to the table's example.
+// "epoch" is another key, train.checkpoint_each_epoch (foreign_name_hint).
 std::optional<ojson> save_strategy(const std::string& s) {
   if (s == "steps" || s == "no") return ojson(0);
   return std::nullopt;
@@ -230,9 +230,8 @@ std::string foreign_name_hint(const std::string& name, const Value* given) {
   std::optional<ojson> value = given ? runner_value(*f, *given) : std::nullopt;
   if (!value && f->mapping == ValueMapping::SaveStrategy && given && given->type == Value::Type::String &&
       given->s == "epoch")
-    return "Hugging Face's \"save_strategy\" = \"epoch\" (Trainer) has no one key here: set "
-           "train.checkpoint_every to the optimizer steps of an epoch (the start line's steps_per_epoch); "
-           "the last step and an interrupt are always checkpointed";
+    return "Hugging Face's \"save_strategy\" = \"epoch\" (Trainer) is train.checkpoint_each_epoch here: " +
+           write_hint("train.checkpoint_each_epoch", ojson(true));
   if (!value) value = ojson::parse(parse_toml_text("v = " + f->example, "").root->find("v")->to_json().dump());
   return fmt::format("Hugging Face's \"{}\" ({}) is {} here: {}", f->name, f->from, f->runner_key,
                      write_hint(f->runner_key, *value));

@@ -72,8 +72,8 @@ void install_sweep_signal_handlers() {
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = 0;  // no SA_RESTART: waitpid returns EINTR so the loop sees the signal
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  // SIGHUP: a dropped ssh session stops the points as SIGTERM does.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
 }
 
 int pending_stop_signal() { return stop_signal; }

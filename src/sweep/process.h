@@ -24,7 +24,7 @@ ChildExit wait_any_child();
 void terminate_child(long pid);
 bool process_alive(long pid);
 
-// SIGINT/SIGTERM set a flag (and interrupt wait_any_child) instead of killing
+// SIGINT/SIGTERM/SIGHUP set a flag (and interrupt wait_any_child) instead of killing
 // the sweep, which then stops its points cleanly.
 void install_sweep_signal_handlers();
 int pending_stop_signal();  // 0 when none arrived

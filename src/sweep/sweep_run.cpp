@@ -171,7 +171,7 @@ class SweepScheduler {
 
   static PointState state_of(const ChildExit& e) {
     if (e.exit_code == 0) return PointState::Completed;
-    if (e.exit_code == 130 || e.exit_code == 143 || e.signal == SIGKILL)
+    if (e.exit_code == 129 || e.exit_code == 130 || e.exit_code == 143 || e.signal == SIGKILL)
       return PointState::Interrupted;
     return PointState::Failed;
   }

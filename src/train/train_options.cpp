@@ -42,6 +42,9 @@ void declare_checkpoint_options(OptionBinding<C>& b) {
                       "Checkpoint every N optimizer steps; 0 = only at the end and on interrupt")
              .at_least(0),
          &C::checkpoint_every);
+  b.bind(opt::flag("checkpoint_each_epoch", false,
+                   "Also checkpoint at the end of every epoch (Transformers' save_strategy \"epoch\")"),
+         &C::checkpoint_each_epoch);
   // The Trainer's default (500 steps) is minutes on a GPU and can be an hour on a
   // CPU; a bound in time loses at most this much of any run to a kill.
   b.bind(opt::number("checkpoint_every_minutes", 30.0,

@@ -26,6 +26,7 @@ struct TrainerConfig {
   bool eval_each_epoch{};
   long long log_every{};
   long long checkpoint_every{};
+  bool checkpoint_each_epoch{};
   double checkpoint_every_minutes{};
   long long keep_last{};
   std::string metric_for_best;  // "f1" or "eval.f1"; empty = the eval set's first metric

@@ -40,7 +40,7 @@ void TrainStep::settle() {
 // A micro-batch whose loss was not finite, found when the trainer settles.
 void TrainStep::report_bad_loss(const PendingLoss& m, double loss) {
   if (config_.nan_policy == NanPolicy::Skip) {
-    events_.emit({{"event", "nan_skip"}, {"step", m.step}, {"examples", m.examples}});
+    events_.emit({{"event", "nan_skip"}, {"step", m.step}, {"example_ids", m.examples}});
     return;
   }
   std::string what = fmt::format("the loss is {} at optimizer step {} (epoch {}, micro-batch {}); "

@@ -144,7 +144,7 @@ void Trainer::after_step(bool epoch_end) {
     ++state_.epoch;
     state_.batch_in_epoch = 0;
   }
-  if (scheduler_.checkpoint_after(step, std::chrono::steady_clock::now())) save_checkpoint();
+  if (scheduler_.checkpoint_after(step, epoch_end, std::chrono::steady_clock::now())) save_checkpoint();
   if (checkpointer_)
     for (const CheckpointWritten& w : checkpointer_->take_finished()) events_.emit(w.event());
   step_.pause_ended(std::chrono::steady_clock::now() - pause_began);

@@ -42,8 +42,10 @@ bool TrainingScheduler::evaluates_at(long long step, bool epoch_end) const {
          (epoch_end && config_.eval_each_epoch);
 }
 
-bool TrainingScheduler::checkpoints_at(long long step) const {
-  return !config_.checkpoints_dir.empty() && config_.checkpoint_every > 0 && step % config_.checkpoint_every == 0;
+bool TrainingScheduler::checkpoints_at(long long step, bool epoch_end) const {
+  if (config_.checkpoints_dir.empty()) return false;
+  return (config_.checkpoint_every > 0 && step % config_.checkpoint_every == 0) ||
+         (epoch_end && config_.checkpoint_each_epoch);
 }
 
 bool TrainingScheduler::checkpoint_due_by_time(long long step, Clock::time_point now) const {
@@ -54,8 +56,8 @@ bool TrainingScheduler::checkpoint_due_by_time(long long step, Clock::time_point
   return logs_at(step) && agreement_.any_rank(due);
 }
 
-bool TrainingScheduler::checkpoint_after(long long step, Clock::time_point now) {
-  const bool periodic = checkpoints_at(step) || checkpoint_due_by_time(step, now);
+bool TrainingScheduler::checkpoint_after(long long step, bool epoch_end, Clock::time_point now) {
+  const bool periodic = checkpoints_at(step, epoch_end) || checkpoint_due_by_time(step, now);
   const bool due = periodic || ending(step) || new_best_;
   new_best_ = false;
   return due;
@@ -64,7 +66,7 @@ bool TrainingScheduler::checkpoint_after(long long step, Clock::time_point now) 
 long long TrainingScheduler::settle_capacity() const { return std::min<long long>(config_.log_every, 1000); }
 
 bool TrainingScheduler::settles_at(long long step, bool epoch_end, long long unsettled) const {
-  return logs_at(step) || evaluates_at(step, epoch_end) || checkpoints_at(step) || ending(step) ||
+  return logs_at(step) || evaluates_at(step, epoch_end) || checkpoints_at(step, epoch_end) || ending(step) ||
          unsettled >= settle_capacity();
 }
 

@@ -54,14 +54,15 @@ class TrainingScheduler {
   // train.eval_every's steps and the last one (whose evaluation competes for
   // best), and an epoch's end under train.eval_each_epoch; never twice at a step.
   bool evaluates_at(long long step, bool epoch_end) const;
-  // train.checkpoint_every's steps, with a checkpoint folder.
-  bool checkpoints_at(long long step) const;
+  // train.checkpoint_every's steps, and an epoch's end under
+  // train.checkpoint_each_epoch, with a checkpoint folder.
+  bool checkpoints_at(long long step, bool epoch_end) const;
   // train.checkpoint_every_minutes since the last checkpoint (or the start). Under
   // data parallelism the ranks' clocks differ: they agree at log steps.
   bool checkpoint_due_by_time(long long step, Clock::time_point now) const;
   // Whether step `step` ends with a checkpoint: by steps, by time, the run's
   // end, or a new best; forgets the new best it reports.
-  bool checkpoint_after(long long step, Clock::time_point now);
+  bool checkpoint_after(long long step, bool epoch_end, Clock::time_point now);
   // Where the host needs what only the device knows: wherever one of the rules
   // above acts, and often enough (`unsettled` steps since the last settle) that
   // the device's table of learning rates never runs out.

@@ -10,6 +10,7 @@
 #include "train/checkpoint_io.h"
 #include "train/training_state.h"
 
+#include "background_command.h"
 #include "dist_runs.h"
 #include "run_files.h"
 #include "shared.h"
@@ -189,20 +190,9 @@ TEST_CASE("a killed rank stops the others with its number; the run resumes to th
   CHECK(summary(run)["resumed_from"].get<std::string>().find("step-") != std::string::npos);
 }
 
-namespace {
+using runner::test::start_command;
 
-// Starts `command_line` in the background with its output in `log`.
-pid_t start_command(const std::string& command_line, const std::string& log) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, STDOUT_FILENO);
-    dup2(fd, STDERR_FILENO);
-    execl("/bin/sh", "sh", "-c", ("exec " + command_line).c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  return pid;
-}
+namespace {
 
 // Waits until rank 0 has logged `steps` train events (the run is under way).
 bool wait_for_steps(const std::string& dir, size_t steps) {
@@ -222,9 +212,9 @@ std::string file_text(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("SIGINT or SIGTERM to `runner launch` reaches every worker: the run ends interrupted "
-          "with a valid checkpoint", "[dist]") {
-  const int sig = GENERATE(SIGINT, SIGTERM);
+TEST_CASE("SIGINT, SIGTERM or SIGHUP to `runner launch` reaches every worker: the run ends "
+          "interrupted with a valid checkpoint", "[dist]") {
+  const int sig = GENERATE(SIGINT, SIGTERM, SIGHUP);
   std::string dir = runner::test::tmp_dir("dist_signal_" + std::to_string(sig));
   pid_t launcher = start_command(exe() + " launch --nproc-per-node 2 --master-port " + std::to_string(free_port()) +
                                      " " + recipe() + sets(dir, 8, 1) + " --set train.max_steps=100000",
@@ -239,7 +229,7 @@ TEST_CASE("SIGINT or SIGTERM to `runner launch` reaches every worker: the run en
   waitpid(launcher, &status, 0);
   INFO(file_text(dir + "/launch.log"));
   REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 128 + sig);  // 130 or 143, the workers' own exit code
+  CHECK(WEXITSTATUS(status) == 128 + sig);  // 130, 143 or 129: the workers' own exit code
   std::string run = only_run_dir(dir);
   auto s = summary(run);
   CHECK(s["status"] == "interrupted");

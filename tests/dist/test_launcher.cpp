@@ -105,6 +105,7 @@ TEST_CASE("bad input and interrupts are not restarted", "[dist][launch]") {
   CHECK_FALSE(restartable_failure(2));    // the same input fails the same way
   CHECK_FALSE(restartable_failure(130));  // the user stopped it
   CHECK_FALSE(restartable_failure(143));
+  CHECK_FALSE(restartable_failure(129));  // SIGHUP: a dropped ssh session
   LaunchOptions o;
   o.nproc_per_node = 1;
   o.executable = "/bin/sh";

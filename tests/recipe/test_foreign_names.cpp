@@ -270,12 +270,12 @@ TEST_CASE("an eval metric named without eval. gets it as the did-you-mean", "[re
   CHECK(d->hint == "did you mean \"eval.f1\"?");
 }
 
-TEST_CASE("the Trainer's strategies name the runner's keys, and save_strategy epoch says how", "[recipe]") {
+TEST_CASE("the Trainer's strategies name the runner's keys, save_strategy epoch its own", "[recipe]") {
   RecipeLoad l = load(smoke_recipe(), {"train.eval_strategy=no", "train.save_strategy=epoch"});
   INFO(format_all(l.diags));
   REQUIRE(diagnostic_for(l, "train.eval_strategy"));
   CHECK_THAT(diagnostic_for(l, "train.eval_strategy")->hint, Catch::Contains("--set train.eval_each_epoch=false"));
   REQUIRE(diagnostic_for(l, "train.save_strategy"));
   CHECK_THAT(diagnostic_for(l, "train.save_strategy")->hint,
-             Catch::Contains("train.checkpoint_every to the optimizer steps of an epoch"));
+             Catch::Contains("--set train.checkpoint_each_epoch=true"));
 }

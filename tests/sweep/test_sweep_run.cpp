@@ -2,6 +2,7 @@
 // bad points, the exit code, the summaries, and a sweep killed half-way.
 #include "catch.h"
 
+#include "background_command.h"
 #include "shared.h"
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+
+#include <signal.h>
 
 namespace fs = std::filesystem;
 using runner::test::run_command;
@@ -177,6 +180,49 @@ TEST_CASE("a point interrupted by the sweep's death resumes from its checkpoint"
     } else {
       CHECK(p["attempts"] == 1);
     }
+  }
+}
+
+// Waits until some run under `dir` has written a checkpoint: the point is under way.
+bool wait_for_checkpoint(const std::string& dir) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec))
+      if (it->path().filename() == "metrics.jsonl" &&
+          runner::test::read_text(it->path().string()).find("\"checkpoint\"") != std::string::npos)
+        return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return false;
+}
+
+TEST_CASE("SIGHUP stops a sweep as SIGTERM does: its point checkpoints and the rerun resumes it",
+          "[sweep]") {
+  std::string dir = runner::test::tmp_dir("sweep-sighup");
+  std::string sweep = tiny_sweep(dir, "[grid]\n\"optimizer.lr\" = [1e-3]\n\"train.epochs\" = [2]\n");
+  std::string sweep_dir = dir + "/runs/tiny";
+  // 8 steps of at least 300 ms: the signal comes while the point trains.
+  pid_t pid = runner::test::start_command("env RUNNER_TEST_STEP_PAUSE_MS=300 " + sweep_cmd(sweep),
+                                          dir + "/sweep.log");
+  REQUIRE(pid > 0);
+  const bool started = wait_for_checkpoint(sweep_dir);
+  kill(pid, started ? SIGHUP : SIGKILL);
+  const int code = runner::test::wait_exit_code(pid);
+  INFO(runner::test::read_text(dir + "/sweep.log"));
+  REQUIRE(started);
+  CHECK(code == 129);  // exited with 128 + SIGHUP, not killed by it
+  for (const auto& [id, p] : ledger_of(sweep_dir)["points"].items()) CHECK(p["state"] == "interrupted");
+  auto rerun = run_command(sweep_cmd(sweep));
+  INFO(rerun.out);
+  CHECK(rerun.exit_code == 0);
+  for (const auto& [id, p] : ledger_of(sweep_dir)["points"].items()) {
+    CHECK(p["state"] == "completed");
+    std::vector<std::string> runs = run_dirs(sweep_dir + "/" + id);
+    REQUIRE(runs.size() == 1);  // resumed in place
+    nlohmann::json summary = nlohmann::json::parse(runner::test::read_text(runs[0] + "/summary.json"));
+    CHECK(summary["resumed_from"].is_string());
   }
 }
 

@@ -274,6 +274,19 @@ TEST_CASE("resume refuses a directory that is not a run", "[e2e]") {
 
 // Each step lasts at least 20 ms (a test hook) and the bound is 6 ms: every
 // step is past it, so every step checkpoints, whatever the machine's speed.
+TEST_CASE("train.checkpoint_each_epoch checkpoints at every epoch's end", "[e2e]") {
+  // 256 examples / 16 = 16 steps per epoch; epochs 2.5 end at 16, 32 and 40.
+  std::string dir = runner::test::tmp_dir("e2e_checkpoint_each_epoch");
+  auto r = runner_cmd("", smoke_recipe() + isolated_run_sets(dir) +
+                              " --set train.epochs=2.5 --set train.checkpoint_every=0"
+                              " --set train.checkpoint_each_epoch=true");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  std::vector<long long> steps;
+  for (const auto& e : events(only_run_dir(dir), "checkpoint")) steps.push_back(e["step"]);
+  CHECK(steps == std::vector<long long>{16, 32, 40});
+}
+
 TEST_CASE("train.checkpoint_every_minutes checkpoints by time", "[e2e]") {
   std::string dir = runner::test::tmp_dir("e2e_checkpoint_minutes");
   auto r = runner_cmd("RUNNER_TEST_STEP_PAUSE_MS=20",

@@ -144,7 +144,7 @@ TEST_CASE("under nan_policy skip a non-finite loss leaves the parameters and the
   rig.step->settle();
   REQUIRE(rig.capture.count("nan_skip") == 1);
   CHECK(rig.capture.events.back()["step"] == 1);
-  CHECK(rig.capture.events.back()["examples"] == nlohmann::json({"toy/9", "toy/10"}));
+  CHECK(rig.capture.events.back()["example_ids"] == nlohmann::json({"toy/9", "toy/10"}));
   CHECK(rig.state.scheduler_step == 0);
   // The next finite window updates again.
   rig.step->update(toy_batch(1), 1, true);

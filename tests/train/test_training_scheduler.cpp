@@ -53,7 +53,7 @@ TEST_CASE("the scheduler logs, evaluates and checkpoints at their configured ste
   CHECK(steps_where(14, [&](long long k) { return s.logs_at(k); }) == std::vector<long long>{5, 10, 14});
   CHECK(steps_where(14, [&](long long k) { return s.evaluates_at(k, false); }) ==
         std::vector<long long>{4, 8, 12, 14});
-  CHECK(steps_where(14, [&](long long k) { return s.checkpoints_at(k); }) == std::vector<long long>{6, 12});
+  CHECK(steps_where(14, [&](long long k) { return s.checkpoints_at(k, false); }) == std::vector<long long>{6, 12});
   // Every step where one of them acts settles first, and none other (capacity 5 is never reached here).
   CHECK(steps_where(14, [&](long long k) { return s.settles_at(k, false, 1); }) ==
         std::vector<long long>{4, 5, 6, 8, 10, 12, 14});
@@ -88,6 +88,27 @@ TEST_CASE("a step is evaluated once: an epoch's end at an eval step is not evalu
   CHECK(s.evaluates_at(12, false));
 }
 
+TEST_CASE("an epoch's end is checkpointed, and settled, only under checkpoint_each_epoch", "[scheduler]") {
+  TrainerConfig c = config_every(100, 0, 0);
+  TrainingScheduler off(c, 50, nullptr);
+  const auto now = TrainingScheduler::Clock::now();
+  off.started(now);
+  CHECK_FALSE(off.checkpoint_after(7, true, now));
+  CHECK_FALSE(off.settles_at(7, true, 1));
+  c.checkpoint_each_epoch = true;
+  TrainingScheduler on(c, 50, nullptr);
+  on.started(now);
+  CHECK(on.checkpoints_at(7, true));
+  CHECK(on.settles_at(7, true, 1));
+  CHECK(on.checkpoint_after(7, true, now));
+  CHECK_FALSE(on.checkpoint_after(8, false, now));
+  SECTION("without a checkpoint folder an epoch's end writes none") {
+    c.checkpoints_dir.clear();
+    TrainingScheduler none(c, 50, nullptr);
+    CHECK_FALSE(none.checkpoints_at(7, true));
+  }
+}
+
 TEST_CASE("without a checkpoint folder no step checkpoints and checkpoint_every settles nothing",
           "[scheduler]") {
   TrainerConfig c = config_every(100, 0, 3);
@@ -96,7 +117,7 @@ TEST_CASE("without a checkpoint folder no step checkpoints and checkpoint_every 
   TrainingScheduler s(c, 50, nullptr);
   const auto t0 = TrainingScheduler::Clock::now();
   s.started(t0);
-  CHECK(steps_where(49, [&](long long k) { return s.checkpoints_at(k); }).empty());
+  CHECK(steps_where(49, [&](long long k) { return s.checkpoints_at(k, false); }).empty());
   CHECK(steps_where(49, [&](long long k) { return s.settles_at(k, false, 1); }).empty());
   CHECK_FALSE(s.checkpoint_due_by_time(3, t0 + 1h));
 }
@@ -123,7 +144,7 @@ TEST_CASE("a timed checkpoint is due checkpoint_every_minutes after the start or
   s.started(t0);
   CHECK_FALSE(s.checkpoint_due_by_time(3, t0 + 59s));
   CHECK(s.checkpoint_due_by_time(3, t0 + 60s));
-  CHECK(s.checkpoint_after(3, t0 + 61s));
+  CHECK(s.checkpoint_after(3, false, t0 + 61s));
   s.checkpoint_taken(t0 + 61s);
   CHECK_FALSE(s.checkpoint_due_by_time(4, t0 + 120s));
   CHECK(s.checkpoint_due_by_time(4, t0 + 121s));
@@ -161,17 +182,17 @@ TEST_CASE("the last step, a stop signal and a new best each end a step with a ch
   TrainingScheduler s(c, 10, &kMetrics);
   const auto now = TrainingScheduler::Clock::now();
   s.started(now);
-  CHECK_FALSE(s.checkpoint_after(4, now));
-  CHECK(s.checkpoint_after(10, now));
+  CHECK_FALSE(s.checkpoint_after(4, false, now));
+  CHECK(s.checkpoint_after(10, false, now));
   nlohmann::json e = eval_at(5, 0.7);
   s.record_eval(e);
-  CHECK(s.checkpoint_after(5, now));
-  CHECK_FALSE(s.checkpoint_after(6, now));  // the new best asked for one checkpoint only
+  CHECK(s.checkpoint_after(5, false, now));
+  CHECK_FALSE(s.checkpoint_after(6, false, now));  // the new best asked for one checkpoint only
   RankAgreement agreement;
   agreement.largest_signal = [](int) { return SIGTERM; };
   s.set_agreement(agreement);
   s.agree_on_interrupt();
-  CHECK(s.checkpoint_after(7, now));
+  CHECK(s.checkpoint_after(7, false, now));
 }
 
 TEST_CASE("the scheduler stops at the last step and at a stop signal agreed by the ranks", "[scheduler]") {
