@@ -1,4 +1,4 @@
-// Issue 28, item 4: the lines a console and train.log show, and the terminal's
+// The lines a console and train.log show, and the terminal's
 // bar. Step, epoch and loss come first, numbers are rounded to 4 significant
 // digits, and a run ends with one sentence naming the command to run next.
 #include "catch.h"
@@ -83,7 +83,7 @@ TEST_CASE("the terminal's bar shows the epoch and an evaluation under way", "[cl
 }
 
 TEST_CASE("the bar fits the terminal's width, leaving its last column free", "[cli]") {
-  // Issue 43, item 7: an 82-character bar wrapped in 80 columns and stacked a line per step.
+  // A bar wider than the terminal would wrap and stack a line per step.
   BarState s;
   s.step = 1234, s.total_steps = 20000, s.steps_per_epoch = 5000, s.has_loss = true;
   s.loss = 0.693147, s.lr = 1.23456e-5, s.steps_per_s = 12.5;
@@ -156,7 +156,7 @@ std::vector<std::string> screen_pieces(const std::string& out) {
 }  // namespace
 
 TEST_CASE("a run in an 80-column terminal redraws one bar and says each thing once", "[cli]") {
-  // Issue 43, item 7: the bar wrapped, the run directory and each warning came twice.
+  // One bar redrawn in place; the run directory and each warning said once.
   if (!std::filesystem::exists("/usr/bin/script")) {
     WARN("no /usr/bin/script (util-linux) to give the run a terminal");
     return;
@@ -188,8 +188,8 @@ TEST_CASE("a run in an 80-column terminal redraws one bar and says each thing on
 
 TEST_CASE("a resumed fine-tune announces no new head, and checkpoint paths read the same before and after",
           "[cli]") {
-  // Issue 43, item 7: the restored head was called "newly initialised" (twice), and
-  // checkpoint paths were relative before a resume and absolute after it.
+  // A resumed run never calls its restored head "newly initialised", and its
+  // checkpoint paths are written the same way before and after the resume.
   std::string dir = runner::test::tmp_dir("console-resume");
   std::string sets = runner::test::isolated_run_sets(dir) +
                      " --set data.max_train_examples=32 --set data.max_eval_examples=32 --set data.max_length=32"

@@ -1,4 +1,4 @@
-// Issue 43, item 10: `runner` is a front that links no LibTorch. It runs --help,
+// `runner` is a front that links no LibTorch. It runs --help,
 // completion, validate, ls ... itself, and hands the commands that need LibTorch
 // (Needs::LibTorch in the command table), and recipes with plugins, to the full
 // runner, runner-torch beside its real path, with the same arguments and input.

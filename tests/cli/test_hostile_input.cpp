@@ -1,4 +1,4 @@
-// Hostile input files and flags (issue 15, items 2, 8, 12): each is refused with
+// Hostile input files and flags: each is refused with
 // exit 2 and a message that names the file or flag, what was found, what was
 // expected and the fix, within seconds and far under 1 GB, and never with a
 // library's own exception text.

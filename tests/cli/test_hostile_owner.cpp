@@ -1,4 +1,4 @@
-// Issue 39, item 4: one process at a time trains a run directory. The
+// One process at a time trains a run directory. The
 // training process holds the run's lock (run/run_lock.h) for its whole life;
 // another `runner resume` of the run, or one started while the run's own
 // process trains, is refused with exit 2 naming the owner and changes nothing.

@@ -1,4 +1,4 @@
-// Issue 29, items 3 and 9: paths past the system's limits and files that are
+// Paths past the system's limits and files that are
 // not regular files. Each is refused with exit 2 naming the path (or the key
 // or argument that gave it) and the fix, never with the file system's raw
 // message, and a named pipe never blocks the runner: every command runs under

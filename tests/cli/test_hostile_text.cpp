@@ -1,5 +1,5 @@
-// Issue 39, weaker findings: arguments and text that round 3 found resolved to
-// some run or printed raw. An empty run argument is refused; predict --model
+// Arguments and text that must neither resolve to some run nor be printed
+// raw. An empty run argument is refused; predict --model
 // gets the PATH_MAX check of the other path flags; ESC, U+2028 and U+202E are
 // escaped wherever a name or value reaches a terminal; bash completion keeps
 // file names with spaces and newlines whole.

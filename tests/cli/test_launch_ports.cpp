@@ -1,4 +1,4 @@
-// Issue 28, item 5: `runner launch` on one machine never collides. Without
+// `runner launch` on one machine never collides. Without
 // --master-port each launch takes a free port, so two at once both finish; a
 // port that is taken is refused before any worker starts, naming the flag, and
 // no glog or c10 text reaches the user.

@@ -1,4 +1,4 @@
-// Issue 43 item 5: a recipe naming model.pretrained and no tokenizer.path
+// A recipe naming model.pretrained and no tokenizer.path
 // tokenizes with the model folder's own vocabulary (AutoTokenizer's default),
 // not bert-base-uncased's; a path the recipe gives is kept.
 #include "catch.h"

@@ -1,4 +1,4 @@
-// Issue 28, item 0: what cannot run is never called valid and never ends in a
+// What cannot run is never called valid and never ends in a
 // stack trace. A device the build lacks is refused before a run directory
 // exists (exit 2, with the fix); a model folder without weights is an error
 // at validate; `fetch` lists the files it checked and fails on a missing one;
@@ -166,8 +166,7 @@ TEST_CASE("runner init says whether its model starts from random or pretrained w
 }
 
 TEST_CASE("validate reports a missing weight file together with the recipe's other errors, in one pass", "[cli]") {
-  // Issue 43 item 3: the weights error once came only after every other error was
-  // fixed. A rule's error (load_best_at_end without an eval split) stands for the
+  // The weights error comes with the others, not after they are fixed. A rule's error (load_best_at_end without an eval split) stands for the
   // others; the model component's weight check must still speak.
   std::string dir = runner::test::tmp_dir("one-pass");
   std::string model = weightless_model(dir);

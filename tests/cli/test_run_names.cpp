@@ -114,8 +114,8 @@ TEST_CASE("print-config shows the preset's real sizes and run.output_dir absolut
 }
 
 TEST_CASE("runs under another run.output_dir are found by what ls prints, and reports go into the run", "[cli]") {
-  // Issue 43, item 8: with run.output_dir elsewhere, ls and report NAME looked only
-  // under ./runs, compare refused ls's names, and report wrote ./report.html.
+  // With run.output_dir elsewhere, ls, report NAME and compare find the runs
+  // there by ls's names, and report writes into the run, not ./report.html.
   std::string dir = test::tmp_dir("run-names-elsewhere");
   fs::create_directories(dir + "/work");
   std::string recipe = test::read_text(test::source_dir() + "/recipes/smoke/mrpc_smoke.toml");
@@ -156,7 +156,7 @@ TEST_CASE("runs under another run.output_dir are found by what ls prints, and re
 }
 
 TEST_CASE("--runs DIR finds and lists runs kept outside ./runs", "[cli]") {
-  // Issue 43 item 8: with run.output_dir elsewhere, ls and a run's name looked only under ./runs.
+  // With run.output_dir elsewhere, ls and a run's name looked only under ./runs.
   std::string dir = test::tmp_dir("runs-flag");
   train_named(dir);
   std::string elsewhere = test::tmp_dir("runs-flag-cwd");

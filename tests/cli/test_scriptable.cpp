@@ -1,4 +1,4 @@
-// Issue 28, item 7: scriptable and inspectable. --json on validate, describe,
+// Scriptable and inspectable. --json on validate, describe,
 // compare and sweep --status prints one JSON document on stdout; `runner env`
 // says what the build and machine offer; the completion scripts come from the
 // argument table, so every command and flag completes.

@@ -1,4 +1,4 @@
-// Issue 43, item 9: the conventions a shell user and a torchrun or Accelerate
+// The conventions a shell user and a torchrun or Accelerate
 // user bring: `-` and /dev/stdin read standard input, other tools' command
 // names lead to the runner's, and torchrun's and Accelerate's flag spellings
 // are taken as the runner's own.

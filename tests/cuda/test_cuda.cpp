@@ -118,7 +118,7 @@ TEST_CASE("cuda: optimizer offload steps on the host and follows AdamW on the GP
   }
 }
 
-// fp16 autocast on CUDA trains the model it runs (issue 32): the golden
+// fp16 autocast on CUDA trains the model it runs: the golden
 // trajectory loop of tests/train/golden_loop.h on the GPU.
 namespace {
 

@@ -1,5 +1,5 @@
 // GLUE files as distributed and the generic tsv/csv/jsonl datasets, including
-// every malformed-row case of issue 3.
+// every malformed-row case.
 #include "catch.h"
 
 #include "data/dataset.h"

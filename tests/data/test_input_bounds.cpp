@@ -1,4 +1,4 @@
-// The checked edges every input goes through (issue 15, items 2, 8, 12): the
+// The checked edges every input goes through: the
 // bounded JSON parse, the checked number conversion and the input-file check,
 // and the data readers that use them.
 #include "catch.h"

@@ -1,7 +1,7 @@
 // runner launch's environment for the workers: passive OpenMP waits when the
 // workers' threads outnumber the CPUs, and never over the user's own setting;
 // each worker on its share of the CPUs; rank 0's standard output alone on the
-// launcher's (issue 43, item 9).
+// launcher's.
 #include "dist/launcher.h"
 
 #include "catch.h"

@@ -1,4 +1,4 @@
-// Issue 29, items 2 and 7: Hugging Face caches laid out by hand and broken as a
+// Hugging Face caches laid out by hand and broken as a
 // killed download, a hand edit or a hostile link leaves them. Offline, `runner
 // fetch` must fail (exit 2) on any cache the run would reject, naming what is
 // broken and how to refetch, and a snapshot link that leads out of the cache is

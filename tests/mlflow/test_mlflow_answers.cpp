@@ -1,4 +1,4 @@
-// Issue 39, items 1-3: a tracking server that answers what no MLflow server
+// A tracking server that answers what no MLflow server
 // would (a web page, a redirect, binary bytes, JSON of the wrong shape, a huge
 // or never-ending body, refusals) never ends, fails or holds the run: it is said
 // once on stderr, the run completes, and the process exits soon after training

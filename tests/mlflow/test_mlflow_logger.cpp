@@ -1,4 +1,4 @@
-// Issue 28, item 11, without a server: the mlflow logger with no tracking URI
+// The mlflow logger with no tracking URI
 // (or one that is not HTTP) is refused before a run directory exists, and a
 // server that cannot be reached neither fails nor stops the run and is said
 // once. tests/mlflow/mlflow_server.sh (`bash scripts/test.sh mlflow`) checks

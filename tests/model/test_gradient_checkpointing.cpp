@@ -1,4 +1,4 @@
-// Issue 43, model.gradient_checkpointing: each encoder layer is recomputed in
+// Each encoder layer is recomputed in
 // the backward (its node is in the graph, one per layer), and the gradients are
 // those of the plain backward: the recomputation draws the same dropout masks
 // from the generator's state at the forward, and leaves the generator where the

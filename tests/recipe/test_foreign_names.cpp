@@ -1,4 +1,4 @@
-// Issue 28, item 8: a user coming from Hugging Face writes the Trainer's and
+// A user coming from Hugging Face writes the Trainer's and
 // Accelerate's names; each one is answered with the runner's key, errors come in
 // the order of the file, and `describe` shows every option a section may hold.
 #include "catch.h"

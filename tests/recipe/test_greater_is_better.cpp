@@ -1,4 +1,4 @@
-// Issue 43, item 1: train.greater_is_better follows train.metric_for_best's name
+// train.greater_is_better follows train.metric_for_best's name
 // unless the recipe sets it (a name ending in "loss" is lower-is-better, as in
 // Transformers' Trainer), and maximising a loss explicitly is warned about.
 #include "catch.h"

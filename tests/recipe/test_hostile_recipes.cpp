@@ -1,4 +1,4 @@
-// Recipes a hostile (or unlucky) user could write, from issue 15: each must be
+// Recipes a hostile (or unlucky) user could write: each must be
 // refused by `runner validate` with exit code 2, within a second, naming the
 // file:line, the key and the problem, before anything is created.
 #include "catch.h"
@@ -107,7 +107,7 @@ TEST_CASE("epochs and threads have upper bounds", "[recipe][hostile]") {
                  "expected a number in (0, 1000000]");
   expect_refused(run_on("threads.toml", "[run]\nthreads = 1000000\n"), "threads.toml:2:", "run.threads",
                  "expected an integer in [0, 1024]");
-  // Issue 15 item 7: 2e9 labels died with std::bad_alloc building the classifier.
+  // A label count no classifier fits in memory is refused at its line.
   expect_refused(run_on("labels.toml", "[data]\ndataset = \"tsv\"\nnum_labels = 2000000000\n"), "labels.toml:3:",
                  "data.num_labels", "expected an integer in [1, 100000]");
 }

@@ -27,7 +27,7 @@ TEST_CASE("every shipped recipe validates", "[recipe]") {
     if (e.path().parent_path().filename() == "sweeps") continue;  // sweep files, not recipes
     auto r = run_command(runner::test::runner_exe() + " validate " + e.path().string());
     INFO(e.path().string() << "\n" << r.out);
-    // The pretrained folder of a recipe must hold weights (issue 28): ../shared's
+    // The pretrained folder of a recipe must hold weights: ../shared's
     // bert-base-uncased has its config and tokenizer only, so there the recipe is
     // refused for that reason alone, naming the folder.
     if (r.exit_code != 0 && r.out.find("has config.json but no weights") != std::string::npos &&
@@ -38,7 +38,7 @@ TEST_CASE("every shipped recipe validates", "[recipe]") {
     std::string text = slurp(e.path());
     std::string first = text.substr(0, 200);
     CHECK(first.find(ext == ".toml" ? "#:schema " : "# yaml-language-server: $schema=") == 0);
-    // The same file trains on a GPU machine's GPU and a CPU machine's CPU (issue 43, item 6).
+    // The same file trains on a GPU machine's GPU and a CPU machine's CPU.
     auto device = run_command(runner::test::runner_exe() + " print-config --format json " + e.path().string() +
                               " 2>/dev/null | grep '\"device\"'");
     CHECK((text.find("device = \"auto\"\n") != std::string::npos || text.find("device: auto\n") != std::string::npos));

@@ -1,7 +1,8 @@
 // The shape of the code, checked on the source tree:
 // - the folders of src/ form layers, listed low to high in docs/extending.md's
 //   "Project layout" block; no file includes from a higher layer than its own;
-// - no function in src/run or src/train is longer than 60 lines.
+// - no function in src/run or src/train is longer than 60 lines;
+// - no test comment cites an issue number.
 #include "catch.h"
 
 #include "shared.h"
@@ -102,4 +103,22 @@ TEST_CASE("layering: no function in src/run or src/train is over 60 lines", "[la
         ++measured;
       }
   CHECK(measured > 50);
+}
+
+// A test's comments say what the code does; the issue that asked for it, and
+// the story of a fix, belong in the history.
+TEST_CASE("layering: no test comment cites an issue by number", "[layering]") {
+  static const std::regex citation(R"((//|#).*\b[Ii]ssue \d+)");
+  size_t read = 0;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(runner::test::source_dir()) / "tests")) {
+    const std::string ext = e.path().extension().string();
+    if (ext != ".cpp" && ext != ".h" && ext != ".sh" && ext != ".py") continue;
+    ++read;
+    const std::vector<std::string> lines = read_lines(e.path());
+    for (size_t i = 0; i < lines.size(); ++i) {
+      INFO(e.path().string() << ":" << i + 1 << ": " << lines[i]);
+      CHECK_FALSE(std::regex_search(lines[i], citation));
+    }
+  }
+  CHECK(read > 100);
 }

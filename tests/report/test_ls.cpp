@@ -79,7 +79,7 @@ TEST_CASE("a run whose records hold fields of the wrong type is listed and repor
   REQUIRE(rows.size() == 1);
   CHECK(rows[0]["name"] == "demo");
   // A status that is not a string says nothing about the run: unknown, never
-  // running forever (issue 39; without summary.json at all a run is unfinished).
+  // running forever (without summary.json at all a run is unfinished).
   CHECK(rows[0]["status"] == "unknown");
   CHECK(rows[0]["started_utc"] == "");
   CHECK(rows[0]["best_value"].is_null());
@@ -91,7 +91,7 @@ TEST_CASE("a run whose records hold fields of the wrong type is listed and repor
 }
 
 TEST_CASE("runner ls and report messages show a record's control characters escaped", "[ls]") {
-  // Issue 29, item 6: a run name holding ESC sequences (set the window title,
+  // A run name holding ESC sequences (set the window title,
   // clear the screen) reached the terminal byte for byte.
   std::string dir = runner::test::tmp_dir("ls-escapes");
   FakeRun run;

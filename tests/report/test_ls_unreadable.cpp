@@ -1,4 +1,4 @@
-// Issue 39, item 7: one folder that cannot be read never hides the rest. `ls`
+// One folder that cannot be read never hides the rest. `ls`
 // lists every run it can read and marks the folder it cannot as unreadable;
 // `ls /` walks past whatever the system's folders hold. The tests run as root,
 // whom a chmod 000 does not stop: `runner ls` is run as the unprivileged user

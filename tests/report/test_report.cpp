@@ -94,8 +94,8 @@ TEST_CASE("nice ticks are 1, 2 or 5 times a power of ten and cover the data", "[
 }
 
 TEST_CASE("every axis writes its tick labels in one format", "[report]") {
-  // Issue 28, item 10: a learning-rate axis read "0.0010", "8e-4" ... "2e-4", a long run's
-  // step axis "80000", "1.0e5", "1.2e5": two formats on one axis.
+  // Never two formats on one axis: not "0.0010" beside "8e-4", nor "80000"
+  // beside "1.0e5".
   auto y_ticks = [](double top) {
     ChartSpec spec;
     spec.id = "c";
@@ -169,7 +169,7 @@ TEST_CASE("several runs are overlaid with a legend and a table of their recipe d
 }
 
 TEST_CASE("overlaid runs have one legend for the figure, none under each chart", "[report]") {
-  // Issue 28, item 10: eight charts each repeated the legend of every run.
+  // One legend for the figure: the charts repeat none.
   std::string dir = runner::test::tmp_dir("report-legend");
   FakeRun a, b;
   b.lr = 3e-4;
@@ -185,7 +185,7 @@ TEST_CASE("overlaid runs have one legend for the figure, none under each chart",
 }
 
 TEST_CASE("the run charts' x axis is the step, the samples, the epoch or the elapsed time", "[report]") {
-  // Issue 28, item 10: every chart was against the optimizer step. The fixture: 3 steps an
+  // The fixture: 3 steps an
   // epoch, an effective batch of 16, elapsed_s = 10 x step + 0.5; the best checkpoint at step 3.
   std::string dir = runner::test::tmp_dir("report-x");
   std::string run = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", FakeRun{});
@@ -232,7 +232,7 @@ TEST_CASE("samples of an evaluation before the first train event come from the r
 }
 
 TEST_CASE("run.name is left out of the recipe differences", "[report]") {
-  // Issue 28, item 10: the points of a sweep differ by their names, trivially.
+  // The points of a sweep differ by their names, which says nothing.
   std::string dir = runner::test::tmp_dir("report-names");
   FakeRun a, b;
   a.name = "alpha", b.name = "beta", b.lr = 3e-4;
@@ -247,7 +247,7 @@ TEST_CASE("run.name is left out of the recipe differences", "[report]") {
 }
 
 TEST_CASE("one run's page puts its identity beside the charts, in a grid that uses the width", "[report]") {
-  // Issue 28, item 10: one run's page was a narrow identity table with nothing beside it.
+  // The identity table sits beside the charts, not alone above them.
   std::string dir = runner::test::tmp_dir("report-width");
   std::string run = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", FakeRun{});
   std::string html = report_of({run}, dir + "/r.html");
@@ -360,7 +360,7 @@ TEST_CASE("bad report input is exit 2 naming the path, and an earlier report is 
 
 TEST_CASE("damaged lines of metrics.jsonl are counted and the first is named; a cut-off last line is expected",
           "[report]") {
-  // Issue 29, item 5: bare NaN, binary garbage and a cut-off line were skipped in silence.
+  // Bare NaN, binary garbage and a cut-off line are skipped and said.
   std::string dir = runner::test::tmp_dir("report-damaged");
   std::string exe = runner::test::runner_exe();
   std::string run = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", FakeRun{});
@@ -392,7 +392,7 @@ TEST_CASE("damaged lines of metrics.jsonl are counted and the first is named; a 
 
 TEST_CASE("a run of 300,000 logged steps is reported and listed in bounded memory, its charts downsampled",
           "[report]") {
-  // Issue 29, item 4: a 212 MB metrics.jsonl took 1.3 GB and made a 59 MB page.
+  // A huge metrics.jsonl is read in bounded memory into a page of bounded size.
   std::string dir = runner::test::tmp_dir("report-long");
   std::string run = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", FakeRun{});
   {
@@ -438,7 +438,7 @@ TEST_CASE("a downsampled series keeps its ends, its lowest and highest points, i
 }
 
 TEST_CASE("evaluations are read into bounded series too, and made-up metric names are capped", "[report]") {
-  // Issue 29, item 4: every record reader is bounded; an eval line with a new name made a new chart.
+  // Every record reader is bounded; made-up eval names cannot add charts without end.
   std::string dir = runner::test::tmp_dir("report-evals");
   std::string run = runner::test::make_fake_run(dir + "/runs", "20260102T030405Z-aaaaaa", FakeRun{});
   {

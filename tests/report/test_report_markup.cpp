@@ -1,4 +1,4 @@
-// Issue 29, item 1: a report of runs and of a sweep whose every name field
+// A report of runs and of a sweep whose every name field
 // (run name, metric names, recipe values, split names, the machine, the
 // data files, sweep keys and points) holds markup. The page must hold only the
 // elements and attributes the runner writes: every '<' that came from the data

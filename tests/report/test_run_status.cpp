@@ -1,4 +1,4 @@
-// Issue 28, item 3: a status that stays true. A run recorded as running whose
+// A status that stays true. A run recorded as running whose
 // process is gone is listed as died (this host) or stale (another host whose
 // heartbeat stopped), and every run's BEST column names its metric the same way.
 #include "catch.h"

@@ -121,7 +121,7 @@ TEST_CASE("compare diffs two real runs, and a run against its own baseline", "[s
 }
 
 TEST_CASE("compare reads records whose fields have the wrong type without a library message", "[sweep]") {
-  // Issue 29 (the same class as item 5): typed reads of records threw nlohmann's type_error.
+  // Records of the wrong type are said, never a raw nlohmann type_error.
   std::string dir = runner::test::tmp_dir("compare-types");
   std::string a = fake_run(dir + "/a", 0.80, 0.50, 1e-3);
   std::string b = fake_run(dir + "/b", 0.78, 0.60, 3e-4);

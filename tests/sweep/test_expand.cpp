@@ -173,7 +173,7 @@ TEST_CASE("a dry run validates every point and names the bad one", "[sweep]") {
 }
 
 TEST_CASE("a sweep file's base and output_dir are interpolated like a recipe's paths", "[sweep]") {
-  // Issue 29, item 8: base = "${VAR}/x.toml" was taken literally, unlike a recipe's extends.
+  // base = "${VAR}/x.toml" expands $VAR, as a recipe's extends does.
   std::string dir = test::tmp_dir("sweep-interpolate");
   ::setenv("RUNNER_TEST_SWEEP_RECIPES", (test::source_dir() + "/recipes/smoke").c_str(), 1);
   std::string path = write_sweep(dir, "s.toml",
@@ -193,7 +193,7 @@ TEST_CASE("a sweep file's base and output_dir are interpolated like a recipe's p
 }
 
 TEST_CASE("a sweep without output_dir goes where its set table or base recipe sends runs", "[sweep]") {
-  // Issue 29, item 8: the ledger went to ./runs/<name> whatever run.output_dir the recipe gave.
+  // The ledger goes where the recipe's run.output_dir sends runs, not always ./runs/<name>.
   std::string dir = test::tmp_dir("sweep-runs-folder");
   std::ofstream(dir + "/base.toml") << "extends = \"" << smoke_recipe() << "\"\n[run]\noutput_dir = \"" << dir
                                     << "/elsewhere\"\n";

@@ -1,4 +1,4 @@
-// Hostile sweep files (issue 15, items 8, 11, 12): wrong types and empty files
+// Hostile sweep files: wrong types and empty files
 // are reported with the key and a hint, a sweep is counted before it is
 // expanded, and the ranking metric must be one the runs produce.
 #include "catch.h"

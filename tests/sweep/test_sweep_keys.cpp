@@ -1,4 +1,4 @@
-// Issue 28, item 6: a sweep decides where its points' runs go and what they are
+// A sweep decides where its points' runs go and what they are
 // called, so a recipe value for those is refused (not silently overridden), and
 // `runner sweep` takes --set like `runner run`.
 #include "catch.h"

@@ -88,7 +88,7 @@ TEST_CASE("a sweep killed mid-way loses nothing and reruns only what is left", "
 namespace {
 
 // A BERT-Tiny config.json without any weights file beside it.
-// Validate sees a weight file there (it checks that one exists, issue 28); the
+// Validate sees a weight file there (it checks that one exists); the
 // run fails when it reads it: a safetensors header length past the file's end.
 void write_damaged_model(const std::string& dir) {
   fs::create_directories(dir);

@@ -1,5 +1,5 @@
-// Issue 43, item 8: a tie ranked 1 and 2 in `sweep --status` but =1 and =1 in
-// the report. Both now rank with util/tie_ranks.h.
+// Tied points rank alike (=1 and =1) in `sweep --status` and in the report:
+// both rank with util/tie_ranks.h.
 #include "catch.h"
 
 #include "sweep/summary.h"

