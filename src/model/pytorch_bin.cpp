@@ -1,6 +1,7 @@
 #include "model/pytorch_bin.h"
 
 #include "model/safetensors.h"
+#include "model/stored_zip.h"
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>
@@ -18,60 +19,6 @@ namespace {
                               tensor.empty() ? "" : "tensor '" + tensor + "'", message,
                               "the file is truncated or corrupt, or not written by torch.save; "
                               "model.safetensors is the safer format"));
-}
-
-uint64_t le(const uint8_t* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-
-// ---- zip: only stored (uncompressed) records, which is what torch.save writes.
-
-struct ZipRecord {
-  const uint8_t* data = nullptr;
-  size_t size = 0;
-};
-
-std::map<std::string, ZipRecord> read_zip(const MappedFile& f) {
-  const uint8_t* base = f.data();
-  const size_t size = f.size();
-  auto need = [&](uint64_t offset, uint64_t n) {
-    if (offset > size || n > size - offset) bin_error(f.path(), "a zip structure runs past the end of the file");
-  };
-  if (size < 22) bin_error(f.path(), "too small to be a torch.save zip archive");
-  if (le(base, 4) != 0x04034b50)
-    bin_error(f.path(), "not a zip archive: this is the legacy (pre torch 1.6) pickle format or "
-                        "not a PyTorch file; load and re-save it with a newer torch, or convert "
-                        "it to model.safetensors");
-  size_t eocd = size - 22;
-  size_t lowest = size > 22 + 65535 ? size - 22 - 65535 : 0;
-  while (le(base + eocd, 4) != 0x06054b50) {
-    if (eocd == lowest) bin_error(f.path(), "no zip end-of-directory record: the file is truncated");
-    --eocd;
-  }
-  uint64_t count = le(base + eocd + 10, 2), cd = le(base + eocd + 16, 4);
-  if (count == 0xffff || cd == 0xffffffff)
-    bin_error(f.path(), "a zip64 archive (over 4 GiB) is not supported; use model.safetensors");
-  std::map<std::string, ZipRecord> records;
-  uint64_t p = cd;
-  for (uint64_t i = 0; i < count; ++i) {
-    need(p, 46);
-    if (le(base + p, 4) != 0x02014b50) bin_error(f.path(), "corrupt zip central directory");
-    uint64_t method = le(base + p + 10, 2), csize = le(base + p + 20, 4);
-    uint64_t name_len = le(base + p + 28, 2), extra = le(base + p + 30, 2), comment = le(base + p + 32, 2);
-    uint64_t local = le(base + p + 42, 4);
-    need(p + 46, name_len);
-    std::string name(reinterpret_cast<const char*>(base + p + 46), name_len);
-    if (method != 0) bin_error(f.path(), fmt::format("zip record '{}' is compressed; torch.save writes "
-                                                     "stored records only", name));
-    need(local, 30);
-    uint64_t data = local + 30 + le(base + local + 26, 2) + le(base + local + 28, 2);
-    need(data, csize);
-    records[name] = ZipRecord{base + data, csize};
-    p += 46 + name_len + extra + comment;
-  }
-  return records;
 }
 
 // ---- the unpickler
@@ -124,7 +71,7 @@ class Unpickler {
   }
   uint64_t uint(int n) {
     if (end_ - p_ < n) bin_error(path_, "data.pkl ends inside an opcode");
-    uint64_t v = le(p_, n);
+    uint64_t v = read_le(p_, n);
     p_ += n;
     return v;
   }
@@ -331,7 +278,7 @@ void check_extent(const PickledTensor& t, const std::string& path) {
 }  // namespace
 
 PytorchBinFile::PytorchBinFile(const std::string& path) : file_(std::make_shared<MappedFile>(path)) {
-  auto records = read_zip(*file_);
+  auto records = read_stored_zip(*file_);
   std::string archive;
   for (const auto& [name, rec] : records) {
     auto slash = name.find('/');

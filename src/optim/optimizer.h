@@ -78,6 +78,13 @@ std::unique_ptr<Optimizer> make_adam_optimizer(const nlohmann::json& options,
                                                std::vector<NamedParameter> params, bool decoupled,
                                                AdamKernel kernel = AdamKernel::Auto);
 
+// options: the resolved [optimizer] section of "sgd".
+std::unique_ptr<Optimizer> make_sgd_optimizer(const nlohmann::json& options, std::vector<NamedParameter> params);
+
+// A checkpoint's optimizer state entry `key`, on `like`'s device and dtype; an
+// entry that is missing or of another shape than `like` is an InputError.
+torch::Tensor optimizer_state_entry(const TensorMap& state, const std::string& key, const torch::Tensor& like);
+
 // options: the resolved [optimizer] section.
 using OptimizerFactory = std::function<std::unique_ptr<Optimizer>(
     const nlohmann::json& options, std::vector<NamedParameter> params)>;

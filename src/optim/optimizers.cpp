@@ -1,9 +1,10 @@
-// adamw, adam and sgd with the arithmetic of torch 1.13's _single_tensor_*
+// adamw and adam with the arithmetic of torch 1.13's _single_tensor_*
 // functions (same float operations, scalars computed in double as torch does);
 // Adam on float32 CPU parameters runs fused, one pass per parameter (fused_adam.h).
 // Adam on a GPU takes torch's own fused kernel where LibTorch has one (2.4 on):
 // torch 2.x's arithmetic (lerp_ moments), every input read on the device.
-// Their options and specs are optim/optimizer_components.cpp (torch-free).
+// sgd is optim/sgd.cpp; their options and specs optim/optimizer_components.cpp
+// (torch-free).
 #include "optim/optimizer.h"
 #include "optim/fused_adam.h"
 #include "optim/optimizer_components.h"
@@ -50,10 +51,8 @@ void Optimizer::zero_grad() {
   }
 }
 
-namespace {
-
-torch::Tensor state_entry(const TensorMap& state, const std::string& key,
-                          const torch::Tensor& like) {
+torch::Tensor optimizer_state_entry(const TensorMap& state, const std::string& key,
+                                      const torch::Tensor& like) {
   auto it = state.find(key);
   if (it == state.end())
     throw InputError(make_error({}, "", fmt::format("optimizer state has no entry '{}'", key),
@@ -66,6 +65,8 @@ torch::Tensor state_entry(const TensorMap& state, const std::string& key,
         "the checkpoint was written for another model configuration"));
   return it->second.to(like.defined() ? like.options() : it->second.options()).clone();
 }
+
+namespace {
 
 struct AdamOptions {
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
@@ -126,9 +127,9 @@ class Adam : public Optimizer {
         continue;
       }
       const torch::Tensor& p = params_[i].tensor;
-      slots_[i].step = state_entry(state, n + "/step", torch::Tensor());
-      slots_[i].exp_avg = state_entry(state, n + "/exp_avg", p);
-      slots_[i].exp_avg_sq = state_entry(state, n + "/exp_avg_sq", p);
+      slots_[i].step = optimizer_state_entry(state, n + "/step", torch::Tensor());
+      slots_[i].exp_avg = optimizer_state_entry(state, n + "/exp_avg", p);
+      slots_[i].exp_avg_sq = optimizer_state_entry(state, n + "/exp_avg_sq", p);
     }
   }
 
@@ -251,62 +252,6 @@ void Adam::torch_fused_step(const std::vector<size_t>&, const StepInputs&) {
 }
 #endif
 
-struct SgdOptions {
-  double momentum = 0, dampening = 0;
-  bool nesterov = false;
-};
-
-class Sgd : public Optimizer {
- public:
-  Sgd(std::vector<NamedParameter> params, double lr, double wd,
-      const std::vector<std::string>& no_decay, SgdOptions o)
-      : Optimizer(std::move(params), lr, wd, no_decay), o_(o), buffers_(params_.size()) {}
-
-  TensorMap state() const override {
-    TensorMap m;
-    for (size_t i = 0; i < params_.size(); ++i)
-      if (buffers_[i].defined()) m[params_[i].name + "/momentum_buffer"] = buffers_[i];
-    return m;
-  }
-
-  void load_state(const TensorMap& state) override {
-    for (size_t i = 0; i < params_.size(); ++i) {
-      std::string key = params_[i].name + "/momentum_buffer";
-      buffers_[i] = state.count(key) ? state_entry(state, key, params_[i].tensor)
-                                     : torch::Tensor();
-    }
-  }
-
- protected:
-  // torch 1.13's op sequence, reading its scalars on the host.
-  void apply(const StepInputs& in) override {
-    torch::NoGradGuard no_grad;
-    if (in.skip.defined() && read_bool(in.skip)) return;
-    const double lr = read_double(in.lr);
-    for (size_t i = 0; i < params_.size(); ++i) {
-      torch::Tensor& p = params_[i].tensor;
-      if (!p.grad().defined()) continue;
-      torch::Tensor d_p = p.grad();
-      if (decay_[i] != 0) d_p = d_p.add(p, decay_[i]);
-      if (o_.momentum != 0) d_p = with_momentum(i, d_p);
-      p.add_(d_p, -lr);
-    }
-  }
-
- private:
-  torch::Tensor with_momentum(size_t i, const torch::Tensor& d_p) {
-    torch::Tensor& buf = buffers_[i];
-    if (!buf.defined())
-      buf = d_p.clone().detach();
-    else
-      buf.mul_(o_.momentum).add_(d_p, 1 - o_.dampening);
-    return o_.nesterov ? d_p.add(buf, o_.momentum) : buf;
-  }
-
-  SgdOptions o_;
-  std::vector<torch::Tensor> buffers_;
-};
-
 std::vector<std::string> no_decay_list(const nlohmann::json& o) {
   return o.at("no_decay").get<std::vector<std::string>>();
 }
@@ -329,21 +274,6 @@ std::unique_ptr<Optimizer> make_adam_optimizer(const nlohmann::json& o, std::vec
                                 o.at("weight_decay").get<double>(), no_decay_list(o), a, kernel);
 }
 
-namespace {
-
-std::unique_ptr<Optimizer> make_sgd(const nlohmann::json& o, std::vector<NamedParameter> params) {
-  SgdOptions s{o.at("momentum").get<double>(), o.at("dampening").get<double>(),
-               o.at("nesterov").get<bool>()};
-  if (s.nesterov && (s.momentum <= 0 || s.dampening != 0))
-    throw InputError(make_error({}, "optimizer.nesterov",
-                                "nesterov needs momentum > 0 and dampening = 0",
-                                "set optimizer.momentum (e.g. 0.9) and dampening = 0"));
-  return std::make_unique<Sgd>(std::move(params), o.at("lr").get<double>(),
-                               o.at("weight_decay").get<double>(), no_decay_list(o), s);
-}
-
-}  // namespace
-
 const OptimizerBuilders& optimizer_builders() {
   static const OptimizerBuilders builders{
       OptimizerFactory([](const nlohmann::json& o, std::vector<NamedParameter> p) {
@@ -352,7 +282,7 @@ const OptimizerBuilders& optimizer_builders() {
       OptimizerFactory([](const nlohmann::json& o, std::vector<NamedParameter> p) {
         return make_adam_optimizer(o, std::move(p), false);
       }),
-      OptimizerFactory(make_sgd)};
+      OptimizerFactory(make_sgd_optimizer)};
   return builders;
 }
 

@@ -14,14 +14,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <limits>
-#include <map>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -41,6 +41,7 @@ constexpr size_t kMaxQueued = 200000;
 // server delays the end of the process by no more.
 constexpr auto kFinishBudget = std::chrono::seconds(15);
 
+// The variable's value; `fallback` when it is unset or empty.
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::string(v) : fallback;
@@ -49,12 +50,6 @@ std::string env_or(const char* name, const std::string& fallback) {
 // No answer, a server error or "too many requests" may pass; another 4xx will not.
 bool worth_retrying(const mlflow::Answer& a) {
   return !a.reached || a.status >= 500 || a.status == 429;
-}
-
-std::string mlflow_status(const std::string& run_status) {
-  if (run_status == "completed") return "FINISHED";
-  if (run_status == "interrupted") return "KILLED";
-  return "FAILED";
 }
 
 class MlflowLogger : public Logger {
@@ -153,7 +148,7 @@ class MlflowLogger : public Logger {
       std::vector<mlflow::KeyValue> params = next_params();
       if (taken == 0 && params.empty()) return true;
       drop_held_steps(batch);
-      mlflow::Answer a = batch.empty() && params.empty() ? mlflow::Answer{true, true}
+      mlflow::Answer a = batch.empty() && params.empty() ? mlflow::Answer{true, true, 0, {}, {}}
                                                          : client_.log_batch(run_id_, batch, params, {});
       if (worth_retrying(a)) return unreachable(a);
       if (!a.ok) {

@@ -58,4 +58,10 @@ std::vector<mlflow::KeyValue> recipe_params(const std::string& run_dir) {
   return out;
 }
 
+std::string mlflow_status(const std::string& run_status) {
+  if (run_status == "completed") return "FINISHED";
+  if (run_status == "interrupted") return "KILLED";
+  return "FAILED";
+}
+
 }  // namespace runner

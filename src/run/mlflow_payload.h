@@ -1,5 +1,5 @@
 // What of a run the mlflow logger sends: the numbers of its events as MLflow
-// metrics and its resolved recipe as MLflow params.
+// metrics, its resolved recipe as MLflow params, and its status in MLflow's words.
 #pragma once
 
 #include "run/mlflow_client.h"
@@ -20,5 +20,8 @@ std::vector<mlflow::Metric> event_metrics(const nlohmann::json& event);
 // recipe.resolved.json of the run as params, "section.key" = value (cut to
 // the length every server accepts); none when it cannot be read.
 std::vector<mlflow::KeyValue> recipe_params(const std::string& run_dir);
+
+// summary.json's status as MLflow names it: FINISHED, KILLED (interrupted) or FAILED.
+std::string mlflow_status(const std::string& run_status);
 
 }  // namespace runner
