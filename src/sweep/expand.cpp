@@ -1,5 +1,6 @@
 #include "sweep/expand.h"
 
+#include "sweep/sampling.h"
 #include "util/sha256.h"
 
 #include <fmt/format.h>
@@ -67,14 +68,20 @@ std::vector<std::vector<Assignment>> zip_rows(const std::vector<Axis>& zip) {
   return rows;
 }
 
+// The grid's product times the zip rows times the sampled rows, then the
+// explicit points; the base alone when nothing varies.
 std::vector<std::vector<Assignment>> varying_rows(const SweepFile& sweep) {
   std::vector<std::vector<Assignment>> rows;
-  if (!sweep.grid.empty() || !sweep.zip.empty() || sweep.points.empty())
+  if (!sweep.grid.empty() || !sweep.zip.empty() || !sweep.random.empty() || sweep.points.empty()) {
+    const auto sampled = sampled_rows(sweep);
     for (const auto& g : grid_rows(sweep.grid))
-      for (const auto& z : zip_rows(sweep.zip)) {
-        rows.push_back(g);
-        rows.back().insert(rows.back().end(), z.begin(), z.end());
-      }
+      for (const auto& z : zip_rows(sweep.zip))
+        for (const auto& r : sampled) {
+          rows.push_back(g);
+          rows.back().insert(rows.back().end(), z.begin(), z.end());
+          rows.back().insert(rows.back().end(), r.begin(), r.end());
+        }
+  }
   for (const auto& p : sweep.points) rows.push_back(p);
   return rows;
 }
@@ -108,7 +115,9 @@ std::optional<uint64_t> count_points(const SweepFile& sweep) {
   if (!sweep.zip.empty() &&
       __builtin_mul_overflow(rows, uint64_t{sweep.zip.front().values.size()}, &rows))
     return std::nullopt;
-  if (sweep.grid.empty() && sweep.zip.empty() && !sweep.points.empty()) rows = 0;
+  if (!sweep.random.empty() && __builtin_mul_overflow(rows, static_cast<uint64_t>(sweep.samples), &rows))
+    return std::nullopt;
+  if (sweep.grid.empty() && sweep.zip.empty() && sweep.random.empty() && !sweep.points.empty()) rows = 0;
   uint64_t total = 0;
   if (__builtin_add_overflow(rows, uint64_t{sweep.points.size()}, &total)) return std::nullopt;
   return total;
@@ -130,6 +139,8 @@ std::string count_origin(const SweepFile& sweep) {
                         : (sizes.empty() ? "" : "grid " + sizes);
   if (!sweep.zip.empty())
     out += (out.empty() ? "" : ", ") + fmt::format("zip rows {}", sweep.zip.front().values.size());
+  if (!sweep.random.empty())
+    out += (out.empty() ? "" : ", ") + fmt::format("{} samples", sweep.samples);
   if (!sweep.points.empty())
     out += (out.empty() ? "" : ", ") + fmt::format("{} explicit points", sweep.points.size());
   return out;

@@ -1,5 +1,5 @@
 // Expanding a sweep file into its points: the cartesian product of the grid
-// axes times the zip rows, then the explicit points; each point gets an id that
+// axes times the zip rows and the sampled rows, then the explicit points; each point gets an id that
 // is a readable slug of its overrides plus a stable short hash of all of them.
 #pragma once
 
@@ -27,8 +27,9 @@ struct Expansion {
 // Past this many points a sweep is refused unless --max-points raises the limit.
 constexpr long long kDefaultMaxPoints = 10000;
 
-// How many points expand_sweep makes, counted without making them: the grid
-// axes' sizes multiplied, times the zip rows, plus the explicit points.
+// How many points expand_sweep makes at most, counted without making them: the
+// grid axes' sizes multiplied, times the zip rows and the samples, plus the
+// explicit points.
 // nullopt when the count does not fit in 64 bits.
 std::optional<uint64_t> count_points(const SweepFile& sweep);
 

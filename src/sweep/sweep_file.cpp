@@ -7,6 +7,7 @@
 #include "recipe/schema.h"
 #include "registry/registry.h"
 #include "sweep/replicates.h"
+#include "sweep/sampling.h"
 #include "sweep/sweep_file_checks.h"
 #include "util/paths.h"
 #include "util/suggest.h"
@@ -34,6 +35,14 @@ const std::vector<OptionSpec>& sweep_options() {
       opt::text("output_dir", "runs", "Directory under which the sweep directory is created (relative to "
                                       "the working directory); unset, the run.output_dir that set or the "
                                       "base recipe gives, else runs"),
+      opt::integer("samples", 0, "How many points [random] draws from its distributions; 0 = no sampling")
+          .at_least(0)
+          .at_most(1000000),
+      opt::choice("sampler", {"random", "halton"}, "random",
+                  "How [random] draws: independent uniform draws, or the Halton quasi-random sequence, "
+                  "which covers the space more evenly with few samples"),
+      opt::integer("sample_seed", 0, "The seed of [random]'s draws: the same seed draws the same points")
+          .at_least(0),
       opt::text("replicates", "", "Swept keys whose values are replicates of one configuration, separated "
                                   "by commas (e.g. run.seed): the summary, --status and the report give "
                                   "each configuration's mean, sd and n over them and rank by the mean"),
@@ -90,6 +99,10 @@ bool sweep_varies(const SweepFile& sweep, const std::string& key) {
     return std::any_of(point.begin(), point.end(), [&](const Assignment& a) { return a.key == key; });
   });
   return on(sweep.grid) || on(sweep.zip) || in_points;
+}
+
+bool sweep_samples(const SweepFile& sweep, const std::string& key) {
+  return std::any_of(sweep.random.begin(), sweep.random.end(), [&](const RandomAxis& a) { return a.key == key; });
 }
 
 std::string eval_metric_name(const std::string& metric) {
@@ -219,6 +232,9 @@ void read_scalars(const Value& root, SweepFile& sweep, Diagnostics& diags) {
   sweep.higher_is_better = option_or_default(root, "direction") != "lower";
   sweep.output_dir = interpolated_option(root, "output_dir", diags);
   sweep.replicates = replicate_keys(option_or_default(root, "replicates"));
+  sweep.sampler = option_or_default(root, "sampler");
+  if (const Value* v = root.find("samples"); v && v->type == Value::Type::Int) sweep.samples = v->i;
+  if (const Value* v = root.find("sample_seed"); v && v->type == Value::Type::Int) sweep.sample_seed = v->i;
 }
 
 // `runner sweep --set KEY=VALUE`: joins [set], replacing the file's value of the
@@ -234,8 +250,8 @@ void add_flag_overrides(const std::vector<std::string>& flags, SweepFile& sweep,
       continue;
     }
     std::string key = flag.substr(0, eq);
-    if (sweep_varies(sweep, key)) {
-      diags.push_back(make_error(loc, key, fmt::format("the sweep file varies {} ([grid], [zip] or points), so "
+    if (sweep_varies(sweep, key) || sweep_samples(sweep, key)) {
+      diags.push_back(make_error(loc, key, fmt::format("the sweep file varies {} ([grid], [zip], [random] or points), so "
                                                        "--set cannot fix it for every point", key),
                                  "remove the flag, or the key from the sweep file's axes"));
       continue;
@@ -280,6 +296,7 @@ SweepLoad load_sweep_file(const std::string& path, const std::vector<std::string
   sweep.zip = read_axes(root.find("zip"), "zip", out.diags);
   check_zip_lengths(sweep.zip, out.diags);
   read_points(root.find("points"), sweep, out.diags);
+  read_random_axes(root, sweep, out.diags);
   add_flag_overrides(set_flags, sweep, out.diags);
   check_replicates(root, sweep, out.diags);
   check_keys_the_sweep_sets(root, sweep, out.diags);

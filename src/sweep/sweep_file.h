@@ -1,5 +1,5 @@
 // A sweep file (TOML or YAML): a base recipe, the axes to vary (grid, zip,
-// explicit points), fixed overrides, and the metric that ranks the points.
+// sampled ranges, explicit points), fixed overrides, and the metric that ranks the points.
 // Its keys are declared once in sweep_file.cpp; schemas/sweep.schema.json is
 // generated from them.
 #pragma once
@@ -29,6 +29,15 @@ struct Axis {
   SourceLocation loc;
 };
 
+// A [random] key: the distribution its values are drawn from (sweep/sampling.h).
+struct RandomAxis {
+  std::string key;
+  std::string distribution;    // "uniform", "log_uniform", "int" or "choice"
+  double low = 0, high = 0;    // uniform, log_uniform, int: both ends included
+  std::vector<Value> choices;  // choice
+  SourceLocation loc;
+};
+
 struct SweepFile {
   std::string path;        // absolute
   std::string name;        // [name] or the file's stem
@@ -42,6 +51,10 @@ struct SweepFile {
   std::vector<Axis> zip;
   std::vector<std::vector<Assignment>> points;
   std::vector<SourceLocation> point_locations;
+  std::vector<RandomAxis> random;  // [random]: `samples` points drawn by `sampler`
+  long long samples = 0;
+  std::string sampler = "random";  // "random" or "halton"
+  long long sample_seed = 0;
   // Keys whose values repeat one configuration (run.seed): aggregated, not ranked.
   std::vector<std::string> replicates;
 };
@@ -64,6 +77,8 @@ SweepLoad load_sweep_file(const std::string& path, const std::vector<std::string
 
 // Whether [grid], [zip] or a point varies `key`.
 bool sweep_varies(const SweepFile& sweep, const std::string& key);
+// Whether [random] samples `key`.
+bool sweep_samples(const SweepFile& sweep, const std::string& key);
 
 // "eval.f1" -> "f1"; metrics of eval events are named without the prefix.
 std::string eval_metric_name(const std::string& metric);

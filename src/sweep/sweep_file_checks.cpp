@@ -20,12 +20,15 @@ const std::vector<SweepTableKey>& sweep_table_keys() {
        {{"type", "array"}}},
       {"zip", "Lists advanced together: recipe key -> list of values, all the same length",
        {{"type", "array"}}},
+      {"random", "Sampled keys: recipe key -> { uniform | log_uniform | int = [low, high] } or "
+                 "{ choice = [values] }; `samples` points are drawn",
+       {{"type", "object"}, {"minProperties", 1}, {"maxProperties", 1}}},
   };
   return keys;
 }
 
 void check_sweep_known_keys(const Value& root, Diagnostics& diags) {
-  std::vector<std::string> known = {"set", "grid", "zip", "points"};
+  std::vector<std::string> known = {"set", "grid", "zip", "random", "points"};
   for (const auto& o : sweep_options()) known.push_back(o.name);
   for (const auto& [key, v] : root.table) {
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
@@ -38,23 +41,40 @@ void check_sweep_known_keys(const Value& root, Diagnostics& diags) {
 
 namespace {
 
+std::string example_line(const std::string& table) {
+  if (table == "set") return "3e-5";
+  if (table == "random") return "{ log_uniform = [1e-5, 1e-3] }";
+  return "[3e-5, 1e-4]";
+}
+
 std::string found_text(const Value& v) { return v.type_name() + " " + v.short_str(); }
 
 // Every scalar key is a string, set/grid/zip are tables and points a list:
 // said with the key and the value found, before the schema's generic messages.
 void check_types(const Value& root, Diagnostics& diags) {
-  for (const auto& o : sweep_options())
-    if (const Value* v = root.find(o.name); v && v->type != Value::Type::String)
+  for (const auto& o : sweep_options()) {
+    const Value* v = root.find(o.name);
+    if (!v) continue;
+    if (o.type == OptionType::Int && v->type != Value::Type::Int)
+      diags.push_back(make_error(v->loc, o.name,
+                                 fmt::format("expected a whole number ({}), found {}", o.doc, found_text(*v)),
+                                 fmt::format("write {} = 16 without quotes", o.name)));
+    else if (o.type != OptionType::Int && v->type != Value::Type::String)
       diags.push_back(make_error(v->loc, o.name,
                                  fmt::format("expected a string ({}), found {}", o.doc, found_text(*v)),
                                  fmt::format("write {} = \"...\" in quotes", o.name)));
+    else if (o.type == OptionType::Choice && std::find(o.choices.begin(), o.choices.end(), v->s) == o.choices.end())
+      diags.push_back(make_error(v->loc, o.name,
+                                 fmt::format("expected one of {}, found \"{}\"", join(o.choices), v->s),
+                                 fmt::format("write {} = \"{}\"", o.name, o.choices.front())));
+  }
   for (const auto& t : sweep_table_keys())
     if (const Value* v = root.find(t.name); v && !v->is_table())
       diags.push_back(make_error(v->loc, t.name,
                                  fmt::format("expected a table ({}), found {}", t.doc, found_text(*v)),
                                  fmt::format("write [{}] and below it lines such as "
                                              "\"optimizer.lr\" = {}",
-                                             t.name, std::string(t.name) == "set" ? "3e-5" : "[3e-5, 1e-4]")));
+                                             t.name, example_line(t.name))));
   if (const Value* v = root.find("points"); v && v->type != Value::Type::List)
     diags.push_back(make_error(v->loc, "points",
                                "expected a list of tables of recipe key -> value, found " + found_text(*v),
@@ -111,6 +131,9 @@ void check_keys_the_sweep_sets(const Value& root, const SweepFile& sweep, Diagno
         refuse({axis.key, Value::make_string("", axis.loc)}, axes == &sweep.grid ? "in [grid]" : "in [zip]");
   for (const auto& point : sweep.points)
     for (const auto& a : point) refuse(a, "in a point");
+  for (const auto& axis : sweep.random)
+    if (axis.key == "run.name" || axis.key == "run.output_dir")
+      refuse({axis.key, Value::make_string("", axis.loc)}, "in [random]");
 }
 
 }  // namespace runner
