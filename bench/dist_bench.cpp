@@ -11,7 +11,7 @@
 //
 //   dist_bench [preset=bert-mini] [steps=20] [seq_len=128]
 #include "model/model_factory.h"
-#include "dist/data_parallel.h"
+#include "parallel/data_parallel.h"
 #include "recipe/recipe.h"
 #include "registry/registry.h"
 #include "run/run_setup.h"

@@ -1,10 +1,10 @@
 // `runner launch [--nproc-per-node N] [--nnodes M --node-rank R --master-addr A
 // --master-port P] [--max-restarts N] RECIPE`: argument handling only;
-// dist/launcher.h starts (and restarts) the workers.
+// parallel/launcher.h starts (and restarts) the workers.
 #include "cli/commands.h"
 
-#include "dist/launcher.h"
-#include "dist/rendezvous_port.h"
+#include "parallel/launcher.h"
+#include "parallel/rendezvous_port.h"
 
 #include <fmt/format.h>
 

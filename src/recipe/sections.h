@@ -1,5 +1,5 @@
 // The sections of a recipe. Each section's own options are declared by the
-// module that uses them (run/, data/, train/, dist/, optim/); a section may
+// module that uses them (run/, data/, train/, parallel/, optim/); a section may
 // also select a component (data.dataset, model.type, ...) whose options then
 // join the section's.
 #pragma once
@@ -40,6 +40,6 @@ SectionSpec model_section();      // model/model_options.cpp
 SectionSpec optimizer_section();  // optim/optim_options.cpp
 SectionSpec scheduler_section();  // optim/optim_options.cpp
 SectionSpec train_section();      // train/train_options.cpp
-SectionSpec topology_section();   // dist/topology_options.cpp
+SectionSpec topology_section();   // parallel/topology_options.cpp
 
 }  // namespace runner

@@ -1,7 +1,7 @@
 #include "run/run_parallel.h"
 
-#include "dist/optimizer_offload.h"
-#include "dist/worker_env.h"
+#include "parallel/optimizer_offload.h"
+#include "parallel/worker_env.h"
 #include "registry/registry.h"
 #include "run/run_setup.h"
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "data/sampler.h"
-#include "dist/data_parallel.h"
+#include "parallel/data_parallel.h"
 #include "model/model.h"
 #include "recipe/recipe.h"
 #include "run/run_options.h"

@@ -6,7 +6,7 @@
 #include "run/mlflow_logger.h"
 
 #include "data/data_options.h"
-#include "dist/worker_env.h"
+#include "parallel/worker_env.h"
 #include "run/run_data.h"
 #include "run/run_options.h"
 #include "run/run_parallel.h"

@@ -1,7 +1,7 @@
 #include "run/training_session.h"
 
 #include "data/data_options.h"
-#include "dist/worker_env.h"
+#include "parallel/worker_env.h"
 #include "model/export.h"
 #include "model/model_factory.h"
 #include "run/best_weights.h"

@@ -1,4 +1,4 @@
-// What the trainer asks of data parallelism, as a seam the dist/ module fills;
+// What the trainer asks of data parallelism, as a seam the parallel/ module fills;
 // without one (a single process) the trainer does none of it. Every call is a
 // collective that each rank makes at the same point of the loop.
 #pragma once

@@ -64,7 +64,7 @@ class Trainer {
   std::string save_checkpoint();
   // Test hook passed to write_checkpoint.
   void set_checkpoint_hook(CheckpointWriteHook hook) { checkpoint_hook_ = std::move(hook); }
-  // Data parallelism (dist/); without it the trainer runs alone. Not owned.
+  // Data parallelism (parallel/); without it the trainer runs alone. Not owned.
   void set_parallel(ParallelHooks* parallel);
 
  private:

@@ -2,9 +2,9 @@
 // data-parallel gradient averaging and optimizer offload across devices. This
 // area exists only in a CUDA build (scripts/build_cuda.sh); the CPU suite
 // covers the same mechanisms with Gloo and CPU tensors.
-#include "dist/data_parallel.h"
-#include "dist/optimizer_offload.h"
-#include "dist/process_group.h"
+#include "parallel/data_parallel.h"
+#include "parallel/optimizer_offload.h"
+#include "parallel/process_group.h"
 #include "registry/registry.h"
 #include "train/autocast.h"
 

@@ -1,4 +1,4 @@
-// DataParallel inside one process: ranks are threads (tests/dist/toy_ranks.h)
+// DataParallel inside one process: ranks are threads (tests/parallel/toy_ranks.h)
 // training a small classifier through the real Trainer, so that what each rank
 // holds and exchanges can be inspected: ZeRO-1's optimizer shards and its
 // reduce-scatter traffic, and the NaN decisions (skip, abort) that every rank must share.
@@ -71,7 +71,7 @@ int64_t elements_of(const ToyRunResult& r, int owner) {
 }  // namespace
 
 TEST_CASE("ZeRO-1: each rank holds and receives only its own parameters' state and gradients, "
-          "and trains like one process", "[dist][zero]") {
+          "and trains like one process", "[parallel][zero]") {
   ToyRunResult single = train_toy(single_batches(), {});
   REQUIRE(single.error.empty());
 
@@ -117,7 +117,7 @@ TEST_CASE("ZeRO-1: each rank holds and receives only its own parameters' state a
   }
 }
 
-TEST_CASE("the gradient exchange follows the backend: reduce_scatter only where it exists", "[dist][zero]") {
+TEST_CASE("the gradient exchange follows the backend: reduce_scatter only where it exists", "[parallel][zero]") {
   CHECK(gradient_exchange(false, "gloo") == GradientExchange::AllReduce);
   CHECK(gradient_exchange(false, "nccl") == GradientExchange::AllReduce);
   CHECK(gradient_exchange(true, "gloo") == GradientExchange::ReduceToOwners);
@@ -125,7 +125,7 @@ TEST_CASE("the gradient exchange follows the backend: reduce_scatter only where 
 }
 
 TEST_CASE("nan_policy = skip under data parallelism: a NaN on one rank skips the step on every "
-          "rank, and the ranks stay in step", "[dist][nan]") {
+          "rank, and the ranks stay in step", "[parallel][nan]") {
   // The same run without the poisoned step is what every rank must end with.
   std::vector<TrainBatch> clean;
   for (int s = 0; s < kSteps; ++s)
@@ -156,7 +156,7 @@ TEST_CASE("nan_policy = skip under data parallelism: a NaN on one rank skips the
 }
 
 TEST_CASE("nan_policy = abort under data parallelism: every rank stops at the NaN's step with "
-          "its error, and none waits on a rank that has gone", "[dist][nan]") {
+          "its error, and none waits on a rank that has gone", "[parallel][nan]") {
   ToyRunOptions options;  // nan_policy "abort" is the default
   options.shard_optimizer = GENERATE(false, true);
   INFO("shard_optimizer = " << options.shard_optimizer);
@@ -169,7 +169,7 @@ TEST_CASE("nan_policy = abort under data parallelism: every rank stops at the Na
                                  Catch::Contains("nan_policy"));
 }
 
-TEST_CASE("samples_seen counts every rank's examples", "[dist]") {
+TEST_CASE("samples_seen counts every rank's examples", "[parallel]") {
   ToyRunResult single = train_toy(single_batches(), {});
   auto ranks = train_toy_ranks(rank_batches(), {});
   require_ok(ranks);

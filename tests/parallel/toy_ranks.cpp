@@ -2,7 +2,7 @@
 
 #include "toy_classifier.h"
 
-#include "dist/process_group.h"
+#include "parallel/process_group.h"
 #include "optim/scheduler.h"
 #include "registry/registry.h"
 #include "train/logger.h"

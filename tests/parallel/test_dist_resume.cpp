@@ -43,7 +43,7 @@ std::vector<nlohmann::json> reproducible_events(const std::string& run_dir) {
 }  // namespace
 
 TEST_CASE("2 ranks stopped by SIGTERM mid-epoch resume to the uninterrupted run's final weights "
-          "(dropout on)", "[dist][resume]") {
+          "(dropout on)", "[parallel][resume]") {
   std::string root = runner::test::tmp_dir("dist_resume_dropout");
   auto ref = run_command(launch("", root + "/ref"));
   INFO(ref.out);

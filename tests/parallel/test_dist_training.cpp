@@ -101,7 +101,7 @@ std::string single_run(const std::string& dir, int grad_accum) {
 }  // namespace
 
 TEST_CASE("2 ranks x batch 8 train like 1 rank x batch 16 (torchrun variables, SLURM variables, "
-          "sharded optimizer)", "[dist]") {
+          "sharded optimizer)", "[parallel]") {
   std::string root = runner::test::tmp_dir("dist_equivalence");
   std::string single = single_run(root + "/single", 1);
 
@@ -129,7 +129,7 @@ TEST_CASE("2 ranks x batch 8 train like 1 rank x batch 16 (torchrun variables, S
 }
 
 TEST_CASE("`runner launch` with gradient accumulation 2 trains like one process, with recomputed layers too",
-          "[dist]") {
+          "[parallel]") {
   std::string root = runner::test::tmp_dir("dist_launch_accum");
   std::string single = single_run(root + "/single", 2);
   std::string dir = root + "/launch";
@@ -156,7 +156,7 @@ TEST_CASE("`runner launch` with gradient accumulation 2 trains like one process,
   require_same_training(single, only_run_dir(recomputed));
 }
 
-TEST_CASE("a killed rank stops the others with its number; the run resumes to the end", "[dist]") {
+TEST_CASE("a killed rank stops the others with its number; the run resumes to the end", "[parallel]") {
   std::string root = runner::test::tmp_dir("dist_kill");
   std::string dir = root + "/kill";
   std::string args = recipe() + sets(dir, 8, 1) + " --set train.checkpoint_every=2";
@@ -177,7 +177,7 @@ TEST_CASE("a killed rank stops the others with its number; the run resumes to th
   INFO(one.out);
   CHECK(one.exit_code == 2);
   CHECK_THAT(one.out, Catch::Contains("written by 2 process(es)"));
-  // ... unless it keeps the global batch of 2 x 8 (tests/dist/test_elastic.cpp), which the hint says how.
+  // ... unless it keeps the global batch of 2 x 8 (tests/parallel/test_elastic.cpp), which the hint says how.
   CHECK_THAT(one.out, Catch::Contains("set train.grad_accum = 2"));
 
   auto resumed = run_command(exe() + " launch --nproc-per-node 2 --master-port " + std::to_string(free_port()) +
@@ -213,7 +213,7 @@ std::string file_text(const std::string& path) {
 }  // namespace
 
 TEST_CASE("SIGINT, SIGTERM or SIGHUP to `runner launch` reaches every worker: the run ends "
-          "interrupted with a valid checkpoint", "[dist]") {
+          "interrupted with a valid checkpoint", "[parallel]") {
   const int sig = GENERATE(SIGINT, SIGTERM, SIGHUP);
   std::string dir = runner::test::tmp_dir("dist_signal_" + std::to_string(sig));
   pid_t launcher = start_command(exe() + " launch --nproc-per-node 2 --master-port " + std::to_string(free_port()) +
@@ -241,7 +241,7 @@ TEST_CASE("SIGINT, SIGTERM or SIGHUP to `runner launch` reaches every worker: th
   CHECK(state.world_size == 2);
 }
 
-TEST_CASE("topology.offload is rejected at validation on a CPU build", "[dist]") {
+TEST_CASE("topology.offload is rejected at validation on a CPU build", "[parallel]") {
   auto r = run_command(exe() + " validate " + recipe() + " --set topology.offload=optimizer");
   INFO(r.out);
   CHECK(r.exit_code == 2);

@@ -1,4 +1,4 @@
-#include "dist/optimizer_offload.h"
+#include "parallel/optimizer_offload.h"
 #include "model/host_read.h"
 
 namespace runner {

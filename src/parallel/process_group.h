@@ -4,7 +4,7 @@
 // DistError that names the ranks that are gone.
 #pragma once
 
-#include "dist/worker_env.h"
+#include "parallel/worker_env.h"
 
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>

@@ -1,7 +1,7 @@
 // topology.offload's mechanism with the host and the compute device both the
 // CPU: the trajectory must be the non-offloaded one bit for bit, from separate
 // (not aliased) master weights, and a saved state must resume the same way.
-#include "dist/optimizer_offload.h"
+#include "parallel/optimizer_offload.h"
 #include "registry/registry.h"
 
 #include "catch.h"
@@ -52,7 +52,7 @@ void require_same_state(const Optimizer& a, const Optimizer& b) {
 
 }  // namespace
 
-TEST_CASE("optimizer offload: the host step follows the plain AdamW trajectory bit for bit", "[dist][offload]") {
+TEST_CASE("optimizer offload: the host step follows the plain AdamW trajectory bit for bit", "[parallel][offload]") {
   std::vector<NamedParameter> plain_params = fresh_parameters(), off_params = fresh_parameters();
   auto plain = adamw(plain_params);
   OffloadedOptimizer offloaded(off_params, adamw, torch::kCPU);

@@ -1,4 +1,4 @@
-#include "dist/worker_env.h"
+#include "parallel/worker_env.h"
 
 #include "util/diagnostic.h"
 #include "util/numbers.h"

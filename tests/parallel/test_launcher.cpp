@@ -2,7 +2,7 @@
 // workers' threads outnumber the CPUs, and never over the user's own setting;
 // each worker on its share of the CPUs; rank 0's standard output alone on the
 // launcher's.
-#include "dist/launcher.h"
+#include "parallel/launcher.h"
 
 #include "catch.h"
 
@@ -29,7 +29,7 @@ std::string launch_printing_policy(bool passive) {
 
 }  // namespace
 
-TEST_CASE("workers x threads beyond the CPUs means oversubscribed", "[dist][launch]") {
+TEST_CASE("workers x threads beyond the CPUs means oversubscribed", "[parallel][launch]") {
   CHECK_FALSE(oversubscribed(2, 1, 2));
   CHECK(oversubscribed(2, 2, 2));
   CHECK_FALSE(oversubscribed(2, 0, 2));  // the default splits the CPUs: 1 thread each
@@ -39,7 +39,7 @@ TEST_CASE("workers x threads beyond the CPUs means oversubscribed", "[dist][laun
 }
 
 TEST_CASE("runner launch sets OMP_WAIT_POLICY=PASSIVE for oversubscribed workers, unless the user "
-          "chose a policy", "[dist][launch]") {
+          "chose a policy", "[parallel][launch]") {
   const char* before = std::getenv("OMP_WAIT_POLICY");
   std::string saved = before ? before : "";
   unsetenv("OMP_WAIT_POLICY");
@@ -73,7 +73,7 @@ std::pair<int, std::string> launch_crashing(int max_restarts, int succeed_at) {
 }  // namespace
 
 TEST_CASE("runner launch --max-restarts starts the whole group again after a crash, up to N times",
-          "[dist][launch]") {
+          "[parallel][launch]") {
   auto [code, out] = launch_crashing(3, 2);
   INFO(out);
   CHECK(code == 0);
@@ -98,7 +98,7 @@ TEST_CASE("runner launch --max-restarts starts the whole group again after a cra
   CHECK_THAT(plain_log, !Catch::Contains("restart"));
 }
 
-TEST_CASE("bad input and interrupts are not restarted", "[dist][launch]") {
+TEST_CASE("bad input and interrupts are not restarted", "[parallel][launch]") {
   CHECK(restartable_failure(1));
   CHECK(restartable_failure(128 + 9));
   CHECK_FALSE(restartable_failure(0));
@@ -117,7 +117,7 @@ TEST_CASE("bad input and interrupts are not restarted", "[dist][launch]") {
 }
 
 TEST_CASE("runner launch keeps its standard output for rank 0's, every other line on stderr with its rank",
-          "[dist][launch]") {
+          "[parallel][launch]") {
   LaunchOptions o;
   o.nproc_per_node = 2;
   o.executable = "/bin/sh";
@@ -130,7 +130,7 @@ TEST_CASE("runner launch keeps its standard output for rank 0's, every other lin
   CHECK_THAT(err.str(), !Catch::Contains("dir"));
 }
 
-TEST_CASE("runner launch divides the CPUs between the workers when asked", "[dist][launch]") {
+TEST_CASE("runner launch divides the CPUs between the workers when asked", "[parallel][launch]") {
   const int cpus = available_cpus();
   if (cpus < 2) {
     WARN("one CPU here: nothing to divide");

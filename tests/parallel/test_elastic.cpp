@@ -74,7 +74,7 @@ void require_reference_losses(const std::string& run) {
 }  // namespace
 
 TEST_CASE("a split of the same global batch may continue a checkpoint; another is refused with "
-          "the settings that would keep it", "[dist]") {
+          "the settings that would keep it", "[parallel]") {
   BatchTopology two{2, 8, 1}, one{1, 8, 2}, wide{1, 16, 1}, half{1, 8, 1};
   CHECK_FALSE(runner::topology_change_error(two, one));
   CHECK_FALSE(runner::topology_change_error(one, two));
@@ -98,7 +98,7 @@ TEST_CASE("a split of the same global batch may continue a checkpoint; another i
 }
 
 TEST_CASE("runner launch --max-restarts 3: a worker killed twice, the run completes bit for bit "
-          "as an uninterrupted one, in one run directory", "[dist]") {
+          "as an uninterrupted one, in one run directory", "[parallel]") {
   const std::string& reference = reference_run();
   std::string dir = runner::test::tmp_dir("elastic_restarts");
   // Checkpoints every 2 steps; rank 1 dies at step 3 (the first start) and at
@@ -136,7 +136,7 @@ TEST_CASE("runner launch --max-restarts 3: a worker killed twice, the run comple
 }
 
 TEST_CASE("runner launch gives up after --max-restarts, saying so; without it a failure ends the "
-          "launch as before", "[dist]") {
+          "launch as before", "[parallel]") {
   std::string dir = runner::test::tmp_dir("elastic_give_up");
   std::string args = dist_recipe() + dist_sets(dir, 8, 1) + " --set train.checkpoint_every=2";
   auto r = run_command("RUNNER_TEST_KILL_AT_STEP=3,7 RUNNER_TEST_KILL_RANK=1 " +
@@ -154,7 +154,7 @@ TEST_CASE("runner launch gives up after --max-restarts, saying so; without it a 
 }
 
 TEST_CASE("2 workers x 8 resumed on 1 worker x 8 x grad_accum 2 (and back) train like the "
-          "uninterrupted 2-worker run", "[dist]") {
+          "uninterrupted 2-worker run", "[parallel]") {
   reference_run();  // built before the sections time anything
   SECTION("2 -> 1, with topology.shard_optimizer (the 2 shards become one optimizer)") {
     std::string dir = runner::test::tmp_dir("elastic_2_to_1");

@@ -1,6 +1,6 @@
 // Reading a worker's place from the launch conventions (torchrun, SLURM).
-#include "dist/data_parallel.h"
-#include "dist/worker_env.h"
+#include "parallel/data_parallel.h"
+#include "parallel/worker_env.h"
 #include "util/diagnostic.h"
 
 #include "shared.h"
@@ -22,7 +22,7 @@ runner::EnvLookup env_of(const std::map<std::string, std::string>& vars) {
 
 }  // namespace
 
-TEST_CASE("torchrun variables give rank, world and rendezvous", "[dist]") {
+TEST_CASE("torchrun variables give rank, world and rendezvous", "[parallel]") {
   auto w = runner::worker_env_from(env_of({{"RANK", "3"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "1"},
                                            {"LOCAL_WORLD_SIZE", "2"}, {"MASTER_ADDR", "node7"},
                                            {"MASTER_PORT", "23456"}}));
@@ -36,11 +36,11 @@ TEST_CASE("torchrun variables give rank, world and rendezvous", "[dist]") {
   CHECK(w->master_port == 23456);
 }
 
-TEST_CASE("no launcher variables means a single process", "[dist]") {
+TEST_CASE("no launcher variables means a single process", "[parallel]") {
   CHECK_FALSE(runner::worker_env_from(env_of({{"HOME", "/root"}})));
 }
 
-TEST_CASE("SLURM variables: rank from SLURM_PROCID, master from the first node of the list", "[dist]") {
+TEST_CASE("SLURM variables: rank from SLURM_PROCID, master from the first node of the list", "[parallel]") {
   auto w = runner::worker_env_from(env_of({{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"},
                                            {"SLURM_LOCALID", "0"}, {"SLURM_NODELIST", "gpu[03-05,07],cpu1"},
                                            {"MASTER_PORT", "29999"}}));
@@ -55,7 +55,7 @@ TEST_CASE("SLURM variables: rank from SLURM_PROCID, master from the first node o
   CHECK(runner::first_slurm_host("solo") == "solo");
 }
 
-TEST_CASE("a malformed or out-of-range launcher variable is an error naming it", "[dist]") {
+TEST_CASE("a malformed or out-of-range launcher variable is an error naming it", "[parallel]") {
   auto bad = [](std::map<std::string, std::string> vars, const std::string& name) {
     try {
       runner::worker_env_from(env_of(vars));
@@ -70,7 +70,7 @@ TEST_CASE("a malformed or out-of-range launcher variable is an error naming it",
   bad({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_PORT", "70000"}}, "MASTER_PORT");
 }
 
-TEST_CASE("ZeRO-1 partition: every parameter has one owner, split by size", "[dist]") {
+TEST_CASE("ZeRO-1 partition: every parameter has one owner, split by size", "[parallel]") {
   std::vector<runner::NamedParameter> params = {
       {"a", torch::zeros({100})}, {"b", torch::zeros({60})}, {"c", torch::zeros({50})}, {"d", torch::zeros({10})}};
   // Greedy to the least-loaded rank: a->0 (100), b->1 (60), c->1 (110), d->0 (110).
@@ -82,7 +82,7 @@ TEST_CASE("ZeRO-1 partition: every parameter has one owner, split by size", "[di
 }
 
 TEST_CASE("runner launch's restart variables read back, and the run directory note round-trips",
-          "[dist]") {
+          "[parallel]") {
   runner::LaunchAttempt a;
   a.restart = 2;
   a.max_restarts = 3;

@@ -32,7 +32,7 @@ struct LaunchOptions {
   int grace_seconds = 90;
   // After a worker fails, stop the group and start it again up to this many
   // times; the restarted workers continue the run the first attempt trains in
-  // from its newest valid checkpoint (dist/worker_env.h, LaunchAttempt).
+  // from its newest valid checkpoint (parallel/worker_env.h, LaunchAttempt).
   int max_restarts = 0;
 };
 

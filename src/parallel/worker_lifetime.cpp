@@ -1,4 +1,4 @@
-#include "dist/worker_lifetime.h"
+#include "parallel/worker_lifetime.h"
 
 #include <signal.h>
 #include <sys/prctl.h>

@@ -1,4 +1,4 @@
-#include "dist/rendezvous_port.h"
+#include "parallel/rendezvous_port.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>

@@ -5,7 +5,7 @@
 // the test asserts on the main thread.
 #pragma once
 
-#include "dist/data_parallel.h"
+#include "parallel/data_parallel.h"
 #include "train/batch_source.h"
 #include "train/train_options.h"
 

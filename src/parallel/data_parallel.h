@@ -15,7 +15,7 @@
 // get one reduce_scatter per bucket.
 #pragma once
 
-#include "dist/process_group.h"
+#include "parallel/process_group.h"
 #include "optim/optimizer.h"
 #include "train/parallel.h"
 

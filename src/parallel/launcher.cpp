@@ -1,7 +1,7 @@
-#include "dist/launcher.h"
+#include "parallel/launcher.h"
 
-#include "dist/worker_env.h"
-#include "dist/worker_lifetime.h"
+#include "parallel/worker_env.h"
+#include "parallel/worker_lifetime.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "dist/data_parallel.h"
+#include "parallel/data_parallel.h"
 #include "model/host_read.h"
 
 #include "optim/grad_clip.h"

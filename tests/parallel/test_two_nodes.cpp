@@ -99,7 +99,7 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 }  // namespace
 
-TEST_CASE("two `runner launch` nodes of 1 process train like one node of 2", "[dist][nodes]") {
+TEST_CASE("two `runner launch` nodes of 1 process train like one node of 2", "[parallel][nodes]") {
   std::string root = runner::test::tmp_dir("dist_two_nodes");
   auto one = run_command(runner::test::runner_exe() + " launch --nproc-per-node 2 --master-port " +
                          std::to_string(free_port()) + " " + recipe() + sets(root + "/one_node"));
@@ -138,7 +138,7 @@ TEST_CASE("two `runner launch` nodes of 1 process train like one node of 2", "[d
 }
 
 TEST_CASE("killing one node's launcher stops the other within 60 s, naming the lost rank",
-          "[dist][nodes]") {
+          "[parallel][nodes]") {
   const int killed = GENERATE(1, 0);  // the worker's node, then the node hosting the rendezvous
   std::string root = runner::test::tmp_dir("dist_lost_node_" + std::to_string(killed));
   const int port = free_port();

@@ -1,4 +1,4 @@
-#include "dist/process_group.h"
+#include "parallel/process_group.h"
 #include "model/host_read.h"
 
 #include "util/diagnostic.h"
