@@ -1,5 +1,6 @@
 #include "report/run_history.h"
 
+#include "run/env_record.h"
 #include "run/run_dir.h"
 #include "run/run_search.h"
 #include "run/run_summary.h"
@@ -153,7 +154,7 @@ RunHistory load_run_history(const std::string& dir, XAxis x_axis) {
   h.x_axis = x_axis;
   h.run_summary = read_run_summary(p);
   h.summary = h.run_summary.record;
-  if (fs::exists(p.env())) h.env = read_run_record(p.env());
+  h.env = read_env_record_if_present(p);
   if (fs::exists(p.recipe_resolved())) h.resolved = read_run_record(p.recipe_resolved());
   for (auto* j : {&h.env, &h.resolved})
     if (!j->is_object()) *j = nlohmann::json::object();

@@ -3,6 +3,8 @@
 #include "util/diagnostic.h"
 #include "util/json_input.h"
 
+#include <filesystem>
+
 namespace runner {
 
 nlohmann::json origin_json(const RecipeOrigin& o) {
@@ -24,9 +26,19 @@ RecipeOrigin origin_from_env(const nlohmann::json& env, const std::string& env_p
   return origin;
 }
 
+nlohmann::json read_env_record(const RunPaths& paths) { return read_json_file(paths.env()); }
+
+nlohmann::json read_env_record_if_present(const RunPaths& paths) {
+  std::error_code ec;
+  if (!std::filesystem::exists(paths.env(), ec)) return nlohmann::json::object();
+  return read_json_document(paths.env(), "",
+                            "the file is damaged or was cut short; the run's other records are untouched, but "
+                            "this one has to be restored or the run left out");
+}
+
 void record_environment(const RunPaths& paths, const SessionRecord& r) {
   if (r.resuming) {
-    nlohmann::json env = read_json_file(paths.env());
+    nlohmann::json env = read_env_record(paths);
     env["recipe"] = origin_json(r.origin);
     env["resumes"].push_back(
         {{"utc", utc_timestamp()}, {"command_line", r.command_line}, {"threads", r.threads}});

@@ -12,6 +12,13 @@
 
 namespace runner {
 
+// env.json read back, the one place it is parsed. A file that is not valid JSON
+// throws InputError naming it and the byte where it breaks; an absent one too
+// (a resume needs it), or reads as an empty object where it may be missing
+// (reports and sweeps of a run killed before writing it).
+nlohmann::json read_env_record(const RunPaths& paths);
+nlohmann::json read_env_record_if_present(const RunPaths& paths);
+
 // What `runner resume` needs to load the recipe again, kept in env.json.
 struct RecipeOrigin {
   std::string path;                    // absolute

@@ -48,7 +48,7 @@ void plan_changes(ResumePlan& plan, const ResumeRequest& r, const nlohmann::json
   changes.erase(std::remove_if(changes.begin(), changes.end(), splits_batch), changes.end());
   const SessionSettings& s = r.settings;
   plan.data = open_data(s.data, s.data_section, s.tokenizer);
-  const nlohmann::json env = read_json_file(r.paths.env());
+  const nlohmann::json env = read_env_record(r.paths);
   for (auto& c : content_changes(env.value("content_sha256", nlohmann::json::object()),
                                  content_hashes(data_content_files(*plan.data, s.tokenizer))))
     changes.push_back(std::move(c));

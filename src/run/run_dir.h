@@ -1,5 +1,8 @@
-// The run directory runs/<run name>/<UTC time>-<short id>/ and the records in it:
-// env.json (what ran where), summary.json (how it ended).
+// The run directory runs/<run name>/<UTC time>-<short id>/: the paths of its
+// files, its creation, and env.json's contents. The rest of the run-directory
+// model: summary.json read back in run/run_summary.h (written by
+// run/summary_writer.h), env.json in run/env_record.h, the search for runs in
+// run/run_search.h. Free of LibTorch.
 #pragma once
 
 #include <nlohmann/json.hpp>

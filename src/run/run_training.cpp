@@ -186,7 +186,7 @@ int resume_run(const ResumeOptions& options) {
   if (!paths.dir.empty() && paths.dir.back() == '/') paths.dir.pop_back();
   require_own_records(paths);  // nothing_to_resume reads two of them
   if (nothing_to_resume(paths, options)) return 0;
-  nlohmann::json env = read_json_file(paths.env());
+  nlohmann::json env = read_env_record(paths);
   RecipeOrigin origin = origin_from_env(env, paths.env());
   origin.overrides.insert(origin.overrides.end(), options.overrides.begin(), options.overrides.end());
   if (!fs::exists(origin.path)) {

@@ -1,5 +1,6 @@
 #include "sweep/run_result.h"
 
+#include "run/env_record.h"
 #include "run/run_dir.h"
 #include "run/run_summary.h"
 #include "sweep/sweep_file.h"
@@ -50,7 +51,7 @@ RunResult load_run(const std::string& dir) {
   r.dir = dir;
   r.summary = read_run_summary(paths).record;
   r.resolved = read_if_present(paths.recipe_resolved());
-  r.env = read_if_present(paths.env());
+  r.env = read_env_record_if_present(paths);
   r.evals = read_evals(paths.metrics());
   return r;
 }

@@ -1,7 +1,8 @@
-// The run-directory model's summary.json: each status read back, a running
+// The run-directory model: summary.json with each status read back, a running
 // run's liveness from its owner and heartbeat, and a torn or garbled file
-// refused with an error naming it.
+// refused with an error naming it; env.json read back.
 #include "run/run_dir.h"
+#include "run/env_record.h"
 #include "run/run_search.h"
 #include "run/run_summary.h"
 #include "util/diagnostic.h"
@@ -140,4 +141,16 @@ TEST_CASE("run search: the newest run of a name whose summary is not completed",
   CHECK(newest_unfinished_run(out, "name") == torn);  // killed before its summary was whole
   CHECK(looks_like_run_dir(torn));
   CHECK(find_run_dirs(out).size() == 3);
+}
+
+TEST_CASE("env record: absent reads as empty where it may be missing, torn is refused naming it", "[run]") {
+  RunPaths p{runner::test::tmp_dir("run_env_record")};
+  CHECK(read_env_record_if_present(p) == nlohmann::json::object());
+  CHECK_THROWS_AS(read_env_record(p), InputError);  // a resume needs it
+  std::ofstream(p.env()) << R"({"recipe": {"path": "/r.toml", "overrides": ["a=1"]}, "host": "h")";
+  CHECK_THROWS_WITH(read_env_record_if_present(p), Catch::Contains(p.env()));
+  std::ofstream(p.env(), std::ios::trunc) << R"({"recipe": {"path": "/r.toml", "overrides": ["a=1"]}})";
+  RecipeOrigin origin = origin_from_env(read_env_record(p), p.env());
+  CHECK(origin.path == "/r.toml");
+  CHECK(origin.overrides == std::vector<std::string>{"a=1"});
 }
