@@ -5,7 +5,7 @@
 #include "fuzz_support.h"
 #include "fuzz_targets.h"
 
-#include "run/run_records.h"
+#include "run/resume_point.h"
 #include "train/checkpoint_io.h"
 
 #include <filesystem>

@@ -8,7 +8,7 @@
 #include "cli/run_checkpoints.h"
 #include "cli/run_names.h"
 #include "recipe/sections.h"
-#include "run/run_records.h"
+#include "run/run_dir.h"
 #include "run/split_evaluation.h"
 #include "util/diagnostic.h"
 #include "util/utf8.h"

@@ -9,7 +9,6 @@
 #include "cli/run_checkpoints.h"
 #include "cli/run_names.h"
 #include "run/run_dir.h"
-#include "run/run_records.h"
 #include "util/diagnostic.h"
 #include "util/json_input.h"
 

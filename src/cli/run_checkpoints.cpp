@@ -2,7 +2,7 @@
 
 #include "registry/plugin.h"
 #include "registry/registry.h"
-#include "run/run_records.h"
+#include "run/run_dir.h"
 #include "train/checkpoint_io.h"
 #include "util/diagnostic.h"
 #include "util/json_input.h"

@@ -4,6 +4,7 @@
 #include "registry/registry.h"
 #include "report/run_history.h"
 #include "run/run_dir.h"
+#include "run/run_search.h"
 #include "run/run_options.h"
 #include "util/diagnostic.h"
 #include "util/utf8.h"
@@ -19,11 +20,6 @@ namespace runner {
 namespace fs = std::filesystem;
 namespace {
 
-bool is_run_dir(const fs::path& dir) {
-  std::error_code ec;
-  return fs::is_regular_file(dir / "env.json", ec) || fs::is_regular_file(dir / "summary.json", ec);
-}
-
 // The newest run directory in a folder of one name's runs (their names start
 // with the UTC time, so the last in order is the newest); "" when it holds none.
 std::string newest_run_in(const fs::path& folder) {
@@ -31,7 +27,7 @@ std::string newest_run_in(const fs::path& folder) {
   if (!fs::is_directory(folder, ec)) return "";
   std::vector<std::string> dirs = list_run_dirs(folder.parent_path().string(), folder.filename().string());
   for (auto it = dirs.rbegin(); it != dirs.rend(); ++it)
-    if (is_run_dir(*it)) return *it;
+    if (looks_like_run_dir(*it)) return *it;
   return "";
 }
 
@@ -138,7 +134,7 @@ std::string run_dir_argument(const std::string& arg, std::ostream& err, RunArgum
   fs::path given = fs::path(arg).lexically_normal();
   if (!given.has_filename()) given = given.parent_path();  // "runs/NAME/"
   std::error_code ec;
-  if (is_run_dir(given)) return arg;
+  if (looks_like_run_dir(given.string())) return arg;
   std::string newest = is_recipe_file(given) ? newest_run_of_recipe(given) : newest_run_in(given);
   if (newest.empty() && fs::is_regular_file(given, ec)) return arg;  // a baseline file, say
   bool bare_name = newest.empty() && !fs::exists(given, ec) && arg.find('/') == std::string::npos;

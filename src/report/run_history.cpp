@@ -1,7 +1,9 @@
 #include "report/run_history.h"
 
+#include "run/env_record.h"
 #include "run/run_dir.h"
-#include "run/run_lock.h"
+#include "run/run_search.h"
+#include "run/run_summary.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
@@ -125,14 +127,6 @@ void find_best(RunHistory& h, std::optional<double> best_eval_x) {
   else if (record_integer(h.best_eval, "step", -1) == *h.best_step) h.best_x = best_eval_x;
 }
 
-// Seconds from an ISO time "2024-05-01T12:00:00Z" to now; nullopt when it is not one.
-std::optional<double> seconds_since(const std::string& utc) {
-  std::tm tm{};
-  const char* end = strptime(utc.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  if (!end || *end != '\0') return std::nullopt;
-  return std::difftime(std::time(nullptr), timegm(&tm));
-}
-
 }  // namespace
 
 std::string eval_metric_label(const std::string& metric) {
@@ -151,12 +145,6 @@ nlohmann::json read_run_record(const std::string& path) {
                             "untouched, but this one has to be restored or the run left out");
 }
 
-bool looks_like_run_dir(const std::string& dir) {
-  RunPaths p{dir};
-  std::error_code ec;
-  return fs::is_regular_file(p.summary(), ec) || fs::is_regular_file(p.env(), ec);
-}
-
 RunHistory load_run_history(const std::string& dir, XAxis x_axis) {
   if (!fs::is_directory(dir)) not_a_run(dir, "no such directory");
   if (!looks_like_run_dir(dir)) not_a_run(dir, "not a run directory: it has neither summary.json nor env.json");
@@ -164,10 +152,11 @@ RunHistory load_run_history(const std::string& dir, XAxis x_axis) {
   RunHistory h;
   h.dir = dir;
   h.x_axis = x_axis;
-  if (fs::exists(p.summary())) h.summary = read_run_record(p.summary());
-  if (fs::exists(p.env())) h.env = read_run_record(p.env());
+  h.run_summary = read_run_summary(p);
+  h.summary = h.run_summary.record;
+  h.env = read_env_record_if_present(p);
   if (fs::exists(p.recipe_resolved())) h.resolved = read_run_record(p.recipe_resolved());
-  for (auto* j : {&h.summary, &h.env, &h.resolved})
+  for (auto* j : {&h.env, &h.resolved})
     if (!j->is_object()) *j = nlohmann::json::object();
   std::optional<double> best_eval_x = read_events(p.metrics(), h);
   find_best(h, best_eval_x);
@@ -196,36 +185,9 @@ std::string RunHistory::name() const {
   return n.empty() ? fs::path(dir).lexically_normal().parent_path().filename().string() : n;
 }
 
-// The owner's lock (run/run_lock.h) is asked first: a process holding it is
-// the run's trainer whatever summary.json says, and a lock nobody holds means
-// the recorded "running" outlived its process. A status that is not a string
-// (an edited file), or a lock file that is a link or a FIFO, reads as unknown.
-std::string RunHistory::status() const {
-  RunOwner owner = run_owner(dir);
-  if (owner == RunOwner::Live) return "running";
-  if (owner == RunOwner::NotALock) return "unknown";
-  const nlohmann::json* field = summary.is_object() && summary.contains("status") ? &summary["status"] : nullptr;
-  if (field && !field->is_string()) return "unknown";
-  std::string recorded = record_string(summary, "status", env.empty() ? "unknown" : "running");
-  if (recorded != "running") return recorded;
-  return owner == RunOwner::None ? "died" : liveness();
-}
+std::string RunHistory::status() const { return run_status(RunPaths{dir}, run_summary, !env.empty()); }
 
-// A run whose summary says running: still so while its process is there. On
-// this host the process itself is asked; elsewhere a heartbeat missed three
-// times (at least a minute) makes it stale. Older records, with no owner, stay running.
-std::string RunHistory::liveness() const {
-  std::optional<ProcessIdentity> owner = process_from_json(record_object(summary, "process"));
-  if (!owner) return "running";
-  ProcessState state = process_state(*owner);
-  if (state == ProcessState::Gone) return "died";
-  if (state == ProcessState::Alive) return "running";
-  std::optional<double> since = seconds_since(record_string(summary, "heartbeat_utc"));
-  double every = number_at(summary, "heartbeat_every_s").value_or(30.0);
-  // A heartbeat from the future (an edited file, a wrong clock) proves nothing either.
-  if (since && *since < -std::max(3 * every, 60.0)) return "stale";
-  return since && *since > std::max(3 * every, 60.0) ? "stale" : "running";
-}
+std::string RunHistory::liveness() const { return run_summary.liveness(); }
 
 std::string RunHistory::started_utc() const { return record_string(env, "started_utc"); }
 
@@ -247,63 +209,6 @@ std::optional<double> RunHistory::samples_per_s() const {
   if (auto v = number_at(summary, "samples_per_s")) return v;
   if (train_events > 0) return number_at(last_train, "samples_per_s");
   return std::nullopt;
-}
-
-namespace {
-
-// The OS's reason in words of its own (strerror), without the library's
-// "filesystem error: status:" framing.
-std::string reason_of(const std::error_code& ec) { return ec.message(); }
-
-// Folders already searched, by device and inode: a symbolic link back up the
-// tree (`loop -> .`) or a second name for a folder lists its runs once.
-using SeenFolders = std::set<std::pair<dev_t, ino_t>>;
-
-bool first_visit(const fs::path& folder, SeenFolders& seen) {
-  struct stat st {};
-  if (::stat(folder.c_str(), &st) != 0) return true;  // its error is reported where it is read
-  return seen.insert({st.st_dev, st.st_ino}).second;
-}
-
-void search_into(const fs::path& root, int depth, RunDirSearch& found, SeenFolders& seen) {
-  if (!first_visit(root, seen)) return;
-  std::error_code ec;
-  RunPaths p{root.string()};
-  bool summary = fs::is_regular_file(p.summary(), ec);
-  if (ec && ec != std::errc::no_such_file_or_directory) {
-    found.unreadable.push_back({root.string(), reason_of(ec)});
-    return;
-  }
-  if (summary || fs::is_regular_file(p.env(), ec)) {
-    found.runs.push_back(root.string());
-    return;
-  }
-  if (depth <= 0) return;
-  fs::directory_iterator it(root, ec);
-  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    std::error_code entry_ec;
-    bool is_dir = it->is_directory(entry_ec);
-    if (!is_dir || it->path().filename() == "checkpoints") continue;
-    search_into(it->path(), depth - 1, found, seen);
-  }
-  // At the start or part way; a folder that vanished meanwhile (a process's
-  // /proc entry) is no longer there to be listed.
-  if (ec && ec != std::errc::no_such_file_or_directory) found.unreadable.push_back({root.string(), reason_of(ec)});
-}
-
-}  // namespace
-
-RunDirSearch search_run_dirs(const std::string& root, int depth) {
-  RunDirSearch found;
-  std::error_code ec;
-  if (!fs::is_directory(root, ec)) return found;
-  SeenFolders seen;
-  search_into(root, depth, found, seen);
-  return found;
-}
-
-std::vector<std::string> find_run_dirs(const std::string& root, int depth) {
-  return search_run_dirs(root, depth).runs;
 }
 
 }  // namespace runner

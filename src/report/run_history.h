@@ -5,6 +5,8 @@
 
 #include "report/downsample.h"
 #include "report/x_axis.h"
+#include "run/run_search.h"  // the run directories a report or `runner ls` reads
+#include "run/run_summary.h"
 #include "util/diagnostic.h"
 
 #include <nlohmann/json.hpp>
@@ -19,7 +21,8 @@ namespace runner {
 struct RunHistory {
   std::string dir;
   XAxis x_axis = XAxis::Step;  // what the x of every series point counts
-  nlohmann::json summary = nlohmann::json::object();
+  RunSummary run_summary;  // summary.json, read by the run-directory model
+  nlohmann::json summary = nlohmann::json::object();  // its record (empty when none)
   nlohmann::json env = nlohmann::json::object();
   nlohmann::json resolved = nlohmann::json::object();  // the resolved recipe
   nlohmann::json start = nlohmann::json::object();     // the first "start" event
@@ -81,28 +84,10 @@ bool is_eval_bookkeeping(const std::string& key);
 // InputError naming it and the byte where it breaks.
 nlohmann::json read_run_record(const std::string& path);
 
-// Whether `dir` holds the records of a run (env.json or summary.json); a
-// folder that cannot be looked into is none.
-bool looks_like_run_dir(const std::string& dir);
-
 // Reads a run directory, its series against `x_axis`. A missing directory, one that is not a run directory,
 // or a record that is not valid JSON throws InputError naming the file and
 // what to pass instead. A line of metrics.jsonl that cannot be read is
 // skipped and counted (damaged_lines_note says so).
 RunHistory load_run_history(const std::string& dir, XAxis x_axis = XAxis::Step);
-
-// Run directories under `root` (itself included), at most `depth` levels down:
-// runs/<name>/<time>-<id>/ and sweeps' runs/<sweep>/<point>/<time>-<id>/.
-// A folder that cannot be read (no permission, an I/O error) is listed in
-// `unreadable` with the reason, and the search goes on past it.
-struct RunDirSearch {
-  std::vector<std::string> runs;
-  struct Unreadable {
-    std::string path, why;
-  };
-  std::vector<Unreadable> unreadable;
-};
-RunDirSearch search_run_dirs(const std::string& root, int depth = 4);
-std::vector<std::string> find_run_dirs(const std::string& root, int depth = 4);  // the runs alone
 
 }  // namespace runner

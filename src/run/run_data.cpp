@@ -19,13 +19,13 @@ namespace {
 
 // The dataset's name and its own options: a change there re-tokenizes, a change
 // of batch size or sampler does not.
-std::string dataset_cache_key(const nlohmann::json& data_section) {
+std::string dataset_cache_key(const nlohmann::json& data_section, const DataSettings& settings) {
   std::string name = data_section.at("dataset").get<std::string>();
   nlohmann::json own = nlohmann::json::object();
   if (const Component* c = registry().find(Kind::Dataset, name))
     for (const auto& o : c->spec.options)
       if (data_section.contains(o.name)) own[o.name] = data_section[o.name];
-  own["on_bad_row"] = data_options().encode(data_settings_from(data_section)).at("on_bad_row");
+  own["on_bad_row"] = data_options().encode(settings).at("on_bad_row");
   return name + " " + own.dump();
 }
 
@@ -97,7 +97,7 @@ std::shared_ptr<const TokenizedSplit> tokenize_split(const RunData& d, const Dat
   enc.truncation = settings.truncation;
   TokenCacheOptions cache;
   cache.dir = settings.cache_dir;
-  cache.dataset_key = dataset_cache_key(data_section);
+  cache.dataset_key = dataset_cache_key(data_section, settings);
   cache.warn = [&note](const std::string& m) { note({{"event", "warning"}, {"message", m}}); };
   PreparedSplit p = prepare_split(*d.dataset, split, *d.tokenizer, enc, cache);
   auto tokens = std::make_shared<const TokenizedSplit>(first_examples(p.tokens, limit));

@@ -2,8 +2,9 @@
 
 #include "util/cpu_info.h"
 #include "hub/named_sources.h"
-#include "train/checkpoint_io.h"
+#include "util/synced_file.h"
 #include "util/diagnostic.h"
+#include "util/json_input.h"
 #include "util/process_info.h"
 #include "util/sha256.h"
 
@@ -71,13 +72,8 @@ RunPaths create_run_dir(const std::string& output_dir, const std::string& run_na
                               "check the directory's permissions"));
 }
 
-std::vector<std::string> list_run_dirs(const std::string& output_dir, const std::string& run_name) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(output_dir + "/" + run_name, ec))
-    if (e.is_directory()) out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());  // names start with the UTC time
-  return out;
+nlohmann::json read_json_file(const std::string& path) {
+  return read_json_document(path, "", "pass a run directory written by `runner run`");
 }
 
 std::string utc_timestamp() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }

@@ -1,5 +1,8 @@
-// The run directory runs/<run name>/<UTC time>-<short id>/ and the records in it:
-// env.json (what ran where), summary.json (how it ended).
+// The run directory runs/<run name>/<UTC time>-<short id>/: the paths of its
+// files, its creation, and env.json's contents. The rest of the run-directory
+// model: summary.json read back in run/run_summary.h (written by
+// run/summary_writer.h), env.json in run/env_record.h, the search for runs in
+// run/run_search.h. Free of LibTorch.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -27,9 +30,6 @@ struct RunPaths {
 // the directory and the OS error otherwise.
 RunPaths create_run_dir(const std::string& output_dir, const std::string& run_name);
 
-// Run directories of `run_name` under output_dir, oldest first.
-std::vector<std::string> list_run_dirs(const std::string& output_dir, const std::string& run_name);
-
 struct EnvInputs {
   std::vector<std::string> command_line;
   nlohmann::json seeds = nlohmann::json::object();
@@ -43,6 +43,10 @@ struct EnvInputs {
 nlohmann::json environment_info(const EnvInputs& in);
 // sha256 of each path, keyed by path (an unreadable file throws InputError).
 nlohmann::json content_hashes(const std::vector<std::string>& paths);
+
+// A record of a run read back (env.json, recipe.resolved.json, state.json):
+// throws InputError naming the file and the byte where it breaks.
+nlohmann::json read_json_file(const std::string& path);
 
 std::string utc_timestamp();        // 2024-05-01T12:00:00Z
 

@@ -1,6 +1,7 @@
 #include "run/run_lock.h"
 
 #include "run/run_dir.h"
+#include "run/run_summary.h"
 #include "util/diagnostic.h"
 #include "util/json_input.h"
 #include "util/process_info.h"
@@ -98,20 +99,16 @@ int open_lock_file(const std::string& path, int flags, std::string& foreign) {
 // file removed or renamed while its owner trains is no lock any more (this
 // process was just granted a new file's), but the owner's heartbeat still names it.
 std::string recorded_live_owner(const std::string& run_dir) {
-  const std::string path = run_dir + "/summary.json";
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";  // resume's own checks name it
-  nlohmann::json summary;
-  try {
-    summary = read_json_document(path);
-  } catch (const std::exception&) {
-    return "";  // unreadable: nothing names a live owner
-  }
-  if (record_string(summary, "status") != "running") return "";
-  std::optional<ProcessIdentity> owner = process_from_json(record_object(summary, "process"));
+  const RunPaths paths{run_dir};
+  std::error_code ec;
+  if (!has_run_summary(paths, ec)) return "";  // not a regular file: resume's own checks name it
+  // Unreadable: nothing names a live owner.
+  std::optional<RunSummary> summary = read_run_summary_if_readable(paths);
+  if (!summary || summary->status != "running") return "";
+  const std::optional<ProcessIdentity>& owner = summary->owner;
   if (!owner || owner->pid == current_process().pid || process_state(*owner) != ProcessState::Alive) return "";
   return terminal_safe(fmt::format("process {} on {} (summary.json's heartbeat at {})", owner->pid,
-                                   owner->host, record_string(summary, "heartbeat_utc", "?")));
+                                   owner->host, summary->heartbeat_utc.empty() ? "?" : summary->heartbeat_utc));
 }
 
 [[noreturn]] void refuse_lock(const std::string& run_dir, const std::string& path, const std::string& what,

@@ -11,7 +11,7 @@
 
 namespace runner {
 
-std::shared_ptr<DistContext> join_workers(const Recipe& recipe) {
+std::shared_ptr<DistContext> join_workers(const Recipe& recipe, const RunSettings& run) {
   std::optional<WorkerEnv> env = worker_env_from_process();
   if (!env || env->world_size <= 1) return nullptr;
   const nlohmann::json topology = recipe.section("topology");
@@ -21,7 +21,7 @@ std::shared_ptr<DistContext> join_workers(const Recipe& recipe) {
                              "(nodes x processes_per_node); training on {}\n",
                              env->source, env->world_size, planned, env->world_size);
   auto ctx = std::make_shared<DistContext>(*env, topology,
-                                           pick_device(run_settings_from(recipe.section("run"))));
+                                           pick_device(run));
   if (env->rank == 0)
     std::cerr << fmt::format("data parallel: {} ranks over {} ({}), rendezvous {}:{}\n", env->world_size,
                              ctx->backend(), env->source, env->master_addr, env->master_port);
@@ -60,6 +60,11 @@ std::unique_ptr<Optimizer> make_rank_optimizer(const Recipe& recipe, const std::
 
 std::string agree_on(DistContext* ctx, const std::string& key, const std::string& rank0_value) {
   return ctx ? ctx->share_string(key, rank0_value) : rank0_value;
+}
+
+RunChoice agree_on_run_choice(DistContext* ctx, const RunChoice& rank0_choice) {
+  if (!ctx) return rank0_choice;
+  return run_choice_from_text(agree_on(ctx, "run_dir", run_choice_text(rank0_choice)));
 }
 
 }  // namespace runner

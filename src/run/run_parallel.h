@@ -8,6 +8,7 @@
 #include "parallel/data_parallel.h"
 #include "model/model.h"
 #include "recipe/recipe.h"
+#include "run/run_choice.h"
 #include "run/run_options.h"
 
 #include <memory>
@@ -17,7 +18,7 @@ namespace runner {
 
 // Joins the process group when the environment names a world of more than one
 // process; null otherwise. Warns when the world differs from [topology].
-std::shared_ptr<DistContext> join_workers(const Recipe& recipe);
+std::shared_ptr<DistContext> join_workers(const Recipe& recipe, const RunSettings& run);
 
 // Whether this process writes the run's files (rank 0, or a single process).
 inline bool is_primary(const DistContext* ctx) { return !ctx || ctx->rank() == 0; }
@@ -37,5 +38,8 @@ std::unique_ptr<Optimizer> make_rank_optimizer(const Recipe& recipe, const std::
 
 // Rank 0's value of a run-directory decision, shared with every rank.
 std::string agree_on(DistContext* ctx, const std::string& key, const std::string& rank0_value);
+// Rank 0's choice of run directory, shared with every rank as its text form
+// (run/run_choice.h); other ranks' own choice is ignored.
+RunChoice agree_on_run_choice(DistContext* ctx, const RunChoice& rank0_choice);
 
 }  // namespace runner

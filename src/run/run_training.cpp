@@ -1,23 +1,26 @@
-// The entry points of `runner run` and `runner resume`: which run directory a
-// session trains in (also after `runner launch` restarted the workers), and the
-// checks before a resume touches it. The session itself is run/training_session.h.
+// The entry points of `runner run` and `runner resume`: the recipe's settings
+// decoded once, which run directory a session trains in (also after `runner
+// launch` restarted the workers), and the resume plan (run/resume_plan.h)
+// before a resume touches it. The session itself is run/training_session.h.
 #include "run/run_training.h"
 
-#include "run/mlflow_logger.h"
-
-#include "data/data_options.h"
 #include "parallel/worker_env.h"
-#include "run/run_data.h"
-#include "run/run_options.h"
-#include "run/run_parallel.h"
+#include "run/env_record.h"
+#include "run/mlflow_logger.h"
+#include "run/recipe_copies.h"
+#include "run/record_integrity.h"
+#include "run/resume_plan.h"
+#include "run/run_choice.h"
 #include "run/run_lock.h"
-#include "run/run_records.h"
+#include "run/run_parallel.h"
+#include "run/run_search.h"
+#include "run/run_summary.h"
+#include "run/session_settings.h"
+#include "run/summary_writer.h"
 #include "run/training_session.h"
-#include "train/batch_topology.h"
-#include "train/training_state.h"
 #include "util/diagnostic.h"
-#include "util/utf8.h"
 #include "util/json_input.h"
+#include "util/utf8.h"
 
 #include <fmt/format.h>
 
@@ -31,61 +34,6 @@ namespace fs = std::filesystem;
 
 namespace runner {
 namespace {
-
-// The settings that split the global batch. A resume checks them against the
-// checkpoint (train/batch_topology.h) instead of requiring them unchanged.
-const char* const kBatchSplitKeys[] = {"topology.processes_per_node", "topology.nodes",
-                                       "data.train_batch_size", "train.grad_accum"};
-
-bool splits_batch(const RunChange& c) {
-  for (const char* k : kBatchSplitKeys)
-    if (c.key == k) return true;
-  return false;
-}
-
-// The split the checkpoint was written under, from its state.json; checkpoints
-// older than its batch size and accumulation fields ran the recorded recipe's.
-BatchTopology checkpoint_topology(const std::string& checkpoint, const nlohmann::json& recorded) {
-  const nlohmann::json state = read_json_file(checkpoint + "/state.json");
-  const nlohmann::json sampler = record_object(state, "sampler");
-  BatchTopology t;
-  t.world = record_integer(state, "world_size", 1);
-  t.rank_batch = record_integer(sampler, "batch_size",
-                                recorded.value(nlohmann::json::json_pointer("/data/train_batch_size"), 1LL));
-  t.grad_accum = record_integer(state, "grad_accum", 0);
-  if (t.grad_accum <= 0) t.grad_accum = recorded.value(nlohmann::json::json_pointer("/train/grad_accum"), 1LL);
-  return t;
-}
-
-BatchTopology session_topology(const Recipe& recipe, const DistContext* dist) {
-  return {dist ? dist->world_size() : 1, recipe.section("data").at("train_batch_size").get<long long>(),
-          recipe.section("train").at("grad_accum").get<long long>()};
-}
-
-// Before a resume touches the run directory: the resolved recipe and the
-// content of the data and tokenizer files must be what the run started with,
-// except for another split of the same global batch.
-void check_resume_allowed(const Recipe& recipe, SessionStart& start) {
-  const nlohmann::json recorded = read_json_file(start.paths.recipe_resolved());
-  std::vector<RunChange> changes = recipe_changes(recorded, nlohmann::json(recipe.resolved));
-  start.resume_point = find_resume_point(start.paths);
-  if (!start.resume_point->checkpoint.empty()) {
-    start.resume_state = std::make_shared<const TrainingState>(load_training_state(start.resume_point->checkpoint));
-    BatchTopology then = checkpoint_topology(start.resume_point->checkpoint, recorded);
-    BatchTopology now = session_topology(recipe, start.dist.get());
-    if (auto error = topology_change_error(then, now)) throw InputError(*error);
-    if (!(then == now) && is_primary(start.dist.get()))
-      std::cerr << fmt::format("resuming the checkpoint of {} as {}\n", then.str(), now.str());
-  }
-  changes.erase(std::remove_if(changes.begin(), changes.end(), splits_batch), changes.end());
-  RunData data = open_data(data_settings_from(recipe.section("data")), recipe.section("data"),
-                           recipe.section("tokenizer"));
-  nlohmann::json env = read_json_file(start.paths.env());
-  for (auto& c : content_changes(env.value("content_sha256", nlohmann::json::object()),
-                                 content_hashes(data_content_files(data, recipe.section("tokenizer")))))
-    changes.push_back(std::move(c));
-  check_changes(changes, start.allow_changes, start.paths.dir);
-}
 
 // The run directory alone goes to stdout, absolute, so that `DIR=$(runner run ...)`
 // gets one that works from anywhere; everything else a run says goes to stderr.
@@ -103,30 +51,32 @@ void announce_run_dir(const std::string& what, const std::string& dir) {
   std::cout << absolute << std::endl;
 }
 
+// The resume plan is made before the run directory changes: a refused resume
+// leaves it as it was.
 int resume_session(const Recipe& recipe, SessionStart start) {
   if (is_primary(start.dist.get())) own_run_dir(start.paths.dir);  // before anything is read to be changed
-  require_own_records(start.paths);
-  check_resume_allowed(recipe, start);
+  start.resume = std::make_shared<ResumePlan>(
+      plan_resume({recipe, start.settings, start.paths, start.dist.get(), start.allow_changes}));
   if (!is_primary(start.dist.get())) return run_session(recipe, std::move(start));
   write_resolved_recipe(recipe, start.paths);
   announce_run_dir("resuming ", start.paths.dir);
   return run_session(recipe, std::move(start));
 }
 
-// Rank 0's choice of where the session trains, as "resume:DIR" or "new:DIR":
-// after a restart by `runner launch`, the run the first attempt noted; with
-// --resume auto, the newest unfinished run of the recipe's name; else a new one.
-std::string choose_run_dir(const Recipe& recipe, const RunOptions& options, const RunSettings& run,
-                           const LaunchAttempt& attempt, bool& created_output_dir) {
+// Rank 0's choice of where the session trains: after a restart by `runner
+// launch`, the run the first attempt noted; with --resume auto, the newest
+// unfinished run of the recipe's name; else a new one.
+RunChoice choose_run_dir(const Recipe& recipe, const RunOptions& options, const RunSettings& run,
+                         const LaunchAttempt& attempt, bool& created_output_dir) {
   if (attempt.restart > 0 && !attempt.run_dir_note.empty())
     if (std::string noted = read_run_dir_note(attempt.run_dir_note); !noted.empty()) {
       std::cerr << fmt::format("restart {} of at most {}: continuing {}\n", attempt.restart,
                                attempt.max_restarts, noted);
-      return "resume:" + noted;
+      return {RunChoice::Kind::Resume, noted};
     }
   if (options.resume_auto) {
     if (std::string dir = newest_unfinished_run(run.output_dir, run.name); !dir.empty())
-      return "resume:" + fs::absolute(dir).lexically_normal().string();
+      return {RunChoice::Kind::Resume, fs::absolute(dir).lexically_normal().string()};
     std::cerr << fmt::format("no unfinished run of '{}' under {}; starting a new one\n", run.name,
                              run.output_dir);
   }
@@ -138,16 +88,16 @@ std::string choose_run_dir(const Recipe& recipe, const RunOptions& options, cons
   write_resolved_recipe(recipe, paths);
   // Absolute, as `runner resume` makes it: every path the run records (checkpoints)
   // reads the same before and after a resume.
-  return "new:" + fs::absolute(paths.dir).lexically_normal().string();
+  return {RunChoice::Kind::New, fs::absolute(paths.dir).lexically_normal().string()};
 }
 
 // A device that the build or this machine cannot give is refused before a
 // run directory exists: LibTorch would fail at the first tensor moved there,
 // after the directory was made, with a C++ backtrace for a message.
-void require_device(const Recipe& recipe) {
-  const RunSettings run = run_settings_from(recipe.section("run"));
+void require_device(const Recipe& recipe, const SessionSettings& settings) {
+  const RunSettings& run = settings.run;
   if (torch::cuda::is_available()) return;
-  const bool fp16 = recipe.section("train").value("precision", std::string()) == "fp16";
+  const bool fp16 = settings.train.precision == Precision::Fp16;
   // run.device = "auto" falls back to the CPU, where fp16 cannot train.
   if (run.device == DeviceChoice::Auto && fp16)
     throw InputError(make_error(recipe.location_of("train.precision"), "train.precision",
@@ -166,8 +116,7 @@ void require_device(const Recipe& recipe) {
 
 // The mlflow logger without a tracking server would only say so after the run
 // directory exists; refused here like a missing device.
-void require_tracking_server(const Recipe& recipe) {
-  const RunSettings run = run_settings_from(recipe.section("run"));
+void require_tracking_server(const Recipe& recipe, const RunSettings& run) {
   if (std::find(run.loggers.begin(), run.loggers.end(), "mlflow") == run.loggers.end()) return;
   TrackingUriProblem problem = mlflow_tracking_uri_problem();
   if (problem.what.empty()) return;
@@ -178,9 +127,9 @@ void require_tracking_server(const Recipe& recipe) {
 
 // What a run needs from the build, the machine and the environment, checked
 // before a run directory exists.
-void require_runnable(const Recipe& recipe) {
-  require_device(recipe);
-  require_tracking_server(recipe);
+void require_runnable(const Recipe& recipe, const SessionSettings& settings) {
+  require_device(recipe, settings);
+  require_tracking_server(recipe, settings.run);
   heartbeat_seconds();  // an out-of-range RUNNER_HEARTBEAT_SECONDS is refused by name
 }
 
@@ -189,15 +138,14 @@ void require_runnable(const Recipe& recipe) {
 // --allow-changes asks for another schedule (more epochs) and goes ahead.
 bool nothing_to_resume(const RunPaths& paths, const ResumeOptions& options) {
   if (!options.overrides.empty() || !options.allow_changes.empty()) return false;
-  std::ifstream in(paths.summary());
-  nlohmann::json summary = nlohmann::json::parse(in, nullptr, false);
+  std::optional<RunSummary> summary = read_run_summary_if_readable(paths);
   // An edited status would otherwise read as "not completed" and train again.
-  if (summary.is_object() && summary.contains("status") && !summary["status"].is_string())
-    throw InputError(make_error(SourceLocation{paths.summary(), 0, 0, {}}, "status",
+  if (summary && summary->status_not_a_string)
+    throw InputError(make_error(SourceLocation{summary->path, 0, 0, {}}, "status",
                                 "expected the run's status as a string (\"running\", \"completed\", ...), found " +
-                                    summary["status"].dump() + "; nothing in the run was changed",
+                                    summary->record["status"].dump() + "; nothing in the run was changed",
                                 "put back the summary.json the run wrote, or start a new run"));
-  if (record_string(summary, "status") != "completed") return false;
+  if (!summary || !summary->completed()) return false;
   // A run bounded by max_steps ignores epochs: only a larger max_steps lengthens it.
   std::ifstream recipe_in(paths.recipe_resolved());
   nlohmann::json resolved = nlohmann::json::parse(recipe_in, nullptr, false);
@@ -206,7 +154,7 @@ bool nothing_to_resume(const RunPaths& paths, const ResumeOptions& options) {
   std::cerr << fmt::format(
       "{} completed all {} steps: nothing to resume, nothing changed. To train it longer, give the new "
       "schedule: runner resume {} --set {}=N --allow-changes {}\n",
-      paths.dir, record_integer(summary, "global_step"), paths.dir, key, key);
+      paths.dir, record_integer(summary->record, "global_step"), paths.dir, key, key);
   return true;
 }
 
@@ -215,22 +163,22 @@ bool nothing_to_resume(const RunPaths& paths, const ResumeOptions& options) {
 // Under data parallelism rank 0 decides the run directory and whether it
 // continues one, and every rank follows (whatever its own flags say).
 int run_recipe(const Recipe& recipe, const RunOptions& options) {
-  require_runnable(recipe);
-  const RunSettings run = run_settings_from(recipe.section("run"));
-  std::shared_ptr<DistContext> dist = join_workers(recipe);
+  SessionSettings settings = decode_settings(recipe);
+  require_runnable(recipe, settings);
+  std::shared_ptr<DistContext> dist = join_workers(recipe, settings.run);
   const LaunchAttempt attempt = launch_attempt_from_process();
-  std::string choice;
+  RunChoice choice;
   bool created_output_dir = false;
   if (is_primary(dist.get())) {
-    choice = choose_run_dir(recipe, options, run, attempt, created_output_dir);
-    if (!attempt.run_dir_note.empty()) write_run_dir_note(attempt.run_dir_note, choice.substr(choice.find(':') + 1));
+    choice = choose_run_dir(recipe, options, settings.run, attempt, created_output_dir);
+    if (!attempt.run_dir_note.empty()) write_run_dir_note(attempt.run_dir_note, choice.dir);
   }
-  choice = agree_on(dist.get(), "run_dir", choice);
-  const bool resuming = choice.rfind("resume:", 0) == 0;
-  SessionStart s{RunPaths{choice.substr(choice.find(':') + 1), created_output_dir}, resuming,
+  choice = agree_on_run_choice(dist.get(), choice);
+  SessionStart s{RunPaths{choice.dir, created_output_dir}, choice.resuming(),
                  RecipeOrigin{fs::absolute(recipe.path).string(), options.overrides}, options.command_line,
-                 resuming ? options.allow_changes : std::vector<std::string>{}, dist, std::nullopt};
-  return resuming ? resume_session(recipe, std::move(s)) : run_session(recipe, std::move(s));
+                 choice.resuming() ? options.allow_changes : std::vector<std::string>{}, dist,
+                 std::move(settings), nullptr};
+  return choice.resuming() ? resume_session(recipe, std::move(s)) : run_session(recipe, std::move(s));
 }
 
 int resume_run(const ResumeOptions& options) {
@@ -238,7 +186,7 @@ int resume_run(const ResumeOptions& options) {
   if (!paths.dir.empty() && paths.dir.back() == '/') paths.dir.pop_back();
   require_own_records(paths);  // nothing_to_resume reads two of them
   if (nothing_to_resume(paths, options)) return 0;
-  nlohmann::json env = read_json_file(paths.env());
+  nlohmann::json env = read_env_record(paths);
   RecipeOrigin origin = origin_from_env(env, paths.env());
   origin.overrides.insert(origin.overrides.end(), options.overrides.begin(), options.overrides.end());
   if (!fs::exists(origin.path)) {
@@ -251,9 +199,10 @@ int resume_run(const ResumeOptions& options) {
   RecipeLoad load = load_recipe(request, registry());
   std::cerr << format_all(load.diags);
   if (!load.recipe) return 2;
-  require_runnable(*load.recipe);
-  SessionStart s{paths, true, origin, options.command_line, options.allow_changes,
-                 join_workers(*load.recipe), std::nullopt};
+  SessionSettings settings = decode_settings(*load.recipe);
+  require_runnable(*load.recipe, settings);
+  std::shared_ptr<DistContext> dist = join_workers(*load.recipe, settings.run);
+  SessionStart s{paths, true, origin, options.command_line, options.allow_changes, dist, std::move(settings), nullptr};
   return resume_session(*load.recipe, std::move(s));
 }
 

@@ -1,8 +1,9 @@
 // summary.json while a session runs: the heartbeat and the segments of the
-// run's sessions (run/run_records.h, SummaryWriter).
-#include "run/run_records.h"
+// run's sessions (run/summary_writer.h).
+#include "run/summary_writer.h"
 
 #include "run/run_dir.h"
+#include "run/run_summary.h"
 #include "util/diagnostic.h"
 #include "util/json_input.h"
 #include "util/process_info.h"
@@ -27,13 +28,9 @@ double steady_seconds() {
 // The segments of the sessions before this one; a summary written before
 // segments were recorded counts as one segment of its total.
 nlohmann::json previous_segments(const RunPaths& paths) {
-  nlohmann::json old;
-  try {
-    old = read_json_file(paths.summary());
-  } catch (const std::exception&) {
-    return nlohmann::json::array();  // none yet, or unreadable: nothing to add up
-  }
-  if (!old.is_object()) return nlohmann::json::array();
+  std::optional<RunSummary> summary = read_run_summary_if_readable(paths);
+  if (!summary) return nlohmann::json::array();  // none yet, or unreadable: nothing to add up
+  const nlohmann::json& old = summary->record;
   nlohmann::json segments = nlohmann::json::array();
   for (auto s : record_array(old, "segments")) {
     if (!s.is_object()) continue;

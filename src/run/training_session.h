@@ -1,7 +1,7 @@
 // One training run's lifecycle, as torchtune's recipes have it:
-//   setup()  decodes each recipe section once, records the environment, and
-//            builds the data, model, optimizer and trainer (continuing from the
-//            newest valid checkpoint when resuming);
+//   setup()  records the environment, and builds the data, model, optimizer
+//            and trainer from the settings decoded once (run/session_settings.h),
+//            restoring the resume plan's checkpoint when resuming;
 //   train()  runs the loop to completion, an early stop or an interrupt;
 //   save()   writes the final evaluation, the exported model (final/) and
 //            summary.json, and returns the exit code;
@@ -11,21 +11,23 @@
 
 #include "recipe/recipe.h"
 #include "run/run_dir.h"
-#include "run/run_records.h"
+#include "run/session_settings.h"
+#include "run/env_record.h"
 
 #include <exception>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace runner {
 
 class DistContext;
-struct TrainingState;
+struct ResumePlan;
+struct SessionParts;
 
-// What a session starts from: its run directory, whether it continues one, and
-// under data parallelism the process group (null in a single-process run).
+// What a session starts from: its run directory, whether it continues one, the
+// recipe decoded once, and under data parallelism the process group (null in
+// a single-process run).
 struct SessionStart {
   RunPaths paths;
   bool resuming = false;
@@ -33,13 +35,10 @@ struct SessionStart {
   std::vector<std::string> command_line;
   std::vector<std::string> allow_changes;
   std::shared_ptr<DistContext> dist;
-  // The checkpoint a resume continues from, found by the resume checks (so the
-  // session does not verify it again); empty: the session looks it up.
-  std::optional<ResumePoint> resume_point;
-  // That checkpoint's training state, read and checked with the other resume
-  // checks, before the session rewrites any record: a damaged state.json is
-  // refused with the run as it was.
-  std::shared_ptr<const TrainingState> resume_state;
+  SessionSettings settings;
+  // A resume's plan (run/resume_plan.h), made and checked before the session
+  // rewrites any record; null for a new run. The session restores from it.
+  std::shared_ptr<ResumePlan> resume;
 };
 
 class TrainingSession {
@@ -57,8 +56,7 @@ class TrainingSession {
   void abandon();
 
  private:
-  struct Parts;  // what setup() builds (LibTorch types)
-  std::unique_ptr<Parts> parts_;
+  std::unique_ptr<SessionParts> parts_;  // what setup() builds (run/session_parts.h)
 };
 
 // setup, train, save; on an exception, close(it) and rethrow.

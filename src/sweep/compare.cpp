@@ -1,7 +1,6 @@
 #include "sweep/compare.h"
 
 #include "run/run_dir.h"
-#include "run/run_records.h"
 #include "sweep/compare_report.h"
 #include "sweep/sweep_file.h"
 #include "util/sha256.h"

@@ -1,6 +1,6 @@
 #include "sweep/compare_report.h"
 
-#include "run/run_records.h"
+#include "run/run_changes.h"
 #include "sweep/sweep_file.h"
 #include "util/json_input.h"
 #include "util/utf8.h"

@@ -1,7 +1,6 @@
 #include "sweep/ledger.h"
 
 #include "run/run_dir.h"
-#include "run/run_records.h"
 #include "util/json_input.h"
 
 #include <filesystem>

@@ -1,7 +1,8 @@
 #include "sweep/run_result.h"
 
+#include "run/env_record.h"
 #include "run/run_dir.h"
-#include "run/run_records.h"
+#include "run/run_summary.h"
 #include "sweep/sweep_file.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
@@ -13,7 +14,10 @@
 namespace runner {
 namespace fs = std::filesystem;
 
-bool is_run_dir(const std::string& dir) { return fs::is_regular_file(RunPaths{dir}.summary()); }
+bool is_run_dir(const std::string& dir) {
+  std::error_code ec;
+  return has_run_summary(RunPaths{dir}, ec);
+}
 
 namespace {
 
@@ -45,9 +49,9 @@ RunResult load_run(const std::string& dir) {
                                 "pass a directory written by `runner run` (runs/<name>/<time>-<id>/)"));
   RunResult r;
   r.dir = dir;
-  r.summary = read_json_file(paths.summary());
+  r.summary = read_run_summary(paths).record;
   r.resolved = read_if_present(paths.recipe_resolved());
-  r.env = read_if_present(paths.env());
+  r.env = read_env_record_if_present(paths);
   r.evals = read_evals(paths.metrics());
   return r;
 }

@@ -2,6 +2,8 @@
 // back from summary.json, metrics.jsonl, recipe.resolved.json and env.json.
 #pragma once
 
+#include "run/run_summary.h"
+
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -17,7 +19,7 @@ struct RunResult {
   nlohmann::json env = nlohmann::json::object();
   std::vector<nlohmann::json> evals;  // the eval events, in order
 
-  std::string status() const { return summary.value("status", "unknown"); }
+  std::string status() const { return summary_from_record(summary).recorded_status(); }
   nlohmann::json final_metrics() const { return summary.value("final", nlohmann::json::object()); }
 };
 

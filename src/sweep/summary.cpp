@@ -1,6 +1,7 @@
 #include "sweep/summary.h"
 
 #include "run/run_dir.h"
+#include "run/run_search.h"
 #include "sweep/replicates.h"
 #include "sweep/run_result.h"
 #include "sweep/sweep_run.h"

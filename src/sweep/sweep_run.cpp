@@ -4,7 +4,8 @@
 #include "recipe/recipe.h"
 #include "registry/registry.h"
 #include "run/run_dir.h"
-#include "run/run_records.h"
+#include "run/run_search.h"
+#include "run/run_summary.h"
 #include "sweep/process.h"
 #include "sweep/summary.h"
 #include "util/json_input.h"
@@ -241,11 +242,8 @@ void wait_for_leftover_children(Ledger& ledger, std::ostream& out) {
 bool run_completed(const std::string& sweep_dir, const std::string& id) {
   std::vector<std::string> runs = list_run_dirs(sweep_dir, id);
   if (runs.empty()) return false;
-  try {
-    return record_string(read_json_file(RunPaths{runs.back()}.summary()), "status") == "completed";
-  } catch (const std::exception&) {
-    return false;
-  }
+  std::optional<RunSummary> summary = read_run_summary_if_readable(RunPaths{runs.back()});
+  return summary && summary->completed();
 }
 
 // Which points this invocation runs, marking invalid ones failed.

@@ -23,6 +23,15 @@ struct BatchTopology {
   std::string str() const;  // "2 worker(s) x batch 8 x grad_accum 1 = 16 examples per step"
 };
 
+// A checkpoint's place under this run's split of the global batch: the split
+// that wrote it, this run's, and its position in the epoch converted to this
+// run's. Checked and converted once per run by the resume plan
+// (run/resume_plan.h); the trainer restores from it.
+struct ResumePosition {
+  BatchTopology then, now;
+  long long batch_in_epoch = 0;  // under `now`
+};
+
 // Null when a checkpoint written under `then` can continue under `now` (the
 // same global batch); otherwise the error, whose hint names the settings that
 // keep the global batch on `now`'s worker count.

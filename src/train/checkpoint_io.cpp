@@ -4,6 +4,7 @@
 #include "util/numbers.h"
 #include "util/output_check.h"
 #include "util/sha256.h"
+#include "util/synced_file.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -28,60 +29,11 @@ namespace {
 constexpr const char* kManifest = "manifest.json";
 constexpr const char* kTmpPrefix = ".tmp-";
 
-// A full disk (or quota, or file size limit) is the user's to mend, exit 2 with
-// the fix as for any bad input; another failure of the system stays an error.
-[[noreturn]] void os_error(const std::string& what, const std::string& path) {
-  const int error_number = errno;
-  if (error_number == ENOSPC || error_number == EDQUOT || error_number == EFBIG)
-    throw InputError(make_error(SourceLocation{path, 0, 0, {}}, "",
-                                what + ": " + write_failure_reason(error_number),
-                                "free space on that disk, then run the command again (a run continues with "
-                                "`runner resume RUN`; train.keep_last keeps fewer checkpoints)"));
-  throw std::runtime_error(fmt::format("{} {}: {}", what, path, std::strerror(error_number)));
-}
-
 void remove_stale_temporaries(const std::string& checkpoints_dir) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(checkpoints_dir, ec))
     if (e.path().filename().string().rfind(kTmpPrefix, 0) == 0) fs::remove_all(e.path(), ec);
 }
-
-// A file open for writing, closed (without fsync) if it is not finished.
-class SyncedFile {
- public:
-  explicit SyncedFile(std::string path) : path_(std::move(path)) {
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) os_error("cannot create", path_);
-  }
-  SyncedFile(const SyncedFile&) = delete;
-  SyncedFile& operator=(const SyncedFile&) = delete;
-  ~SyncedFile() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  void append(std::string_view bytes) {
-    while (!bytes.empty()) {
-      ssize_t n = ::write(fd_, bytes.data(), bytes.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) fail("cannot write");
-      bytes.remove_prefix(static_cast<size_t>(n));
-    }
-  }
-  void finish() {
-    if (::fsync(fd_) != 0) fail("cannot fsync");
-    int fd = std::exchange(fd_, -1);
-    if (::close(fd) != 0) os_error("cannot close", path_);
-  }
-
- private:
-  [[noreturn]] void fail(const char* what) {
-    int saved = errno;
-    ::close(std::exchange(fd_, -1));
-    errno = saved;
-    os_error(what, path_);
-  }
-  std::string path_;
-  int fd_ = -1;
-};
 
 struct FileDigest {
   std::string sha256;
@@ -133,26 +85,6 @@ void write_into(const std::string& tmp, const std::string& name, const std::vect
 
 }  // namespace
 
-std::string read_file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) os_error("cannot read", path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_file_synced(const std::string& path, const std::string& bytes) {
-  SyncedFile out(path);
-  out.append(bytes);
-  out.finish();
-}
-
-void fsync_directory(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) os_error("cannot open directory", dir);
-  int rc = ::fsync(fd);
-  ::close(fd);
-  if (rc != 0) os_error("cannot fsync directory", dir);
-}
-
 std::string checkpoint_name(long long step) { return fmt::format("step-{:08d}", step); }
 
 std::optional<long long> checkpoint_step(const std::string& name) {
@@ -173,7 +105,7 @@ std::string write_checkpoint(const std::string& checkpoints_dir, const std::stri
   try {
     write_into(tmp, name, files, hook);
     if (fs::exists(final_dir)) fs::remove_all(final_dir);  // an invalid leftover
-    if (::rename(tmp.c_str(), final_dir.c_str()) != 0) os_error("cannot rename into", final_dir);
+    if (::rename(tmp.c_str(), final_dir.c_str()) != 0) throw_os_error("cannot rename into", final_dir);
     fsync_directory(checkpoints_dir);
   } catch (...) {
     std::error_code ec;

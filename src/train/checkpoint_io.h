@@ -65,9 +65,4 @@ std::vector<std::string> prune_checkpoints(const std::string& checkpoints_dir, l
                                            const std::string& best_dir,
                                            const std::string& just_written = {});
 
-// Writes a whole file and fsyncs it (no directory fsync); throws on failure.
-void write_file_synced(const std::string& path, const std::string& bytes);
-void fsync_directory(const std::string& dir);
-std::string read_file_bytes(const std::string& path);  // throws std::runtime_error
-
 }  // namespace runner

@@ -52,9 +52,10 @@ class Trainer {
   long long total_steps() const { return scheduler_.total_steps(); }
   long long global_step() const { return state_.global_step; }
   long long steps_per_epoch() const;
-  // Continues from a saved state (model, optimizer, RNG, position ...), also one
-  // written by another number of workers when the global batch is the same.
-  void resume(const TrainingState& state);
+  // Continues from a saved state (model, optimizer, RNG, position ...) at `at`,
+  // its place under this run's split of the global batch (another number of
+  // workers when the global batch is the same), as the resume plan checked it.
+  void resume(const TrainingState& state, const ResumePosition& at);
   TrainOutcome train();
   // Evaluates now and returns the event ({"event": "eval", "loss": ..., metrics}).
   nlohmann::json evaluate();

@@ -4,7 +4,6 @@
 #include "train/batch_topology.h"
 #include "train/trainer.h"
 #include "util/diagnostic.h"
-#include "util/json_input.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -31,26 +30,16 @@ void copy_into(const std::string& name, torch::Tensor target, const TensorMap& s
   target.copy_(it->second);
 }
 
-// The checkpoint's split of the global batch and this run's (`now`); a
-// checkpoint without the batch size or accumulation recorded is taken to have this run's.
-BatchTopology topology_then(const TrainingState& s, const BatchTopology& now) {
-  return {s.world_size, record_integer(s.sampler, "batch_size", now.rank_batch),
-          s.grad_accum > 0 ? s.grad_accum : now.grad_accum};
-}
-
-// Another split of the same global batch continues the same global order from
-// the same position (train/batch_topology.h); any other change is refused.
-void check_topology(const TrainingState& s, const BatchTopology& then, const BatchTopology& now,
-                    long long steps_per_epoch) {
-  if (then == now) return;
-  if (auto error = topology_change_error(then, now)) throw InputError(*error);
-  if (s.steps_per_epoch > 0 && s.steps_per_epoch != steps_per_epoch)
-    throw InputError(make_error(
-        {}, "topology",
-        fmt::format("an epoch has {} optimizer steps under {}, and had {} under {} (data.drop_last "
-                    "drops a different remainder), so the schedule would change",
-                    steps_per_epoch, now.str(), s.steps_per_epoch, then.str()),
-        "resume with the topology that wrote the checkpoint, or set data.drop_last = false"));
+// Another split of the same global batch (checked by the resume plan) must
+// also cut an epoch into as many optimizer steps as the checkpoint's did.
+void check_epoch_length(const TrainingState& s, const ResumePosition& at, long long steps_per_epoch) {
+  if (at.then == at.now || s.steps_per_epoch <= 0 || s.steps_per_epoch == steps_per_epoch) return;
+  throw InputError(make_error(
+      {}, "topology",
+      fmt::format("an epoch has {} optimizer steps under {}, and had {} under {} (data.drop_last "
+                  "drops a different remainder), so the schedule would change",
+                  steps_per_epoch, at.now.str(), s.steps_per_epoch, at.then.str()),
+      "resume with the topology that wrote the checkpoint, or set data.drop_last = false"));
 }
 
 // The checkpoint's position must lie inside this run's schedule: a state edited
@@ -89,12 +78,9 @@ TrainingState Trainer::live_state() const {
   return s;
 }
 
-void Trainer::resume(const TrainingState& s) {
-  const BatchTopology now{parallel_ ? parallel_->world_size() : 1, record_integer(data_.state(), "batch_size", 1),
-                          config_.grad_accum};
-  const BatchTopology then = topology_then(s, now);
-  check_topology(s, then, now, steps_per_epoch());
-  const long long position = convert_batch_in_epoch(s.batch_in_epoch, then, now);
+void Trainer::resume(const TrainingState& s, const ResumePosition& at) {
+  check_epoch_length(s, at, steps_per_epoch());
+  const long long position = at.batch_in_epoch;
   check_progress(s, position, total_steps(), data_.batches_per_epoch());
   {
     torch::NoGradGuard no_grad;
@@ -107,11 +93,11 @@ void Trainer::resume(const TrainingState& s) {
   state_.model.clear();
   state_.optimizer.clear();
   state_.batch_in_epoch = position;
-  state_.world_size = static_cast<int>(now.world);
-  state_.grad_accum = now.grad_accum;
+  state_.world_size = static_cast<int>(at.now.world);
+  state_.grad_accum = at.now.grad_accum;
   state_.steps_per_epoch = steps_per_epoch();
   scheduler_.restore_best(s.best);
-  step_.restore(s, then, now);
+  step_.restore(s, at.then, at.now);
 }
 
 // Every rank enters (the state capture may gather a sharded optimizer); rank 0

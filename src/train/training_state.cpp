@@ -1,4 +1,5 @@
 #include "train/training_state.h"
+#include "util/synced_file.h"
 #include "train/tensor_file.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"

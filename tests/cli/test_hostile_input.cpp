@@ -8,7 +8,7 @@
 #include "shared.h"
 
 #include "cli/args.h"
-#include "run/run_records.h"
+#include "run/resume_point.h"
 #include "train/checkpoint_io.h"
 
 #include <fmt/format.h>

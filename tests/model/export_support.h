@@ -5,6 +5,7 @@
 
 #include "golden.h"
 #include "run/run_dir.h"
+#include "run/run_search.h"
 #include "tokenizer/encoding.h"
 #include "tokenizer/wordpiece_loader.h"
 

@@ -8,6 +8,7 @@
 #include "model/export.h"
 #include "run/run_dir.h"
 #include "train/checkpoint_io.h"
+#include "util/synced_file.h"
 #include "run_files.h"
 
 #include <nlohmann/json.hpp>

@@ -6,7 +6,7 @@
 // float summation order. Launched three ways: bare torchrun variables, SLURM
 // variables, and `runner launch`. Then a rank is SIGKILLed mid-run.
 #include "run/run_dir.h"
-#include "run/run_records.h"
+#include "run/run_search.h"
 #include "train/checkpoint_io.h"
 #include "train/training_state.h"
 

@@ -7,6 +7,7 @@
 // 2-worker run's within float summation order.
 #include "train/batch_topology.h"
 #include "train/checkpoint_io.h"
+#include "util/synced_file.h"
 
 #include "dist_runs.h"
 #include "run_files.h"

@@ -6,7 +6,7 @@
 // Then one node's launcher is SIGKILLed: the other stops within 60 s with an
 // error naming the lost rank.
 #include "run/run_dir.h"
-#include "run/run_records.h"
+#include "run/run_search.h"
 
 #include "run_files.h"
 #include "shared.h"

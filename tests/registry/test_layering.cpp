@@ -2,11 +2,14 @@
 // - the folders of src/ form layers, listed low to high in docs/extending.md's
 //   "Project layout" block; no file includes from a higher layer than its own;
 // - no function in src/run or src/train is longer than 60 lines;
-// - no test comment cites an issue number.
+// - no test comment cites an issue number;
+// - summary.json is named only by the run-directory model (run/run_summary.h),
+//   and a run's recipe settings are decoded in one place.
 #include "catch.h"
 
 #include "shared.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -121,4 +124,47 @@ TEST_CASE("layering: no test comment cites an issue by number", "[layering]") {
     }
   }
   CHECK(read > 100);
+namespace {
+
+// The files of src/ whose lines match `pattern`, as paths under src/.
+std::vector<std::string> files_matching(const std::regex& pattern) {
+  std::vector<std::string> out;
+  const fs::path src = fs::path(runner::test::source_dir()) / "src";
+  for (const auto& file : sources_under(src))
+    for (const auto& line : read_lines(file))
+      if (std::regex_search(line, pattern)) {
+        out.push_back(fs::relative(file, src).string());
+        break;
+      }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("layering: summary.json is named by the run-directory model alone", "[layering]") {
+  // Its path (RunPaths::summary(), or the file name in quotes): the model's
+  // paths, its one reader, the writer, and the check that each record is a file
+  // of its own, which looks at the file's kind and never reads it.
+  // (A protobuf Event's summary() in the tensorboard logger is another thing.)
+  static const std::regex names_summary(R"((paths?_?|\bp|\})\.summary\(\)|"/?summary\.json")");
+  CHECK(files_matching(names_summary) == std::vector<std::string>{"run/record_integrity.cpp", "run/run_dir.h",
+                                                                   "run/run_summary.cpp", "run/summary_writer.cpp"});
+}
+
+TEST_CASE("layering: a run's recipe settings are decoded in one place", "[layering]") {
+  // decode_settings() (run/session_settings.cpp) once per `runner run` or
+  // `runner resume`; `evaluate` decodes its own in split_evaluation.cpp, and
+  // cli/run_names.cpp reads a recipe's [run] to find its runs without running it.
+  static const std::regex decodes(R"(\b(run_settings_from|data_settings_from|trainer_config_from)\()");
+  std::vector<std::string> callers;
+  for (const auto& f : files_matching(decodes))
+    if (f.rfind("run/", 0) == 0 || f.rfind("cli/", 0) == 0 || f.rfind("sweep/", 0) == 0) callers.push_back(f);
+  CHECK(callers == std::vector<std::string>{"cli/run_names.cpp", "run/run_options.cpp", "run/run_options.h",
+                                            "run/session_settings.cpp", "run/split_evaluation.cpp"});
+  std::vector<std::string> decoders;
+  for (const auto& f : files_matching(std::regex(R"(\bdecode_settings\()")))
+    decoders.push_back(f);
+  CHECK(decoders == std::vector<std::string>{"run/run_training.cpp", "run/session_settings.cpp",
+                                             "run/session_settings.h"});
 }

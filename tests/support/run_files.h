@@ -3,6 +3,7 @@
 #pragma once
 
 #include "run/run_dir.h"
+#include "run/run_search.h"
 #include "util/sha256.h"
 
 #include "catch.h"

@@ -1,6 +1,7 @@
 // Checkpoints: atomic writes, verification against the manifest, keep_last, and
 // the training state round trip.
 #include "train/checkpoint_io.h"
+#include "util/synced_file.h"
 #include "run/run_data.h"
 #include "train/checkpointer.h"
 #include "train/training_state.h"

@@ -4,6 +4,7 @@
 // exits 143; a resume with a changed recipe is refused with the diff.
 #include "run/run_dir.h"
 #include "train/checkpoint_io.h"
+#include "util/synced_file.h"
 
 #include "run_files.h"
 #include "shared.h"

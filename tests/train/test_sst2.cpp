@@ -6,6 +6,7 @@
 // The Python peer (transformers 4.40 + Accelerate 0.30, same LibTorch build)
 // reached 0.811 after 610 s at 110 samples/s.
 #include "train/checkpoint_io.h"
+#include "util/synced_file.h"
 
 #include "run_files.h"
 #include "shared.h"

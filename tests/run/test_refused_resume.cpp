@@ -5,6 +5,7 @@
 // FIFO is refused at once instead of blocking the read or the append forever.
 // A resume that goes on past a damaged checkpoint says so with its names escaped.
 #include "train/checkpoint_io.h"
+#include "util/synced_file.h"
 
 #include "run_files.h"
 #include "shared.h"

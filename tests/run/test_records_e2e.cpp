@@ -7,6 +7,7 @@
 #include "report/run_history.h"
 #include "run/run_dir.h"
 #include "train/checkpoint_io.h"
+#include "util/synced_file.h"
 
 #include "run_files.h"
 #include "shared.h"

@@ -1,6 +1,8 @@
 // What a resume compares and how the event logs go back to a checkpoint.
-#include "run/run_records.h"
+#include "run/event_logs.h"
+#include "run/run_changes.h"
 #include "train/checkpoint_io.h"
+#include "util/synced_file.h"
 #include "util/diagnostic.h"
 
 #include "shared.h"
@@ -11,7 +13,7 @@
 
 using namespace runner;
 
-TEST_CASE("recipe changes are listed key by key", "[train][run]") {
+TEST_CASE("recipe changes are listed key by key", "[run]") {
   nlohmann::json before = {{"train", {{"epochs", 2.0}, {"log_every", 4}}}, {"run", {{"seed", 7}}}};
   nlohmann::json after = {{"train", {{"epochs", 3.0}, {"log_every", 4}}}, {"run", {{"seed", 7}}},
                           {"extra", {{"x", true}}}};
@@ -25,7 +27,7 @@ TEST_CASE("recipe changes are listed key by key", "[train][run]") {
   CHECK(recipe_changes(before, before).empty());
 }
 
-TEST_CASE("check_changes refuses what is not allowed and shows the diff", "[train][run]") {
+TEST_CASE("check_changes refuses what is not allowed and shows the diff", "[run]") {
   std::vector<RunChange> changes = {{"train.epochs", "2.0", "3.0"},
                                     {"content_sha256./d/train.tsv", "\"aa\"", "\"bb\""}};
   CHECK_THROWS_WITH(check_changes(changes, {"train.epochs"}, "/runs/x"),
@@ -38,7 +40,7 @@ TEST_CASE("check_changes refuses what is not allowed and shows the diff", "[trai
   CHECK_THROWS(check_changes({{"trainer.x", "1", "2"}}, {"train"}, "/runs/x"));
 }
 
-TEST_CASE("content changes compare the sha256 of each file", "[train][run]") {
+TEST_CASE("content changes compare the sha256 of each file", "[run]") {
   nlohmann::json a = {{"/d/train.tsv", "aa"}, {"/d/dev.tsv", "cc"}};
   nlohmann::json b = {{"/d/train.tsv", "bb"}, {"/d/dev.tsv", "cc"}};
   auto changes = content_changes(a, b);
@@ -46,7 +48,7 @@ TEST_CASE("content changes compare the sha256 of each file", "[train][run]") {
   CHECK(changes[0].key == "content_sha256./d/train.tsv");
 }
 
-TEST_CASE("the event logs are cut back to a checkpoint's step", "[train][run]") {
+TEST_CASE("the event logs are cut back to a checkpoint's step", "[run]") {
   RunPaths paths{runner::test::tmp_dir("cut_logs")};
   write_file_synced(paths.metrics(),
                     "{\"event\":\"start\",\"total_steps\":32}\n"

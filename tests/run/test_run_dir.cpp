@@ -1,6 +1,8 @@
 // The run directory and its records.
 #include "run/run_dir.h"
+#include "run/run_search.h"
 #include "train/checkpoint_io.h"
+#include "util/synced_file.h"
 #include "util/diagnostic.h"
 
 #include "runner_build_config.h"
@@ -19,7 +21,7 @@ using namespace runner;
 namespace fs = std::filesystem;
 
 TEST_CASE("run directories are runs/<name>/<UTC time>-<short id>/ with checkpoints/",
-          "[train][run]") {
+          "[run]") {
   std::string out = runner::test::tmp_dir("run_dirs");
   RunPaths a = create_run_dir(out, "mrpc_tiny");
   RunPaths b = create_run_dir(out, "mrpc_tiny");
@@ -31,7 +33,7 @@ TEST_CASE("run directories are runs/<name>/<UTC time>-<short id>/ with checkpoin
   CHECK(list_run_dirs(out, "mrpc_tiny").size() == 2);
 }
 
-TEST_CASE("an unwritable output directory is refused before training", "[train][run]") {
+TEST_CASE("an unwritable output directory is refused before training", "[run]") {
   std::string out = runner::test::tmp_dir("run_dirs_ro");
   fs::permissions(out, fs::perms::owner_read | fs::perms::owner_exec);
   if (::access(out.c_str(), W_OK) == 0) {
@@ -45,7 +47,7 @@ TEST_CASE("an unwritable output directory is refused before training", "[train][
 }
 
 TEST_CASE("env.json records versions, machine, command line, seeds and content hashes",
-          "[train][run]") {
+          "[run]") {
   std::string data = runner::test::shared_dir() + "/data/glue/MRPC/dev.tsv";
   EnvInputs in;
   in.command_line = {"runner", "run", "recipes/mrpc.toml"};
@@ -64,7 +66,7 @@ TEST_CASE("env.json records versions, machine, command line, seeds and content h
         "9e8f284788040f7c9ecde2e1b3c07237c756f926bd9ef8548ef5d34b56f69f17");
 }
 
-TEST_CASE("summary.json is replaced atomically", "[train][run]") {
+TEST_CASE("summary.json is replaced atomically", "[run]") {
   std::string dir = runner::test::tmp_dir("summary");
   write_json_atomic(dir + "/summary.json", {{"status", "running"}});
   write_json_atomic(dir + "/summary.json", {{"status", "completed"}});
@@ -73,7 +75,7 @@ TEST_CASE("summary.json is replaced atomically", "[train][run]") {
 }
 
 TEST_CASE("a record that cannot be written whole keeps the one before, leaves no .tmp, and says why",
-          "[train][run]") {
+          "[run]") {
   std::string dir = runner::test::tmp_dir("record_full_disk");
   const std::string path = dir + "/sweep_ledger.json";
   write_text_atomic(path, "before\n");
