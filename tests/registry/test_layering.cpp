@@ -124,6 +124,8 @@ TEST_CASE("layering: no test comment cites an issue by number", "[layering]") {
     }
   }
   CHECK(read > 100);
+}
+
 namespace {
 
 // The files of src/ whose lines match `pattern`, as paths under src/.
