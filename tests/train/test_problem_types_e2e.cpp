@@ -7,6 +7,7 @@
 
 #include "run_files.h"
 #include "shared.h"
+#include "task_files.h"
 
 #include "catch.h"
 
@@ -18,51 +19,12 @@ using runner::test::isolated_run_sets;
 using runner::test::only_run_dir;
 using runner::test::run_summary;
 using runner::test::runner_cmd;
+using runner::test::task_sentence;
+using runner::test::write_aspects;
+using runner::test::write_stsb_like;
+using runner::test::write_task_recipe;
 
 namespace {
-
-const std::vector<std::string> kWords = {"good", "bad", "food", "price", "staff", "cheap", "slow", "kind",
-                                         "warm", "cold", "fast", "rude"};
-
-// Sentence i: three words chosen by i, the same on every machine.
-std::string sentence(int i) {
-  return kWords[static_cast<size_t>(i % 12)] + " " + kWords[static_cast<size_t>((i * 7 + 3) % 12)] + " " +
-         kWords[static_cast<size_t>((i * 5 + 1) % 12)];
-}
-
-// train.tsv (48 rows) and dev.tsv (16) with STS-B's columns and a score in [0, 5].
-void write_stsb_like(const std::string& dir) {
-  fs::create_directories(dir);
-  for (auto [split, first, n] : {std::tuple{"train", 0, 48}, std::tuple{"dev", 100, 16}}) {
-    std::ofstream f(dir + "/" + split + ".tsv");
-    f << "sentence1\tsentence2\tscore\n";
-    for (int i = first; i < first + n; ++i) f << sentence(i) << "\t" << sentence(i + 1) << "\t" << (i % 11) * 0.5 << "\n";
-  }
-}
-
-// train.jsonl and dev.jsonl whose "labels" list the aspects a sentence names.
-void write_aspects(const std::string& dir) {
-  fs::create_directories(dir);
-  for (auto [split, first, n] : {std::tuple{"train", 0, 48}, std::tuple{"dev", 100, 16}}) {
-    std::ofstream f(dir + "/" + split + ".jsonl");
-    for (int i = first; i < first + n; ++i) {
-      std::string s = sentence(i);
-      nlohmann::json labels = nlohmann::json::array();
-      for (const char* aspect : {"food", "price", "staff"})
-        if (s.find(aspect) != std::string::npos) labels.push_back(aspect);
-      f << nlohmann::json{{"text", s}, {"labels", labels}}.dump() << "\n";
-    }
-  }
-}
-
-std::string write_recipe(const std::string& dir, const std::string& data_lines) {
-  std::ofstream(dir + "/r.toml") << "[run]\nname = \"task\"\nseed = 3\ndevice = \"cpu\"\n"
-                                 << "[data]\n" << data_lines << "max_length = 16\ntrain_batch_size = 8\n"
-                                 << "eval_batch_size = 8\n"
-                                 << "[model]\npreset = \"bert-tiny\"\n[optimizer]\nlr = 1e-3\n"
-                                 << "[train]\nepochs = 2\nlog_every = 2\ncheckpoint_every = 4\neval_every = 6\n";
-  return dir + "/r.toml";
-}
 
 std::vector<nlohmann::json> reproducible_events(const std::string& run_dir) {
   std::vector<nlohmann::json> out;
@@ -124,8 +86,7 @@ nlohmann::json predict_line(const std::string& model, const std::string& dir, co
 TEST_CASE("a regression trains, resumes after kill -9, evaluates, exports and predicts", "[e2e][problem_types]") {
   std::string dir = runner::test::tmp_dir("e2e_regression");
   write_stsb_like(dir + "/data");
-  std::string recipe = write_recipe(dir, "dataset = \"tsv\"\ndir = \"" + dir + "/data\"\nnum_labels = 1\n"
-                                         "columns = { text_a = \"sentence1\", text_b = \"sentence2\", label = \"score\" }\n");
+  std::string recipe = write_task_recipe(dir, runner::test::stsb_like_data_lines(dir + "/data"));
   std::string run = train_killed_and_resumed(recipe, dir);
   nlohmann::json final_eval = run_summary(run).at("final");
   for (const char* metric : {"pearson", "spearman", "mse"}) CHECK(final_eval.contains(metric));
@@ -148,7 +109,7 @@ TEST_CASE("a multi-label task trains, resumes after kill -9, evaluates, exports 
           "[e2e][problem_types]") {
   std::string dir = runner::test::tmp_dir("e2e_multi_label");
   write_aspects(dir + "/data");
-  std::string recipe = write_recipe(dir, "dataset = \"jsonl\"\ndir = \"" + dir + "/data\"\n"
+  std::string recipe = write_task_recipe(dir, "dataset = \"jsonl\"\ndir = \"" + dir + "/data\"\n"
                                          "problem_type = \"multi_label_classification\"\n"
                                          "labels = { food = 0, price = 1, staff = 2 }\n"
                                          "columns = { text_a = \"text\", label = \"labels\" }\n");
@@ -185,9 +146,9 @@ TEST_CASE("class weights train a classification and are recorded in the run", "[
   for (const char* split : {"train", "dev"}) {
     std::ofstream f(dir + "/data/" + split + ".csv");
     f << "text,label\n";
-    for (int i = 0; i < 24; ++i) f << sentence(i) << "," << (i % 4 == 0 ? "rare" : "common") << "\n";
+    for (int i = 0; i < 24; ++i) f << task_sentence(i) << "," << (i % 4 == 0 ? "rare" : "common") << "\n";
   }
-  std::string recipe = write_recipe(dir, "dataset = \"csv\"\ndir = \"" + dir + "/data\"\n"
+  std::string recipe = write_task_recipe(dir, "dataset = \"csv\"\ndir = \"" + dir + "/data\"\n"
                                          "columns = { text_a = \"text\", label = \"label\" }\n"
                                          "labels = { common = 0, rare = 1 }\n");
   auto r = runner_cmd("", recipe + isolated_run_sets(dir) + " --set train.class_weighting=balanced");
