@@ -210,7 +210,7 @@ FileDatasetConfig file_dataset_config(const std::string& format, const nlohmann:
   c.labels.delimiter = o.value("label_delimiter", std::string("|"));
   if (c.labels.delimiter.empty()) throw config_error("label_delimiter", "is empty", "set it to \"|\" or \",\"");
   c.info.threshold = o.value("threshold", 0.5);
-  if (c.info.problem_type != ProblemType::Regression) check_labels_map(c.labels.by_name, c.info.num_labels);
+  check_labels_map(c.labels.by_name, c.info.num_labels);
   c.info.label_names.resize(static_cast<size_t>(c.info.num_labels));
   for (int i = 0; i < c.info.num_labels; ++i) c.info.label_names[static_cast<size_t>(i)] = std::to_string(i);
   for (const auto& [name, id] : c.labels.by_name) c.info.label_names[static_cast<size_t>(id)] = name;

@@ -88,12 +88,19 @@ torch::Tensor sequence_classification_loss(const torch::Tensor& logits, const to
   // regression, float targets over several outputs are multi-label.
   const bool multi_label = problem_type == "multi_label_classification" ||
                            (problem_type.empty() && num_labels > 1 && labels.is_floating_point());
+  // Float targets stay float32 under autocast, as the loss of Transformers'
+  // autocast forward reads them: a bf16 copy would round a score of 3.54 to 3.53.
   if (multi_label) {
-    torch::Tensor pos_weight = class_weights.defined() ? class_weights.to(logits.options()) : torch::Tensor();
-    return torch::binary_cross_entropy_with_logits(logits, labels.to(logits.scalar_type()), {}, pos_weight);
+    torch::Tensor pos_weight =
+        class_weights.defined() ? class_weights.to(logits.device(), torch::kFloat) : torch::Tensor();
+    return torch::binary_cross_entropy_with_logits(logits.to(torch::kFloat), labels.to(torch::kFloat), {},
+                                                   pos_weight);
   }
-  if (num_labels == 1 || problem_type == "regression")
+  if (num_labels == 1 || problem_type == "regression") {
+    if (labels.is_floating_point())
+      return torch::mse_loss(logits.squeeze().to(torch::kFloat), labels.squeeze().to(torch::kFloat));
     return torch::mse_loss(logits.squeeze(), labels.squeeze().to(logits.scalar_type()));
+  }
   torch::Tensor weight = class_weights.defined() ? class_weights.to(logits.device(), torch::kFloat) : torch::Tensor();
   return torch::cross_entropy_loss(logits.view({-1, num_labels}), labels.view({-1}), weight,
                                    at::Reduction::Mean, -100, label_smoothing);

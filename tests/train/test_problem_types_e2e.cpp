@@ -11,6 +11,7 @@
 
 #include "catch.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -162,4 +163,29 @@ TEST_CASE("class weights train a classification and are recorded in the run", "[
   CHECK(weights[1].get<double>() == Approx(2.0));
   nlohmann::json resolved = nlohmann::json::parse(runner::read_file_bytes(run + "/recipe.resolved.json"));
   CHECK(resolved["train"]["class_weighting"] == "balanced");
+}
+
+TEST_CASE("regression and multi-label train in bf16 with finite losses and their metrics", "[e2e][problem_types]") {
+  std::string dir = runner::test::tmp_dir("e2e_problem_types_bf16");
+  write_stsb_like(dir + "/stsb");
+  write_aspects(dir + "/aspects");
+  fs::create_directories(dir + "/regression");
+  fs::create_directories(dir + "/multi_label");
+  const std::vector<std::pair<std::string, std::string>> tasks = {
+      {"regression", runner::test::stsb_like_data_lines(dir + "/stsb")},
+      {"multi_label", "dataset = \"jsonl\"\ndir = \"" + dir + "/aspects\"\n"
+                      "problem_type = \"multi_label_classification\"\n"
+                      "labels = { food = 0, price = 1, staff = 2 }\n"
+                      "columns = { text_a = \"text\", label = \"labels\" }\n"}};
+  for (const auto& [name, data_lines] : tasks) {
+    INFO(name);
+    std::string recipe = write_task_recipe(dir + "/" + name, data_lines);
+    auto r = runner_cmd("", recipe + isolated_run_sets(dir + "/" + name) + " --set train.precision=bf16");
+    INFO(r.out);
+    REQUIRE(r.exit_code == 0);
+    std::string run = only_run_dir(dir + "/" + name, "task");
+    for (const auto& e : runner::test::events(run, "train")) CHECK(std::isfinite(e["loss"].get<double>()));
+    nlohmann::json final_eval = run_summary(run).at("final");
+    CHECK(final_eval.contains(name == "regression" ? "pearson" : "micro_f1"));
+  }
 }
