@@ -9,6 +9,7 @@
 #include "tokenizer/tokenize_command.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
+#include "util/numbers.h"
 #include "util/paths.h"
 
 #include <fmt/format.h>
@@ -122,6 +123,16 @@ int cmd_predict(const ParsedArgs& args) {
   options.tokenizer = args.get("--tokenizer");
   options.truncation = args.get("--truncation", options.truncation);
   options.probabilities = args.has("--probabilities");
+  if (args.has("--threshold")) {
+    std::string why;
+    std::optional<double> p = parse_number(args.get("--threshold"), why, 0.0, 1.0);
+    if (!p || *p <= 0.0 || *p >= 1.0) {
+      std::cerr << "error: --threshold: expected a number between 0 and 1 (exclusive), found \""
+                << args.get("--threshold") << "\"\n";
+      return kExitBadInput;
+    }
+    options.threshold = *p;
+  }
   if (!input_file(args).empty()) options.input_name = input_file(args);
   if (!int_flag(args, "--max-length", options.max_length) ||
       !int_flag(args, "--batch-size", options.batch_size))

@@ -48,6 +48,7 @@ int cmd_export(const ParsedArgs& args) {
   const DatasetInfo info = instantiate<DatasetFactory>(Kind::Dataset, data.at("dataset").get<std::string>(), data)->info();
   request.num_labels = info.num_labels;
   request.label_names = info.label_names;
+  request.problem_type = problem_type_name(info.problem_type);
   request.tokenizer_dir = tokenizer_folder(recipe.at("tokenizer"));
   request.to = args.get("--to");
   std::vector<std::string> files = {"config.json", "model.safetensors"};

@@ -18,7 +18,8 @@ const std::vector<FlagSpec>& flag_table() {
                             "as model.pretrained takes it ($RUNNER_MODELS, Hub id)"},
       {"--batch-size", "N", "Examples per forward pass", false, IntRange{1, 65536}},
       {"--attention-mask", "", "Also write \"attention_mask\" as transformers does: a 1 per token (lines are not padded)"},
-      {"--probabilities", "", "Also write \"probabilities\": the softmax of each line's logits"},
+      {"--probabilities", "", "Also write \"probabilities\": the softmax of each line's logits (multi-label: one sigmoid per label)"},
+      {"--threshold", "P", "Multi-label models: print the labels whose sigmoid is above P (default 0.5)"},
       {"--resume", "auto", "Continue the newest unfinished run of this recipe instead of starting a new one"},
       {"--allow-changes", "KEY,...", "Resume even though these recipe keys (or key prefixes, or "
                                      "content_sha256.<file>) differ from the run's", true},
@@ -99,7 +100,7 @@ const std::vector<CommandSpec>& command_table() {
         "--max-restarts", "--set", "--resume", "--allow-changes"},
        cmd_launch},
       {"predict", "Write logits and the predicted label for each JSONL line {\"text_a\", \"text_b\"}",
-       {}, {"--model", "--tokenizer", "--input", "--max-length", "--truncation", "--batch-size", "--probabilities", "--runs"},
+       {}, {"--model", "--tokenizer", "--input", "--max-length", "--truncation", "--batch-size", "--probabilities", "--threshold", "--runs"},
        cmd_predict, Needs::LibTorch},
       {"sweep", "Run a sweep file's points (grid, zip, points) as separate runs, resumably",
        {{"SWEEP", "a .toml or .yaml sweep file", false}},

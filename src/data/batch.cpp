@@ -28,6 +28,7 @@ Batch collate(const TokenizedSplit& split, const std::vector<SampledIndex>& rows
   b.input_ids.assign(cells, padding.pad_id);
   b.token_type_ids.assign(cells, 0);
   b.attention_mask.assign(cells, 0);
+  b.target_width = split.target_width;
   for (size_t r = 0; r < rows.size(); ++r) {
     const auto i = static_cast<size_t>(rows[r].index);
     const int64_t begin = split.offsets[i], len = split.length(i);
@@ -38,6 +39,8 @@ Batch collate(const TokenizedSplit& split, const std::vector<SampledIndex>& rows
       b.attention_mask[row + static_cast<size_t>(t)] = 1;
     }
     b.labels.push_back(split.labels[i]);
+    if (b.target_width > 0)
+      b.targets.insert(b.targets.end(), split.targets_of(i), split.targets_of(i) + b.target_width);
     b.example_ids.push_back(split.example_ids[i]);
     b.is_padding.push_back(rows[r].padding ? 1 : 0);
   }

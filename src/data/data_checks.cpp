@@ -118,10 +118,10 @@ void check_ids(const SplitFile& f, const std::set<std::string>& texts, const nlo
     return out.push_back(make_error({f.path, 0, 0, {}}, "data.labels",
                                     "the " + f.split + " split's labels are numbers that are no class ids (" +
                                         quoted_list(words) +
-                                        "): regression targets, which the tsv, csv and jsonl datasets do not read "
-                                        "(their labels are classes)",
-                                    "for classes, write each label as a class id from 0 to num_labels - 1, or "
-                                    "map each label text to one in data.labels"));
+                                        "): regression targets, which a classification does not read",
+                                    "for a regression, set num_labels = 1 (or problem_type = \"regression\"); for "
+                                    "classes, write each label as a class id from 0 to num_labels - 1, or map each "
+                                    "label text to one in data.labels"));
   if (!words.empty())
     return out.push_back(make_error({f.path, 0, 0, {}}, "data.labels",
                                     "the " + f.split + " split's labels are text (" + quoted_list(words) +
@@ -136,11 +136,27 @@ void check_ids(const SplitFile& f, const std::set<std::string>& texts, const nlo
                                                : "class ids run from 0 to num_labels - 1"));
 }
 
-void check_mapped(const SplitFile& f, const std::set<std::string>& texts, const nlohmann::json& labels,
-                  bool skipping, Diagnostics& out) {
-  std::vector<std::string> unknown;
+// A regression's labels must all be numbers.
+void check_numbers(const SplitFile& f, const std::set<std::string>& texts, bool skipping, Diagnostics& out) {
+  std::vector<std::string> words;
   for (const auto& t : texts)
-    if (!labels.contains(t)) unknown.push_back(t);
+    if (!is_number(t)) words.push_back(t);
+  if (words.empty() || (skipping && words.size() < texts.size())) return;
+  out.push_back(make_error({f.path, 0, 0, {}}, "data.labels",
+                           "the " + f.split + " split's labels (" + quoted_list(words) +
+                               ") are not numbers, and this dataset is a regression (num_labels = 1)",
+                           "for classes, set data.num_labels to their count and map each label text to an id "
+                           "in data.labels; for a regression, make every label a number"));
+}
+
+// `id_limit` > 0: a class id below it counts as mapped (a multi-label list may hold ids).
+void check_mapped(const SplitFile& f, const std::set<std::string>& texts, const nlohmann::json& labels,
+                  bool skipping, Diagnostics& out, long long id_limit = 0) {
+  std::vector<std::string> unknown;
+  for (const auto& t : texts) {
+    long long id = 0;
+    if (!labels.contains(t) && !(is_class_id(t, id) && id >= 0 && id < id_limit)) unknown.push_back(t);
+  }
   if (unknown.empty() || (skipping && unknown.size() < texts.size())) return;
   out.push_back(make_error({f.path, 0, 0, {}}, "data.labels",
                            "the " + f.split + " split has labels that data.labels does not map: " +
@@ -178,6 +194,9 @@ Diagnostics check_split_labels(const std::string& format, const nlohmann::json& 
   if (dir.empty() || !fs::is_directory(dir, ec)) return out;
   const bool skipping = record_string(data, "on_bad_row") == "skip";
   const nlohmann::json labels = record_object(data, "labels");
+  const std::string type = record_string(data, "problem_type");
+  const bool regression = type == "regression" || ((type.empty() || type == "auto") &&
+                                                   record_integer(data, "num_labels", 2) == 1);
   for (const SplitFile& f : split_files(format, data)) {
     if (!fs::is_regular_file(f.path, ec)) continue;  // check_split_files says why
     std::set<std::string> texts;
@@ -186,8 +205,10 @@ Diagnostics check_split_labels(const std::string& format, const nlohmann::json& 
     } catch (const std::exception&) {
       continue;  // an unreadable file or a bad column mapping: the run names it with its place
     }
-    if (labels.empty()) check_ids(f, texts, data, skipping, out);
-    else check_mapped(f, texts, labels, skipping, out);
+    if (regression) check_numbers(f, texts, skipping, out);
+    else if (labels.empty()) check_ids(f, texts, data, skipping, out);
+    else check_mapped(f, texts, labels, skipping, out,
+                      type == "multi_label_classification" ? record_integer(data, "num_labels", 2) : 0);
   }
   return out;
 }

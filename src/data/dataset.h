@@ -20,6 +20,9 @@ struct Example {
   std::string text_a;
   std::optional<std::string> text_b;
   int64_t label = -1;  // -1: the split has no labels (GLUE test)
+  // Regression: the one target value. Multi-label: 0/1 for each of num_labels
+  // labels. Empty for single-label classification (`label` holds the class).
+  std::vector<float> targets;
   int64_t id = 0;      // 0-based data row in its file (header not counted)
 };
 
@@ -35,6 +38,7 @@ struct SplitData {
   std::vector<Example> examples;
   std::vector<SkippedRow> skipped;
   bool has_labels = true;
+  int64_t target_width = 0;  // floats per example in Example::targets; 0: class ids
 };
 
 struct DatasetInfo {
@@ -44,7 +48,12 @@ struct DatasetInfo {
   std::string main_metric;               // one of `metrics`; selects the best checkpoint
   bool is_pair = false;                  // examples carry text_b
   ProblemType problem_type = ProblemType::SingleLabel;
+  double threshold = 0.5;  // multi-label: a label is predicted when its sigmoid exceeds this
 };
+
+// Floats each example's target holds: 1 for regression, one per label for
+// multi-label, 0 for single-label (a class id).
+int64_t target_width(const DatasetInfo& info);
 
 class Dataset {
  public:

@@ -27,8 +27,10 @@ std::function<Diagnostics(const nlohmann::json&)> dataset_check(const std::strin
   };
 }
 
-// num_labels left out: the classes the labels map names, else a binary task.
+// num_labels left out: one for a regression, the classes the labels map
+// names, else a binary task.
 nlohmann::json classes_of_labels_map(const nlohmann::json& data) {
+  if (data.value("problem_type", std::string()) == "regression") return 1;
   long long top = 1;
   nlohmann::json labels = record_object(data, "labels");
   for (const auto& [name, id] : labels.items())
@@ -36,11 +38,25 @@ nlohmann::json classes_of_labels_map(const nlohmann::json& data) {
   return std::min(top + 1, 100000LL);
 }
 
+// metrics left out: what is reported for the problem type (GLUE's STS-B
+// metrics for a regression).
+nlohmann::json metrics_of_problem_type(const nlohmann::json& data) {
+  std::string type = data.value("problem_type", std::string("auto"));
+  if (type == "auto") {
+    nlohmann::json n = data.contains("num_labels") ? data["num_labels"] : classes_of_labels_map(data);
+    if (n.is_number_integer() && n.get<long long>() == 1) type = "regression";
+  }
+  if (type == "regression") return {"pearson", "spearman", "mse"};
+  if (type == "multi_label_classification") return {"micro_f1", "macro_f1", "subset_accuracy"};
+  return {"accuracy"};
+}
+
 nlohmann::json first_metric(const nlohmann::json& data) {
   auto metrics = data.find("metrics");
-  if (metrics == data.end() || !metrics->is_array() || metrics->empty() || !metrics->front().is_string())
-    return "accuracy";
-  return metrics->front();
+  nlohmann::json list = metrics == data.end() ? metrics_of_problem_type(data) : *metrics;
+  if (list == nlohmann::json{"accuracy"}) list = metrics_of_problem_type(data);  // the declared default
+  if (!list.is_array() || list.empty() || !list.front().is_string()) return "accuracy";
+  return list.front();
 }
 
 ComponentSpec glue_spec(const std::string& name, const std::string& dir, const std::string& doc) {
@@ -62,13 +78,27 @@ ComponentSpec file_spec(const std::string& format) {
                               "index; default text_a and label"),
               opt::flag("header", true, "The first line names the columns (tsv, csv)"),
               opt::int_map("labels", "Label text -> id; empty means labels are integers"),
+              opt::choice("problem_type",
+                          {"auto", "single_label_classification", "multi_label_classification", "regression"},
+                          "auto",
+                          "The task, named as Transformers' problem_type; auto: regression when num_labels = 1, "
+                          "else one class per example"),
+              opt::text("label_delimiter", "|",
+                        "Multi-label, tsv and csv: the text between one row's labels (JSONL takes a list)"),
+              opt::number("threshold", 0.5,
+                          "Multi-label: a label is predicted when its sigmoid is above this")
+                  .above(0)
+                  .below(1),
               opt::integer("num_labels", 2,
                            "Number of classes (at most 100000: one classifier row each); unset: one more "
                            "than the labels map's largest id, else 2")
                   .at_least(1)
                   .at_most(100000)
                   .default_from(classes_of_labels_map),
-              opt::strings("metrics", {"accuracy"}, "Metric components to evaluate"),
+              opt::strings("metrics", {"accuracy"},
+                           "Metric components to evaluate; unset: accuracy, or pearson, spearman, mse for a "
+                           "regression, or micro_f1, macro_f1, subset_accuracy for multi-label")
+                  .default_from(metrics_of_problem_type),
               opt::text("main_metric", "accuracy",
                         "The metric that picks the best checkpoint; unset: the first of metrics")
                   .default_from(first_metric),

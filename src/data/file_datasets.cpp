@@ -95,6 +95,7 @@ class FileDataset : public Dataset {
     layout.label = column_index(c_, header, "label", out.file);
     if (layout.text_a < 0) throw config_error("columns.text_a", "no text_a column is mapped");
     if (c_.format != "jsonl" && c_.header) layout.field_count = header.size();
+    out.target_width = target_width(c_.info);
     rows_to_examples(rows, layout, c_.labels, policy, out);
     return out;
   }
@@ -179,6 +180,19 @@ void check_labels_map(const std::map<std::string, int64_t>& by_name, int num_lab
                        fix);
 }
 
+// data.problem_type, or Transformers' rule: one label is a regression.
+ProblemType file_problem_type(const nlohmann::json& o, int num_labels) {
+  std::string name = o.value("problem_type", std::string("auto"));
+  std::optional<ProblemType> p = problem_type_from_name(name);
+  if (!p) p = num_labels == 1 ? ProblemType::Regression : ProblemType::SingleLabel;
+  if (*p == ProblemType::Regression && num_labels != 1)
+    throw config_error("num_labels",
+                       "problem_type = \"regression\" predicts one number, but num_labels = " +
+                           std::to_string(num_labels),
+                       "set num_labels = 1 (or leave it out), or choose a classification problem_type");
+  return *p;
+}
+
 FileDatasetConfig file_dataset_config(const std::string& format, const nlohmann::json& o) {
   FileDatasetConfig c;
   c.format = format;
@@ -191,6 +205,11 @@ FileDatasetConfig file_dataset_config(const std::string& format, const nlohmann:
   c.labels.by_name = o.value("labels", std::map<std::string, int64_t>{});
   c.info.num_labels = static_cast<int>(o.value("num_labels", 2));
   c.labels.num_labels = c.info.num_labels;
+  c.info.problem_type = file_problem_type(o, c.info.num_labels);
+  c.labels.problem = c.info.problem_type;
+  c.labels.delimiter = o.value("label_delimiter", std::string("|"));
+  if (c.labels.delimiter.empty()) throw config_error("label_delimiter", "is empty", "set it to \"|\" or \",\"");
+  c.info.threshold = o.value("threshold", 0.5);
   check_labels_map(c.labels.by_name, c.info.num_labels);
   c.info.label_names.resize(static_cast<size_t>(c.info.num_labels));
   for (int i = 0; i < c.info.num_labels; ++i) c.info.label_names[static_cast<size_t>(i)] = std::to_string(i);

@@ -1,31 +1,8 @@
 #include "data/table_rows.h"
 
 #include <algorithm>
-#include <charconv>
 
 namespace runner {
-
-std::optional<int64_t> LabelReader::read(const std::string& text, std::string& why) const {
-  if (texts_seen) {
-    texts_seen->insert(text);
-    return 0;
-  }
-  if (!by_name.empty()) {
-    auto it = by_name.find(text);
-    if (it != by_name.end()) return it->second;
-    std::string known;
-    for (const auto& [name, id] : by_name) known += (known.empty() ? "" : ", ") + ("\"" + name + "\"");
-    why = "label \"" + text + "\" is not one of " + known;
-    return std::nullopt;
-  }
-  int64_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v < 0 || v >= num_labels) {
-    why = "label \"" + text + "\" is not an integer in [0, " + std::to_string(num_labels - 1) + "]";
-    return std::nullopt;
-  }
-  return v;
-}
 
 static std::string row_problem(const Row& row, const ColumnLayout& layout) {
   int needed = std::max({layout.text_a, layout.text_b, layout.label}) + 1;
@@ -48,7 +25,16 @@ void rows_to_examples(const std::vector<Row>& rows, const ColumnLayout& layout,
     }
     Example ex;
     ex.id = row.index;
-    if (layout.label >= 0) {
+    if (layout.label >= 0 && labels.problem != ProblemType::SingleLabel) {
+      std::string why, hint;
+      auto targets = labels.read_targets(row.fields[static_cast<size_t>(layout.label)], why, hint);
+      if (!targets) {
+        policy.report(row.line, why, hint, out.skipped);
+        continue;
+      }
+      ex.label = 0;
+      ex.targets = std::move(*targets);
+    } else if (layout.label >= 0) {
       std::string why;
       auto label = labels.read(row.fields[static_cast<size_t>(layout.label)], why);
       if (!label) {

@@ -21,14 +21,30 @@ struct ColumnLayout {
 };
 
 // Label text -> id. An empty map means "an integer in [0, num_labels)".
+// Regression reads a number; multi-label reads a list of labels, each a name
+// of the map or an id: a JSON list (JSONL) or texts joined by `delimiter`.
 struct LabelReader {
   std::map<std::string, int64_t> by_name;
   int num_labels = 2;
+  ProblemType problem = ProblemType::SingleLabel;
+  std::string delimiter = "|";
   // Set: every label text is taken (as id 0) and recorded here, to be judged
-  // as a whole (validate's check of a split's labels).
+  // as a whole (validate's check of a split's labels); a multi-label list's
+  // texts one by one.
   std::set<std::string>* texts_seen = nullptr;
   // The id, or nullopt with `why` set.
   std::optional<int64_t> read(const std::string& text, std::string& why) const;
+  // Regression and multi-label: the example's targets, or nullopt with `why`
+  // and the fix in `hint`.
+  std::optional<std::vector<float>> read_targets(const std::string& text, std::string& why,
+                                                 std::string& hint) const;
+
+ private:
+  std::optional<std::vector<float>> read_number(const std::string& text, std::string& why,
+                                                std::string& hint) const;
+  std::optional<std::vector<float>> read_list(const std::string& text, std::string& why,
+                                              std::string& hint) const;
+  std::vector<std::string> list_items(const std::string& text, std::string& why) const;
 };
 
 // Appends one example per good row to `out.examples`; bad rows go through `policy`.

@@ -112,13 +112,19 @@ std::vector<Row> parse_csv(std::string_view text, const std::string& file) {
 
 void BadRowHandler::report(int line, const std::string& what,
                           std::vector<SkippedRow>& skipped) const {
+  report(line, what,
+         "fix the row, or set data.on_bad_row = \"skip\" to leave such rows out (they are then listed in "
+         "the run log)",
+         skipped);
+}
+
+void BadRowHandler::report(int line, const std::string& what, const std::string& hint,
+                          std::vector<SkippedRow>& skipped) const {
   if (skip_) {
     skipped.push_back({line, what});
     return;
   }
-  throw InputError(make_error({file_, line, 0, {}}, {}, "malformed row: " + what,
-                              "fix the row, or set data.on_bad_row = \"skip\" to leave such rows "
-                              "out (they are then listed in the run log)"));
+  throw InputError(make_error({file_, line, 0, {}}, {}, "malformed row: " + what, hint));
 }
 
 std::string utf8_problem(std::string_view text) {

@@ -41,6 +41,9 @@ class BadRowHandler {
   BadRowHandler(std::string file, bool skip) : file_(std::move(file)), skip_(skip) {}
   // Throws InputError (error policy) or appends to `skipped` (skip policy).
   void report(int line, const std::string& what, std::vector<SkippedRow>& skipped) const;
+  // As above, with the fix named for this kind of row (the error policy's hint).
+  void report(int line, const std::string& what, const std::string& hint,
+              std::vector<SkippedRow>& skipped) const;
 
  private:
   std::string file_;

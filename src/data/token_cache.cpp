@@ -18,7 +18,8 @@ namespace runner {
 namespace {
 
 constexpr char kMagic[8] = {'R', 'N', 'R', 'T', 'O', 'K', 'S', '\0'};
-constexpr uint32_t kVersion = 1;
+// 2: float targets (regression, multi-label) after the example ids.
+constexpr uint32_t kVersion = 2;
 constexpr size_t kDigestHex = 64;
 
 // Little-endian-as-stored plain values; the cache is per machine, and the key
@@ -31,6 +32,7 @@ struct Header {
   uint64_t examples, tokens, report_bytes;
   uint8_t has_labels;
   uint8_t pad[7];
+  uint64_t target_width;  // floats per example after the example ids
 };
 
 template <class T>
@@ -73,12 +75,14 @@ void write_token_cache(const std::string& path, const std::string& key, const Pr
   h.tokens = t.input_ids.size();
   h.report_bytes = s.skipped_report.size();
   h.has_labels = t.has_labels;
+  h.target_width = static_cast<uint64_t>(t.target_width);
   std::string bytes(reinterpret_cast<const char*>(&h), sizeof h);
   put(bytes, t.offsets);
   put(bytes, t.input_ids);
   put(bytes, t.token_type_ids);
   put(bytes, t.labels);
   put(bytes, t.example_ids);
+  put(bytes, t.targets);
   bytes += s.skipped_report;
   bytes += digest::sha256_hex(bytes);
   fs::create_directories(fs::path(path).parent_path());
@@ -112,10 +116,13 @@ bool read_token_cache(const std::string& path, const std::string& key, PreparedS
   TokenizedSplit& t = out.tokens;
   bool ok = take(body, t.offsets, h.examples + 1) && take(body, t.input_ids, h.tokens) &&
             take(body, t.token_type_ids, h.tokens) && take(body, t.labels, h.examples) &&
-            take(body, t.example_ids, h.examples) && body.size() == h.report_bytes;
+            take(body, t.example_ids, h.examples) &&
+            h.target_width <= body.size() && take(body, t.targets, h.examples * h.target_width) &&
+            body.size() == h.report_bytes;
   if (!ok) return why = "the sizes in the header do not match the file", false;
   out.skipped_report.assign(body.data(), body.size());
   t.has_labels = h.has_labels != 0;
+  t.target_width = static_cast<int64_t>(h.target_width);
   return true;
 }
 

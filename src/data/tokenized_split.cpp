@@ -20,11 +20,13 @@ TokenizedSplit tokenize_split(const SplitData& split, const Tokenizer& tokenizer
                               const EncodeOptions& options) {
   TokenizedSplit out;
   out.has_labels = split.has_labels;
+  out.target_width = split.has_labels ? split.target_width : 0;
   out.offsets.reserve(split.examples.size() + 1);
   for (const Example& ex : split.examples) {
     std::optional<std::string_view> b;
     if (ex.text_b) b = *ex.text_b;
     out.add(encode(tokenizer, ex.text_a, b, options), ex.label, ex.id);
+    if (out.target_width > 0) out.targets.insert(out.targets.end(), ex.targets.begin(), ex.targets.end());
   }
   return out;
 }

@@ -16,6 +16,10 @@ struct TokenizedSplit {
   std::vector<int32_t> input_ids;
   std::vector<uint8_t> token_type_ids;
   std::vector<int64_t> labels;         // -1 when the split has no labels
+  // Regression and multi-label: target_width floats per example, example
+  // after example (DatasetInfo's target_width); empty for class ids.
+  std::vector<float> targets;
+  int64_t target_width = 0;
   std::vector<int64_t> example_ids;    // data row in the file
   bool has_labels = true;
 
@@ -23,6 +27,8 @@ struct TokenizedSplit {
   int64_t length(size_t i) const { return offsets[i + 1] - offsets[i]; }
   std::vector<int64_t> lengths() const;
   void add(const Encoding& e, int64_t label, int64_t example_id);
+  // The float targets of example i (target_width of them).
+  const float* targets_of(size_t i) const { return targets.data() + i * static_cast<size_t>(target_width); }
 };
 
 // Encodes every example of `split` ([CLS] a [SEP] (b [SEP]), truncated).

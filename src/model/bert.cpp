@@ -191,7 +191,8 @@ ModelOutput BertForSequenceClassification::forward(const ModelBatch& b, const Fo
   out.logits = apply_linear(classifier_, dropped);
   if (b.labels.defined())
     out.loss = sequence_classification_loss(out.logits, b.labels, config_.num_labels,
-                                            config_.problem_type, o.label_smoothing);
+                                            config_.problem_type, o.label_smoothing,
+                                            o.class_weights);
   return out;
 }
 

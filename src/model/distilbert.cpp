@@ -157,7 +157,8 @@ ModelOutput DistilBertForSequenceClassification::forward(const ModelBatch& b, co
   out.logits = classify(out.pooled);
   if (b.labels.defined())
     out.loss = sequence_classification_loss(out.logits, b.labels, config_.labels.num_labels,
-                                            config_.labels.problem_type, o.label_smoothing);
+                                            config_.labels.problem_type, o.label_smoothing,
+                                            o.class_weights);
   return out;
 }
 

@@ -87,7 +87,8 @@ ModelOutput ElectraForSequenceClassification::forward(const ModelBatch& b, const
   out.logits = head_->forward(out.pooled);
   if (b.labels.defined())
     out.loss = sequence_classification_loss(out.logits, b.labels, config_.encoder.num_labels,
-                                            config_.encoder.problem_type, o.label_smoothing);
+                                            config_.encoder.problem_type, o.label_smoothing,
+                                            o.class_weights);
   return out;
 }
 

@@ -83,10 +83,26 @@ bool runs_unpadded(Execution e, const ModelBatch& b, const ForwardOptions& o) {
 
 torch::Tensor sequence_classification_loss(const torch::Tensor& logits, const torch::Tensor& labels,
                                            long long num_labels, const std::string& problem_type,
-                                           double label_smoothing) {
-  if (num_labels == 1 || problem_type == "regression")
+                                           double label_smoothing, const torch::Tensor& class_weights) {
+  // Transformers' choice when the config names no problem type: one output is a
+  // regression, float targets over several outputs are multi-label.
+  const bool multi_label = problem_type == "multi_label_classification" ||
+                           (problem_type.empty() && num_labels > 1 && labels.is_floating_point());
+  // Float targets stay float32 under autocast, as the loss of Transformers'
+  // autocast forward reads them: a bf16 copy would round a score of 3.54 to 3.53.
+  if (multi_label) {
+    torch::Tensor pos_weight =
+        class_weights.defined() ? class_weights.to(logits.device(), torch::kFloat) : torch::Tensor();
+    return torch::binary_cross_entropy_with_logits(logits.to(torch::kFloat), labels.to(torch::kFloat), {},
+                                                   pos_weight);
+  }
+  if (num_labels == 1 || problem_type == "regression") {
+    if (labels.is_floating_point())
+      return torch::mse_loss(logits.squeeze().to(torch::kFloat), labels.squeeze().to(torch::kFloat));
     return torch::mse_loss(logits.squeeze(), labels.squeeze().to(logits.scalar_type()));
-  return torch::cross_entropy_loss(logits.view({-1, num_labels}), labels.view({-1}), {},
+  }
+  torch::Tensor weight = class_weights.defined() ? class_weights.to(logits.device(), torch::kFloat) : torch::Tensor();
+  return torch::cross_entropy_loss(logits.view({-1, num_labels}), labels.view({-1}), weight,
                                    at::Reduction::Mean, -100, label_smoothing);
 }
 

@@ -52,10 +52,14 @@ torch::Tensor packed_context(const torch::Tensor& context, const torch::Tensor& 
 bool runs_unpadded(Execution e, const ModelBatch& b, const ForwardOptions& o);
 
 // Hugging Face's loss for *ForSequenceClassification: MSE for one label or a
-// regression problem, else cross entropy (mean over the batch), with label
-// smoothing when `label_smoothing` > 0 (ForwardOptions::label_smoothing).
+// regression problem, BCE with logits for multi-label (labels [B, num_labels]
+// of 0/1), else cross entropy (mean over the batch), with label smoothing when
+// `label_smoothing` > 0 (ForwardOptions::label_smoothing). `class_weights`
+// (defined: one per class) weighs cross entropy's classes as torch's
+// CrossEntropyLoss(weight=) does, or is BCEWithLogitsLoss's pos_weight.
 torch::Tensor sequence_classification_loss(const torch::Tensor& logits, const torch::Tensor& labels,
                                            long long num_labels, const std::string& problem_type,
-                                           double label_smoothing = 0.0);
+                                           double label_smoothing = 0.0,
+                                           const torch::Tensor& class_weights = {});
 
 }  // namespace runner

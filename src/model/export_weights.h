@@ -18,6 +18,7 @@ struct WeightsExport {
   nlohmann::json model_section;
   long long num_labels = 2;
   std::vector<std::string> label_names;
+  std::string problem_type;  // Transformers' name; empty: from num_labels
   std::string tokenizer_dir;  // folder with vocab.txt / tokenizer.json ...; empty: none
   std::string to;             // created; must not exist or be an empty folder
 };

@@ -39,7 +39,7 @@ std::vector<std::string> read_id2label(const nlohmann::json& j, const std::strin
 struct LabelFields {
   long long num_labels = 2;
   std::vector<std::string> id2label;  // empty: LABEL_0, LABEL_1, ...
-  std::string problem_type;           // "", "regression", "single_label_classification"
+  std::string problem_type;           // "", "regression", "single_label_classification", "multi_label_classification"
 
   std::string label_name(long long id) const;
 };
@@ -48,8 +48,9 @@ LabelFields read_label_fields(const nlohmann::json& j, const std::string& where)
 // Writes id2label and label2id for every class, and problem_type when set.
 void write_label_fields(const LabelFields& labels, nlohmann::json& j);
 // The dataset's labels replace the config's (names only when the counts agree).
+// `problem_type` empty: Transformers' rule (regression for one label).
 void apply_dataset_labels(LabelFields& labels, long long num_labels,
-                          const std::vector<std::string>& names);
+                          const std::vector<std::string>& names, const std::string& problem_type = {});
 // num_labels positive and id2label of that size; InputError naming `where`.
 void validate_label_fields(const LabelFields& labels, const std::string& where);
 

@@ -22,8 +22,9 @@ struct PackedTokens {
   torch::Tensor first_token;  // [B] each row's first token (column 0) among the T
 };
 
-// One batch, every tensor [B, L] int64 except labels [B] (int64 class ids, or
-// float targets when num_labels == 1). Undefined labels: no loss.
+// One batch, every tensor [B, L] int64 except labels: [B] int64 class ids, [B, 1]
+// float targets for a regression, or [B, num_labels] float 0/1 targets for
+// multi-label. Undefined labels: no loss.
 struct ModelBatch {
   torch::Tensor input_ids, token_type_ids, attention_mask, labels;
   // Set by whoever built the batch on the host from its rows' lengths, and only
@@ -49,6 +50,9 @@ struct ForwardOptions {
   // torch's cross_entropy(label_smoothing=e) and Transformers' LabelSmoother
   // compute it; classification only.
   double label_smoothing = 0.0;
+  // Defined: one weight per class for cross-entropy, or BCE's pos_weight per
+  // label for multi-label (train.class_weights); training only.
+  torch::Tensor class_weights;
 };
 
 // Padded: every op on [B, L, H] exactly as Hugging Face computes it.

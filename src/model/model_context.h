@@ -2,6 +2,8 @@
 // configuration (model/bert_component.h ...) are read by the front runner too.
 #pragma once
 
+#include "data/dataset.h"
+
 #include <string>
 #include <vector>
 
@@ -10,6 +12,14 @@ namespace runner {
 struct ModelContext {
   long long num_labels = 2;               // 1 = regression (MSE)
   std::vector<std::string> label_names;   // id -> name; may be empty
+  // Transformers' problem_type name; empty: regression when num_labels == 1,
+  // else single-label classification.
+  std::string problem_type;
 };
+
+// What a dataset's task tells the model: its classes and problem type.
+inline ModelContext model_context_of(const DatasetInfo& info) {
+  return ModelContext{info.num_labels, info.label_names, problem_type_name(info.problem_type)};
+}
 
 }  // namespace runner

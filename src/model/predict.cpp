@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <istream>
 #include <ostream>
@@ -49,17 +51,43 @@ std::vector<float> row_values(const torch::Tensor& matrix, size_t i) {
   return std::vector<float>(row.data_ptr<float>(), row.data_ptr<float>() + row.numel());
 }
 
+// A regression's score, or the labels whose sigmoid is above the threshold.
+void describe_prediction(const SequenceClassifier& model, const std::string& problem_type,
+                         const std::vector<float>& logits, const PredictCommandOptions& o, nlohmann::json& line) {
+  if (problem_type == "regression" || (problem_type.empty() && model.num_labels() == 1)) {
+    line["score"] = logits.front();
+    return;
+  }
+  if (problem_type == "multi_label_classification") {
+    std::vector<float> sigmoids;
+    nlohmann::json ids = nlohmann::json::array(), names = nlohmann::json::array();
+    for (size_t k = 0; k < logits.size(); ++k) {
+      sigmoids.push_back(1.0f / (1.0f + std::exp(-logits[k])));
+      if (sigmoids.back() > o.threshold) {
+        ids.push_back(k);
+        names.push_back(model.label_name(static_cast<long long>(k)));
+      }
+    }
+    if (o.probabilities) line["probabilities"] = sigmoids;
+    line["labels"] = ids;
+    line["label_names"] = names;
+  }
+}
+
 void predict_batch(SequenceClassifier& model, std::vector<PendingExample>& batch, int64_t pad_id,
-                   bool probabilities, std::ostream& out) {
+                   const PredictCommandOptions& o, std::ostream& out) {
   if (batch.empty()) return;
   auto logits = read_to_host(model.forward(pad_batch(batch, pad_id)).logits.to(torch::kFloat32));
   auto best = logits.argmax(1).contiguous();  // on the host
   auto probs = logits.softmax(1);
+  const std::string problem_type = model.hf_config().value("problem_type", std::string());
   for (size_t i = 0; i < batch.size(); ++i) {
     nlohmann::json line = batch[i].line;
     line["logits"] = row_values(logits, i);
-    if (model.num_labels() > 1) {
-      if (probabilities) line["probabilities"] = row_values(probs, i);
+    if (problem_type == "multi_label_classification" || model.num_labels() == 1) {
+      describe_prediction(model, problem_type, row_values(logits, i), o, line);
+    } else {
+      if (o.probabilities) line["probabilities"] = row_values(probs, i);
       long long label = best.data_ptr<int64_t>()[i];
       line["label"] = label;
       line["label_name"] = model.label_name(label);
@@ -140,9 +168,9 @@ int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::o
     for (long long line_no = 1; read_bounded_line(in, text, "--input", line_no); ++line_no) {
       if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
       batch.push_back(parse_line(text, o.input_name, line_no, *tokenizer, encode_options));
-      if (static_cast<int>(batch.size()) >= o.batch_size) predict_batch(model, batch, pad_id, o.probabilities, out);
+      if (static_cast<int>(batch.size()) >= o.batch_size) predict_batch(model, batch, pad_id, o, out);
     }
-    predict_batch(model, batch, pad_id, o.probabilities, out);
+    predict_batch(model, batch, pad_id, o, out);
     return 0;
   } catch (const InputError& e) {
     err << e.diagnostic().format() << "\n";

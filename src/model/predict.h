@@ -2,7 +2,9 @@
 // independent of the CLI. Each input line is {"text_a": ..., "text_b": ...}
 // (text_b optional; "id" is copied through); each output line adds "logits"
 // and the predicted "label" (id) and "label_name" (from config.json id2label),
-// and with `probabilities` the softmax of the logits.
+// and with `probabilities` the softmax of the logits. A regression's line adds
+// "score"; a multi-label model's "labels" and "label_names" (those above the
+// threshold), and with `probabilities` one sigmoid per label.
 #pragma once
 
 #include <iosfwd>
@@ -17,6 +19,8 @@ struct PredictCommandOptions {
   int batch_size = 32;
   std::string truncation = "longest_first";
   bool probabilities = false;       // also write "probabilities": the softmax of the logits
+                                    // (multi-label: one sigmoid per label)
+  double threshold = 0.5;           // multi-label: a label is predicted when its sigmoid is above this
   std::string input_name = "<stdin>";  // the --input file, for error locations
 };
 

@@ -273,28 +273,6 @@ std::vector<torch::Tensor> DataParallel::gather_from_all(const torch::Tensor& lo
   return flat;
 }
 
-void DataParallel::gather_eval(MetricInput& in, double& loss_sum, long long& examples) {
-  auto as_tensor = [](const std::vector<long long>& v) {
-    return torch::tensor(std::vector<int64_t>(v.begin(), v.end()), torch::kInt64);
-  };
-  auto preds = ctx_->all_gather_varlen(as_tensor(in.predictions), "gathering eval predictions");
-  auto labels = ctx_->all_gather_varlen(as_tensor(in.labels), "gathering eval labels");
-  MetricInput gathered;
-  gathered.problem = in.problem;
-  gathered.label_count = in.label_count;
-  in = std::move(gathered);
-  for (size_t r = 0; r < preds.size(); ++r) {
-    auto p = preds[r].contiguous(), l = labels[r].contiguous();
-    in.predictions.insert(in.predictions.end(), p.data_ptr<int64_t>(), p.data_ptr<int64_t>() + p.numel());
-    in.labels.insert(in.labels.end(), l.data_ptr<int64_t>(), l.data_ptr<int64_t>() + l.numel());
-  }
-  torch::Tensor sums = torch::tensor({loss_sum, static_cast<double>(examples)}, torch::kFloat64);
-  sums = ctx_->all_reduce(sums, c10d::ReduceOp::SUM, "summing the eval loss");
-  std::vector<double> v = read_doubles({sums[0], sums[1]});
-  loss_sum = v[0];
-  examples = static_cast<long long>(v[1]);
-}
-
 namespace {
 // "<param>/exp_avg" belongs to parameter "<param>".
 std::string parameter_of(const std::string& key) { return key.substr(0, key.rfind('/')); }

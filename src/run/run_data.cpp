@@ -40,6 +40,8 @@ TokenizedSplit first_examples(const TokenizedSplit& s, long long limit) {
   out.token_type_ids.assign(s.token_type_ids.begin(),
                             s.token_type_ids.begin() + static_cast<std::ptrdiff_t>(end));
   out.labels.assign(s.labels.begin(), s.labels.begin() + static_cast<std::ptrdiff_t>(n));
+  out.target_width = s.target_width;
+  out.targets.assign(s.targets.begin(), s.targets.begin() + static_cast<std::ptrdiff_t>(n * static_cast<size_t>(s.target_width)));
   out.example_ids.assign(s.example_ids.begin(), s.example_ids.begin() + static_cast<std::ptrdiff_t>(n));
   return out;
 }
@@ -130,7 +132,7 @@ SamplerConfig train_sampler_config(const DataSettings& settings, uint64_t seed) 
 
 EvalSet make_eval_set(const RunData& data, const DataSettings& settings,
                       const torch::Device& device) {
-  return make_eval_set(data.eval, data.eval_split, data.dataset->info().metrics, data.padding,
+  return make_eval_set(data.eval, data.eval_split, data.dataset->info(), data.padding,
                        settings.eval_batch_size, device);
 }
 

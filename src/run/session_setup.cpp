@@ -5,6 +5,7 @@
 #include "parallel/worker_env.h"
 #include "run/env_record.h"
 #include "run/event_logs.h"
+#include "train/class_weights.h"
 #include "train/training_state.h"
 #include "util/diagnostic.h"
 
@@ -94,7 +95,7 @@ void SessionParts::prepare_data() {
 void SessionParts::build_model() {
   const DatasetInfo& info = data.dataset->info();
   torch::manual_seed(static_cast<uint64_t>(settings.run.seed));
-  LoadedModel loaded = runner::build_model(settings.model, ModelContext{info.num_labels, info.label_names});
+  LoadedModel loaded = runner::build_model(settings.model, model_context_of(info));
   model = loaded.model;
   record_pretrained_load(loaded.report);
   model->to(device);
@@ -121,9 +122,12 @@ void SessionParts::record_pretrained_load(const LoadReport& report) {
 void SessionParts::build_trainer() {
   TrainerConfig cfg = settings.train;
   cfg.checkpoints_dir = start.paths.checkpoints();
-  if (cfg.metric_for_best.empty()) cfg.metric_for_best = data.dataset->info().main_metric;
+  const DatasetInfo& info = data.dataset->info();
+  take_main_metric(cfg, info.main_metric);
   settings.train.metric_for_best = cfg.metric_for_best;
   refuse_smoothing_a_regression(cfg);
+  cfg.loss_weights = resolve_class_weights(cfg, *data.train, info.problem_type, info.num_labels);
+  if (!cfg.loss_weights.empty()) summary.summary["class_weights"] = cfg.loss_weights;
   metric_warnings = std::make_unique<MetricWarnings>([this](const std::string& m) { warn(m); });
   auto optimizer = make_rank_optimizer(recipe, start.dist, *model, parallel);
   trainer = std::make_unique<Trainer>(
@@ -143,6 +147,11 @@ void SessionParts::build_trainer() {
 
 // Smoothing spreads a target over classes; a regression's one output has none.
 void SessionParts::refuse_smoothing_a_regression(const TrainerConfig& cfg) const {
+  if (cfg.label_smoothing != 0.0 && data.dataset->info().problem_type == ProblemType::MultiLabel)
+    throw InputError(make_error(recipe.location_of("train.label_smoothing"), "train.label_smoothing",
+                                "label smoothing spreads one class's target over the others, and this "
+                                "dataset is multi-label (one yes/no target per label)",
+                                "remove train.label_smoothing"));
   if (cfg.label_smoothing == 0.0 || data.dataset->info().num_labels != 1) return;
   throw InputError(make_error(recipe.location_of("train.label_smoothing"), "train.label_smoothing",
                               "label smoothing applies to classification, and this dataset is a "

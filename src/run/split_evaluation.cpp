@@ -50,7 +50,7 @@ std::shared_ptr<const TokenizedSplit> labelled_split(const RunData& d, const Dat
 // The recipe's model with every parameter from `weights`: an evaluation of a
 // fresh initialisation would report numbers of no trained model.
 std::shared_ptr<SequenceClassifier> trained_model(const SplitEvaluation& r, const DatasetInfo& info) {
-  LoadedModel loaded = build_model(r.recipe.at("model"), ModelContext{info.num_labels, info.label_names},
+  LoadedModel loaded = build_model(r.recipe.at("model"), model_context_of(info),
                                    r.weights);
   loaded.report.require_complete(
       "evaluate a checkpoint or final/ of a run of this recipe, or a folder its [model] describes");
@@ -77,11 +77,11 @@ nlohmann::json evaluate_split(const SplitEvaluation& r,
   auto model = trained_model(r, info);
   model->to(device);
   model->eval();
-  EvalSet set = make_eval_set(tokens, split, info.metrics, d.padding, data.eval_batch_size, device);
+  EvalSet set = make_eval_set(tokens, split, info, d.padding, data.eval_batch_size, device);
   torch::NoGradGuard no_grad;
   ForwardOptions options;
   options.label_smoothing = train.label_smoothing;  // the loss the run reported
-  EvalTally tally;
+  EvalTally tally(set);
   MetricWarnings warnings([&note](const std::string& m) { note({{"event", "warning"}, {"message", m}}); });
   for (const TrainBatch& b : set.batches) {
     AutocastGuard autocast(train.precision, device.type());  // per forward, as the trainer enters it

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "model/model.h"
+#include "registry/problem_type.h"
 
 #include <nlohmann/json.hpp>
 
@@ -46,6 +47,8 @@ class FixedBatches : public BatchSource {
 struct EvalSet {
   std::vector<TrainBatch> batches;  // labels set
   std::vector<std::string> metrics;  // metric component names, e.g. {"accuracy", "f1"}
+  ProblemType problem = ProblemType::SingleLabel;
+  double threshold = 0.5;  // multi-label: the sigmoid a predicted label exceeds
 };
 
 }  // namespace runner

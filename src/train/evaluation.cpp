@@ -2,11 +2,41 @@
 
 #include "model/host_read.h"
 
+#include <cmath>
+
 namespace runner {
+
+EvalTally::EvalTally(const EvalSet& set) : threshold(set.threshold) { in.problem = set.problem; }
+
+namespace {
+
+std::vector<double> host_doubles(const torch::Tensor& t) {
+  torch::Tensor h = read_to_host(t.to(torch::kFloat64).contiguous());
+  return std::vector<double>(h.data_ptr<double>(), h.data_ptr<double>() + h.numel());
+}
+
+// sigmoid(x) > t exactly when x > log(t / (1 - t)): decided on the logits, so
+// that no rounding of the sigmoid near the threshold flips a decision.
+void add_decisions(const torch::Tensor& logits, const torch::Tensor& targets, double threshold, MetricInput& in) {
+  const double cut = std::log(threshold / (1.0 - threshold));
+  torch::Tensor pred = read_to_host((logits.to(torch::kFloat64) > cut).to(torch::kInt64).contiguous());
+  torch::Tensor gold = read_to_host((targets > 0.5).to(torch::kInt64).contiguous());
+  in.label_count = logits.size(-1);
+  in.predictions.insert(in.predictions.end(), pred.data_ptr<int64_t>(), pred.data_ptr<int64_t>() + pred.numel());
+  in.labels.insert(in.labels.end(), gold.data_ptr<int64_t>(), gold.data_ptr<int64_t>() + gold.numel());
+}
+
+}  // namespace
 
 void EvalTally::add(const ModelOutput& out, const TrainBatch& b) {
   loss_sum += read_double(out.loss) * static_cast<double>(b.examples);
   examples += b.examples;
+  if (in.problem == ProblemType::Regression) {
+    for (double v : host_doubles(out.logits.reshape({-1}))) in.scores.push_back(v);
+    for (double v : host_doubles(b.tensors.labels.reshape({-1}))) in.targets.push_back(v);
+    return;
+  }
+  if (in.problem == ProblemType::MultiLabel) return add_decisions(out.logits, b.tensors.labels, threshold, in);
   torch::Tensor pred = read_to_host(out.logits.argmax(-1).to(torch::kInt64));
   torch::Tensor gold = read_to_host(b.tensors.labels.to(torch::kInt64));
   in.predictions.insert(in.predictions.end(), pred.data_ptr<int64_t>(),
@@ -22,6 +52,10 @@ nlohmann::json EvalTally::results(const std::vector<std::string>& metrics) const
   if (in.problem == ProblemType::SingleLabel) {
     nlohmann::json details = per_class_details(in);
     if (!details.is_null()) r["per_class"] = std::move(details);
+  }
+  if (in.problem == ProblemType::MultiLabel && examples > 0) {
+    nlohmann::json details = per_label_details(in);
+    if (!details.is_null()) r["per_label"] = std::move(details);
   }
   return r;
 }

@@ -16,14 +16,21 @@
 namespace runner {
 
 struct EvalTally {
+  EvalTally() = default;
+  // Tallies as `set`'s problem type reads its outputs (a multi-label decision
+  // is a sigmoid above set.threshold).
+  explicit EvalTally(const EvalSet& set);
   MetricInput in;
+  double threshold = 0.5;
   double loss_sum = 0.0;  // each batch's mean loss times its examples
   long long examples = 0;
 
-  // One batch's output; reads its loss and argmax back to the host.
+  // One batch's output; reads its loss and argmax (regression: the scores,
+  // multi-label: each label's decision) back to the host.
   void add(const ModelOutput& out, const TrainBatch& batch);
   // {"loss": mean loss, "examples": n, <metric>: value ..., "per_class": {...}} for the
-  // metric components named; per_class (train/metric.h) for single-label tasks of few classes.
+  // metric components named; per_class (train/metric.h) for single-label tasks of few classes,
+  // per_label for multi-label tasks of few labels.
   nlohmann::json results(const std::vector<std::string>& metrics) const;
 };
 

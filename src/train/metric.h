@@ -55,6 +55,10 @@ nlohmann::json per_class_details(const MetricInput& in);
 // Multi-label classification.
 double multi_label_macro_f1(const MetricInput& in);  // mean over every label, an empty one included
 double subset_accuracy(const MetricInput& in);       // examples with every label decided right
+// Per label, in label order (null past kMaxClassesDetailed labels): {"precision",
+// "recall", "f1", "support"}, each decision of a label counted as scikit-learn's
+// precision_recall_fscore_support(average=None) counts a multi-label indicator matrix.
+nlohmann::json per_label_details(const MetricInput& in);
 
 // Regression. A constant prediction or target has no correlation: reported as 0
 // with a warning (SciPy returns nan and warns ConstantInputWarning).

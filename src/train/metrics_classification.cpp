@@ -164,6 +164,20 @@ nlohmann::json per_class_details(const MetricInput& in) {
 
 double multi_label_macro_f1(const MetricInput& in) { return mean_f1(multi_label_counts(in)); }
 
+nlohmann::json per_label_details(const MetricInput& in) {
+  std::vector<ClassCounts> counts = multi_label_counts(in);
+  if (counts.size() > kMaxClassesDetailed) return nullptr;
+  nlohmann::json precision = nlohmann::json::array(), recall = nlohmann::json::array(),
+                 f1 = nlohmann::json::array(), support = nlohmann::json::array();
+  for (const ClassCounts& c : counts) {
+    precision.push_back(c.tp + c.fp == 0 ? 0.0 : c.tp / (c.tp + c.fp));
+    recall.push_back(c.tp + c.fn == 0 ? 0.0 : c.tp / (c.tp + c.fn));
+    f1.push_back(c.f1());
+    support.push_back(static_cast<long long>(c.support()));
+  }
+  return {{"precision", precision}, {"recall", recall}, {"f1", f1}, {"support", support}};
+}
+
 double subset_accuracy(const MetricInput& in) {
   require_same_length(in);
   size_t width = static_cast<size_t>(in.label_count);

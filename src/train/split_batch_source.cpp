@@ -17,6 +17,12 @@ torch::Tensor int64_tensor(const std::vector<int64_t>& v, std::vector<int64_t> s
   return cpu.pin_memory().to(device, /*non_blocking=*/true);
 }
 
+torch::Tensor float_tensor(const std::vector<float>& v, std::vector<int64_t> shape, const torch::Device& device) {
+  auto cpu = torch::from_blob(const_cast<float*>(v.data()), shape, torch::kFloat32).clone();
+  if (device.is_cpu()) return cpu;
+  return cpu.pin_memory().to(device, /*non_blocking=*/true);
+}
+
 // The packing the unpadded path needs (ModelBatch::packed), from the host's mask:
 // only when every row starts with a real token, as runs_unpadded requires.
 std::optional<PackedTokens> packing(const Batch& b, const torch::Device& device) {
@@ -42,7 +48,10 @@ TrainBatch to_train_batch(const Batch& b, const std::string& split, const torch:
   out.tensors.token_type_ids = int64_tensor(b.token_type_ids, shape, device);
   out.tensors.attention_mask = int64_tensor(b.attention_mask, shape, device);
   bool labelled = !b.labels.empty() && b.labels.front() >= 0;
-  if (labelled) out.tensors.labels = int64_tensor(b.labels, {b.batch_size}, device);
+  if (labelled && b.target_width > 0)
+    out.tensors.labels = float_tensor(b.targets, {b.batch_size, b.target_width}, device);
+  else if (labelled)
+    out.tensors.labels = int64_tensor(b.labels, {b.batch_size}, device);
   out.tensors.packed = packing(b, device);
   for (size_t i = 0; i < b.example_ids.size(); ++i) {
     out.example_ids.push_back(fmt::format("{}/{}", split, b.example_ids[i]));
@@ -105,11 +114,13 @@ void SplitBatchSource::load_state(const nlohmann::json& state) {
 }
 
 EvalSet make_eval_set(const std::shared_ptr<const TokenizedSplit>& split,
-                      const std::string& split_name, std::vector<std::string> metrics,
+                      const std::string& split_name, const DatasetInfo& info,
                       const PaddingOptions& padding, long long batch_size,
                       const torch::Device& device) {
   EvalSet set;
-  set.metrics = std::move(metrics);
+  set.metrics = info.metrics;
+  set.problem = info.problem_type;
+  set.threshold = info.threshold;
   if (!split) return set;
   SamplerConfig s;
   s.kind = SamplerKind::Sequential;

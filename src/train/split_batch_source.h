@@ -41,9 +41,10 @@ class SplitBatchSource : public BatchSource {
 };
 
 // Every batch of a labelled split in file order, without sampler padding.
-// A null split gives an empty set that still names the metrics.
+// A null split gives an empty set that still names the metrics. The dataset's
+// info gives the metrics, the problem type and the multi-label threshold.
 EvalSet make_eval_set(const std::shared_ptr<const TokenizedSplit>& split,
-                      const std::string& split_name, std::vector<std::string> metrics,
+                      const std::string& split_name, const DatasetInfo& info,
                       const PaddingOptions& padding, long long batch_size,
                       const torch::Device& device);
 

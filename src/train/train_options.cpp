@@ -61,11 +61,11 @@ void declare_checkpoint_options(OptionBinding<C>& b) {
          &C::metric_for_best);
   b.bind(opt::flag("greater_is_better", true,
                    "Whether a larger metric_for_best is better; unset: false for a metric whose name "
-                   "ends in \"loss\" (as Transformers' Trainer), else true")
+                   "ends in \"loss\" (as Transformers' Trainer) and for mse, else true")
              .default_from([](const nlohmann::json& train) {
                const auto metric = train.find("metric_for_best");
                return !(metric != train.end() && metric->is_string() &&
-                        metric_is_a_loss(metric->get<std::string>()));
+                        metric_lower_is_better(metric->get<std::string>()));
              }),
          &C::greater_is_better);
   b.bind(opt::integer("early_stopping_patience", 0,
@@ -88,6 +88,14 @@ void declare_numerics_options(OptionBinding<C>& b) {
              .at_least(0)
              .below(1),
          &C::label_smoothing);
+  b.bind(opt::numbers("class_weights", {},
+                      "Weight of each class in the training loss (multi-label: BCE's pos_weight of each "
+                      "label), as torch's CrossEntropyLoss(weight=); empty = off"),
+         &C::class_weights);
+  b.bind_choice(opt::choice("class_weighting", {}, "none",
+                            "balanced: class weights n_samples / (n_classes * count) from the training split "
+                            "(scikit-learn's), multi-label pos_weight negatives / positives per label"),
+                &C::class_weighting, {{"none", ClassWeighting::None}, {"balanced", ClassWeighting::Balanced}});
   b.bind_choice(opt::choice("nan_policy", {}, "abort",
                             "On a NaN or infinite loss: stop with the step and example ids, or skip it"),
                 &C::nan_policy, {{"abort", NanPolicy::Abort}, {"skip", NanPolicy::Skip}});
@@ -117,6 +125,16 @@ bool metric_is_a_loss(const std::string& metric) {
   const std::string suffix = "loss";
   return metric.size() >= suffix.size() &&
          metric.compare(metric.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool metric_lower_is_better(const std::string& metric) {
+  return metric_is_a_loss(metric) || metric == "mse" || metric == "eval.mse";
+}
+
+void take_main_metric(TrainerConfig& config, const std::string& main_metric) {
+  if (!config.metric_for_best.empty()) return;
+  config.metric_for_best = main_metric;
+  if (metric_lower_is_better(main_metric)) config.greater_is_better = false;
 }
 
 const OptionBinding<TrainerConfig>& train_options() {

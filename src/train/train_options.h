@@ -7,12 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace runner {
 
 enum class Precision { Fp32, Bf16, Fp16 };
 enum class NanPolicy { Abort, Skip };
 enum class CudaGraphs { Auto, On, Off };
+enum class ClassWeighting { None, Balanced };
 
 std::string precision_name(Precision p);  // "fp32", "bf16", "fp16"
 
@@ -34,17 +36,28 @@ struct TrainerConfig {
   long long early_stopping_patience{};
   bool load_best_at_end{};
   double label_smoothing{};
+  std::vector<double> class_weights;  // one per class (multi-label: BCE's pos_weight per label)
+  ClassWeighting class_weighting{};
   NanPolicy nan_policy{};
   double loss_scale_init{};
   long long loss_scale_growth_interval{};
   CudaGraphs cuda_graphs{};
   // Not an option: the run directory's checkpoints/ folder; empty = no checkpoints.
   std::string checkpoints_dir;
+  // Not an option: the loss weights the run trains with (train/class_weights.h).
+  std::vector<double> loss_weights;
 };
 
 // Whether a metric's name says lower is better ("eval.loss"): the rule
 // Transformers' Trainer applies, and the default of greater_is_better.
 bool metric_is_a_loss(const std::string& metric);
+// A loss, or the mean squared error ("eval.mse"): what greater_is_better's
+// default and the best checkpoint treat as lower-is-better.
+bool metric_lower_is_better(const std::string& metric);
+
+// With metric_for_best unset, the dataset's main metric picks the best
+// checkpoint, and greater_is_better (whose default read no metric) follows it.
+void take_main_metric(TrainerConfig& config, const std::string& main_metric);
 
 // Every [train] option, bound to its field.
 const OptionBinding<TrainerConfig>& train_options();

@@ -54,6 +54,8 @@ TrainStep::TrainStep(const TrainerConfig& config, std::shared_ptr<SequenceClassi
     throw InputError(make_error({}, "train.precision", "fp16 needs CUDA, and none is available",
                                 "use precision = \"bf16\" (autocast) or \"fp32\" on CPU"));
   schedule_ = DeviceSchedule(schedule(scheduler_.total_steps()), optimizer_->base_lr());
+  if (!config_.loss_weights.empty())
+    loss_weights_ = torch::tensor(config_.loss_weights, torch::kFloat64).to(device_, torch::kFloat32);
   schedule_.refill(state_.scheduler_step, scheduler_.settle_capacity(), device_);
 }
 
@@ -102,6 +104,9 @@ ModelOutput TrainStep::forward(const ModelBatch& batch) {
   AutocastGuard autocast(config_.precision, device_.type());
   ForwardOptions options;
   options.label_smoothing = config_.label_smoothing;
+  // Weights shape what training learns; an evaluation's loss stays the plain
+  // one, comparable across weightings (and what `runner evaluate` reports).
+  if (model_->is_training()) options.class_weights = loss_weights_;
   return model_->forward(batch, options);
 }
 

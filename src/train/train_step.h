@@ -107,6 +107,7 @@ class TrainStep {
   const EventLog& events_;
   ParallelHooks* parallel_ = nullptr;
   torch::Device device_;  // where the model lives (autocast's device type), read once
+  torch::Tensor loss_weights_;  // config.loss_weights on the device; undefined: unweighted
   LossScaler scaler_;
   DeviceSchedule schedule_;
   LogInterval interval_;

@@ -13,7 +13,7 @@ nlohmann::json Trainer::evaluate() {
                 {"total_steps", total_steps()}, {"eval_batches", eval_->batches.size()}});
   torch::NoGradGuard no_grad;
   model_->eval();
-  EvalTally tally;
+  EvalTally tally(*eval_);
   for (size_t i = 0; i < eval_->batches.size(); ++i) {
     if (parallel_ && !parallel_->evaluates_batch(i)) continue;
     const TrainBatch& b = eval_->batches[i];

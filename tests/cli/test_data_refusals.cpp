@@ -185,11 +185,38 @@ TEST_CASE("the main metric left out is the first of data.metrics", "[cli][data-r
 TEST_CASE("numeric labels that are no class ids are refused as regression targets, not as text",
           "[cli][data-refusals]") {
   DataCase c = data_case("refuse_scores", "text_a,label\ngood,3.54\nbad,0.5\nfine,4\n",
-                         "text_a,label\nok,2.25\n", "num_labels = 1\n");
+                         "text_a,label\nok,2.25\n", "num_labels = 3\n");
   CommandResult r = validate(c);
   check_refused(r);
   CHECK_THAT(r.out, Catch::Contains("data.labels: the train split's labels are numbers that are no class ids "
                                     "(\"0.5\", \"3.54\")") &&
-                        Catch::Contains("regression targets"));
+                        Catch::Contains("regression targets") && Catch::Contains("set num_labels = 1"));
   CHECK(r.out.find("add `labels") == std::string::npos);  // no labels map of numbers is offered
+}
+
+TEST_CASE("float labels with num_labels = 1 are a regression; a word among them is refused", "[cli][data-refusals]") {
+  DataCase ok = data_case("valid_regression", "text_a,label\ngood,3.54\nbad,0.5\nfine,4\n",
+                          "text_a,label\nok,2.25\n", "num_labels = 1\n");
+  CommandResult valid = validate(ok);
+  INFO(valid.out);
+  CHECK(valid.exit_code == 0);
+  DataCase word = data_case("refuse_regression_word", "text_a,label\ngood,3.54\nbad,neg\n",
+                            "text_a,label\nok,2.25\n", "num_labels = 1\n");
+  CommandResult r = validate(word);
+  check_refused(r);
+  CHECK_THAT(r.out, Catch::Contains("labels (\"neg\") are not numbers, and this dataset is a regression") &&
+                        Catch::Contains("data.num_labels") && Catch::Contains("data.labels"));
+}
+
+TEST_CASE("multi-label lists validate by their labels; a label the map lacks is refused", "[cli][data-refusals]") {
+  const std::string lines = "problem_type = \"multi_label_classification\"\nlabels = { food = 0, price = 1 }\n";
+  DataCase ok = data_case("valid_multi_label", "text_a,label\nsoup,food|price\nbill,1\nnone,\n",
+                          "text_a,label\nsoup,food\n", lines);
+  CommandResult valid = validate(ok);
+  INFO(valid.out);
+  CHECK(valid.exit_code == 0);
+  DataCase bad = data_case("refuse_multi_label", "text_a,label\nsoup,food|staff\n", "text_a,label\nsoup,food\n", lines);
+  CommandResult r = validate(bad);
+  check_refused(r);
+  CHECK_THAT(r.out, Catch::Contains("data.labels does not map: \"staff\""));
 }

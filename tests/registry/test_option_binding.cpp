@@ -30,6 +30,7 @@ nlohmann::json other_value(const OptionSpec& spec) {
         if (c != d.get<std::string>()) return c;
       return nullptr;
     case OptionType::StringList: return nlohmann::json::array({"jsonl"});
+    case OptionType::NumberList: return nlohmann::json::array({1.0, 2.5});
     default: return d.get<std::string>() + "-changed";
   }
 }

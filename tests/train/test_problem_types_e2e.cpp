@@ -1,0 +1,191 @@
+// A regression (STS-B's layout: a TSV with a float score and num_labels = 1)
+// and a multi-label task (JSONL lists of label names) through the real
+// `runner`: each trains, is killed with SIGKILL and resumed bitwise equal to an
+// uninterrupted run, `runner evaluate` reports the run's own final record,
+// export writes the problem type, and predict prints the score or the labels.
+#include "train/checkpoint_io.h"
+
+#include "run_files.h"
+#include "shared.h"
+#include "task_files.h"
+
+#include "catch.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using runner::test::isolated_run_sets;
+using runner::test::only_run_dir;
+using runner::test::run_summary;
+using runner::test::runner_cmd;
+using runner::test::task_sentence;
+using runner::test::write_aspects;
+using runner::test::write_stsb_like;
+using runner::test::write_task_recipe;
+
+namespace {
+
+std::vector<nlohmann::json> reproducible_events(const std::string& run_dir) {
+  std::vector<nlohmann::json> out;
+  for (const char* kind : {"train", "eval"})
+    for (auto e : runner::test::events(run_dir, kind)) {
+      for (const char* timing : {"samples_per_s", "tokens_per_s", "wall_time", "elapsed_s"}) e.erase(timing);
+      out.push_back(e);
+    }
+  return out;
+}
+
+// Trains `recipe` whole and killed at step 7 then resumed; both runs' records,
+// and the weights, are equal bit for bit. Returns the resumed run.
+std::string train_killed_and_resumed(const std::string& recipe, const std::string& dir) {
+  auto ref = runner_cmd("", recipe + isolated_run_sets(dir + "/ref"));
+  INFO(ref.out);
+  REQUIRE(ref.exit_code == 0);
+  std::string ref_run = only_run_dir(dir + "/ref", "task");
+  auto killed = runner_cmd("RUNNER_TEST_KILL_AT_STEP=7", recipe + isolated_run_sets(dir + "/killed"));
+  INFO(killed.out);
+  REQUIRE(killed.exit_code == 128 + 9);
+  std::string run = only_run_dir(dir + "/killed", "task");
+  auto resumed = runner_cmd("", "resume " + run);
+  INFO(resumed.out);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(run_summary(run)["status"] == "completed");
+  CHECK(run_summary(run)["final"] == run_summary(ref_run)["final"]);
+  CHECK(runner::read_file_bytes(run + "/final/model.safetensors") ==
+        runner::read_file_bytes(ref_run + "/final/model.safetensors"));
+  CHECK(reproducible_events(run) == reproducible_events(ref_run));
+  return run;
+}
+
+nlohmann::json evaluate_json(const std::string& run) {
+  auto r = runner_cmd("", "evaluate " + run + " --json");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(r.out.substr(r.out.find('{')));
+}
+
+nlohmann::json exported_config(const std::string& run, const std::string& to) {
+  auto r = runner_cmd("", "export " + run + " --to " + to);
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(runner::read_file_bytes(to + "/config.json"));
+}
+
+// The first output line of `runner predict` on one input line.
+nlohmann::json predict_line(const std::string& model, const std::string& dir, const std::string& extra = "") {
+  std::ofstream(dir + "/in.jsonl") << "{\"text_a\": \"good food cheap price\"}\n";
+  auto r = runner_cmd("", "predict --model " + model + " --input " + dir + "/in.jsonl" + extra);
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(r.out.substr(r.out.find('{'), r.out.find('\n', r.out.find('{')) - r.out.find('{')));
+}
+
+}  // namespace
+
+TEST_CASE("a regression trains, resumes after kill -9, evaluates, exports and predicts", "[e2e][problem_types]") {
+  std::string dir = runner::test::tmp_dir("e2e_regression");
+  write_stsb_like(dir + "/data");
+  std::string recipe = write_task_recipe(dir, runner::test::stsb_like_data_lines(dir + "/data"));
+  std::string run = train_killed_and_resumed(recipe, dir);
+  nlohmann::json final_eval = run_summary(run).at("final");
+  for (const char* metric : {"pearson", "spearman", "mse"}) CHECK(final_eval.contains(metric));
+  CHECK(run_summary(run)["best"]["metric"] == "eval.pearson");
+  nlohmann::json again = evaluate_json(run);
+  for (const char* key : {"loss", "examples", "pearson", "spearman", "mse"}) {
+    INFO(key);
+    CHECK(again.at(key) == final_eval.at(key));
+  }
+  nlohmann::json config = exported_config(run, dir + "/export");
+  CHECK(config["problem_type"] == "regression");
+  CHECK(config["id2label"].size() == 1);  // Transformers' num_labels is the size of id2label
+  nlohmann::json line = predict_line(dir + "/export", dir);
+  REQUIRE(line.contains("score"));
+  CHECK(line["score"] == line["logits"][0]);
+  CHECK_FALSE(line.contains("label"));
+}
+
+TEST_CASE("a multi-label task trains, resumes after kill -9, evaluates, exports and predicts",
+          "[e2e][problem_types]") {
+  std::string dir = runner::test::tmp_dir("e2e_multi_label");
+  write_aspects(dir + "/data");
+  std::string recipe = write_task_recipe(dir, "dataset = \"jsonl\"\ndir = \"" + dir + "/data\"\n"
+                                         "problem_type = \"multi_label_classification\"\n"
+                                         "labels = { food = 0, price = 1, staff = 2 }\n"
+                                         "columns = { text_a = \"text\", label = \"labels\" }\n");
+  std::string run = train_killed_and_resumed(recipe, dir);
+  nlohmann::json final_eval = run_summary(run).at("final");
+  for (const char* metric : {"micro_f1", "macro_f1", "subset_accuracy"}) CHECK(final_eval.contains(metric));
+  CHECK(final_eval.at("per_label").at("f1").size() == 3);
+  nlohmann::json again = evaluate_json(run);
+  for (const char* key : {"loss", "examples", "micro_f1", "macro_f1", "subset_accuracy", "per_label"}) {
+    INFO(key);
+    CHECK(again.at(key) == final_eval.at(key));
+  }
+  nlohmann::json config = exported_config(run, dir + "/export");
+  CHECK(config["problem_type"] == "multi_label_classification");
+  CHECK(config["id2label"] == nlohmann::json{{"0", "food"}, {"1", "price"}, {"2", "staff"}});
+  CHECK(config["label2id"] == nlohmann::json{{"food", 0}, {"price", 1}, {"staff", 2}});
+  nlohmann::json line = predict_line(dir + "/export", dir, " --probabilities");
+  REQUIRE(line["probabilities"].size() == 3);
+  // The labels printed are those whose sigmoid is above 0.5.
+  std::vector<std::string> above;
+  const std::vector<std::string> names = {"food", "price", "staff"};
+  for (size_t k = 0; k < 3; ++k)
+    if (line["probabilities"][k].get<double>() > 0.5) above.push_back(names[k]);
+  CHECK(line["label_names"].get<std::vector<std::string>>() == above);
+  // Every sigmoid is above 0.001: --threshold 0.001 prints every label.
+  nlohmann::json low = predict_line(dir + "/export", dir, " --threshold 0.001");
+  CHECK(low["label_names"] == nlohmann::json{"food", "price", "staff"});
+  CHECK(low["labels"] == nlohmann::json{0, 1, 2});
+}
+
+TEST_CASE("class weights train a classification and are recorded in the run", "[e2e][problem_types]") {
+  std::string dir = runner::test::tmp_dir("e2e_class_weights");
+  fs::create_directories(dir + "/data");
+  for (const char* split : {"train", "dev"}) {
+    std::ofstream f(dir + "/data/" + split + ".csv");
+    f << "text,label\n";
+    for (int i = 0; i < 24; ++i) f << task_sentence(i) << "," << (i % 4 == 0 ? "rare" : "common") << "\n";
+  }
+  std::string recipe = write_task_recipe(dir, "dataset = \"csv\"\ndir = \"" + dir + "/data\"\n"
+                                         "columns = { text_a = \"text\", label = \"label\" }\n"
+                                         "labels = { common = 0, rare = 1 }\n");
+  auto r = runner_cmd("", recipe + isolated_run_sets(dir) + " --set train.class_weighting=balanced");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  std::string run = only_run_dir(dir, "task");
+  // 24 / (2 * 18) and 24 / (2 * 6): scikit-learn's "balanced".
+  nlohmann::json weights = run_summary(run).at("class_weights");
+  REQUIRE(weights.size() == 2);
+  CHECK(weights[0].get<double>() == Approx(24.0 / 36.0));
+  CHECK(weights[1].get<double>() == Approx(2.0));
+  nlohmann::json resolved = nlohmann::json::parse(runner::read_file_bytes(run + "/recipe.resolved.json"));
+  CHECK(resolved["train"]["class_weighting"] == "balanced");
+}
+
+TEST_CASE("regression and multi-label train in bf16 with finite losses and their metrics", "[e2e][problem_types]") {
+  std::string dir = runner::test::tmp_dir("e2e_problem_types_bf16");
+  write_stsb_like(dir + "/stsb");
+  write_aspects(dir + "/aspects");
+  fs::create_directories(dir + "/regression");
+  fs::create_directories(dir + "/multi_label");
+  const std::vector<std::pair<std::string, std::string>> tasks = {
+      {"regression", runner::test::stsb_like_data_lines(dir + "/stsb")},
+      {"multi_label", "dataset = \"jsonl\"\ndir = \"" + dir + "/aspects\"\n"
+                      "problem_type = \"multi_label_classification\"\n"
+                      "labels = { food = 0, price = 1, staff = 2 }\n"
+                      "columns = { text_a = \"text\", label = \"labels\" }\n"}};
+  for (const auto& [name, data_lines] : tasks) {
+    INFO(name);
+    std::string recipe = write_task_recipe(dir + "/" + name, data_lines);
+    auto r = runner_cmd("", recipe + isolated_run_sets(dir + "/" + name) + " --set train.precision=bf16");
+    INFO(r.out);
+    REQUIRE(r.exit_code == 0);
+    std::string run = only_run_dir(dir + "/" + name, "task");
+    for (const auto& e : runner::test::events(run, "train")) CHECK(std::isfinite(e["loss"].get<double>()));
+    nlohmann::json final_eval = run_summary(run).at("final");
+    CHECK(final_eval.contains(name == "regression" ? "pearson" : "micro_f1"));
+  }
+}
