@@ -3,7 +3,7 @@
 // `runner`: each trains, is killed with SIGKILL and resumed bitwise equal to an
 // uninterrupted run, `runner evaluate` reports the run's own final record,
 // export writes the problem type, and predict prints the score or the labels.
-#include "train/checkpoint_io.h"
+#include "util/synced_file.h"
 
 #include "run_files.h"
 #include "shared.h"
