@@ -1,7 +1,8 @@
 // The shape of the code, checked on the source tree:
 // - the folders of src/ form layers, listed low to high in docs/extending.md's
 //   "Project layout" block; no file includes from a higher layer than its own;
-// - no function in src/run or src/train is longer than 60 lines;
+// - no function in src/run or src/train is longer than 60 lines, no file of
+//   src/ longer than 350;
 // - no test comment cites an issue number;
 // - summary.json is named only by the run-directory model (run/run_summary.h),
 //   and a run's recipe settings are decoded in one place.
@@ -106,6 +107,17 @@ TEST_CASE("layering: no function in src/run or src/train is over 60 lines", "[la
         ++measured;
       }
   CHECK(measured > 50);
+}
+
+// Past about 350 lines a file holds more than one concern: split it by concern.
+TEST_CASE("layering: no file of src/ is over 350 lines", "[layering]") {
+  size_t read = 0;
+  for (const auto& file : sources_under(fs::path(runner::test::source_dir()) / "src")) {
+    ++read;
+    INFO(file.string());
+    CHECK(read_lines(file).size() <= 350);
+  }
+  CHECK(read > 200);
 }
 
 // A test's comments say what the code does; the issue that asked for it, and

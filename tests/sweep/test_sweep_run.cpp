@@ -213,11 +213,13 @@ TEST_CASE("SIGHUP stops a sweep as SIGTERM does: its point checkpoints and the r
   INFO(runner::test::read_text(dir + "/sweep.log"));
   REQUIRE(started);
   CHECK(code == 129);  // exited with 128 + SIGHUP, not killed by it
-  for (const auto& [id, p] : ledger_of(sweep_dir)["points"].items()) CHECK(p["state"] == "interrupted");
+  const nlohmann::json stopped = ledger_of(sweep_dir)["points"];
+  for (const auto& [id, p] : stopped.items()) CHECK(p["state"] == "interrupted");
   auto rerun = run_command(sweep_cmd(sweep));
   INFO(rerun.out);
   CHECK(rerun.exit_code == 0);
-  for (const auto& [id, p] : ledger_of(sweep_dir)["points"].items()) {
+  const nlohmann::json finished = ledger_of(sweep_dir)["points"];
+  for (const auto& [id, p] : finished.items()) {
     CHECK(p["state"] == "completed");
     std::vector<std::string> runs = run_dirs(sweep_dir + "/" + id);
     REQUIRE(runs.size() == 1);  // resumed in place
