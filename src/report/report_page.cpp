@@ -17,34 +17,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string text_at(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return "";
-  return it->is_string() ? it->get<std::string>() : it->dump();
-}
-
 std::string recipe_cell(const RunHistory& r) {
-  nlohmann::json origin = record_object(r.env, "recipe");
-  std::string out = "<code>" + xml_escape(text_at(origin, "path")) + "</code>";
-  for (const auto& o : record_array(origin, "overrides"))
-    if (o.is_string()) out += "<br><code>--set " + xml_escape(o.get<std::string>()) + "</code>";
+  std::string out = "<code>" + xml_escape(r.env.origin.path) + "</code>";
+  for (const auto& o : r.env.origin.overrides) out += "<br><code>--set " + xml_escape(o) + "</code>";
   return out;
 }
 
 std::string machine_cell(const RunHistory& r) {
-  std::string gpu = text_at(r.env, "gpu_model");
-  std::string out = xml_escape(text_at(r.env, "host")) + "<br>" + xml_escape(text_at(r.env, "cpu_model"));
-  if (!gpu.empty() && gpu != "none") out += "<br>GPU " + xml_escape(gpu);
-  return out + fmt::format("<br>device {}, {} threads", xml_escape(text_at(r.env, "device")),
-                           xml_escape(text_at(r.env, "threads")));
+  const EnvRecord& e = r.env;
+  std::string out = xml_escape(e.host) + "<br>" + xml_escape(e.cpu_model);
+  if (!e.gpu_model.empty() && e.gpu_model != "none") out += "<br>GPU " + xml_escape(e.gpu_model);
+  return out + fmt::format("<br>device {}, {} threads", xml_escape(e.device), e.threads);
 }
 
 // Data and tokenizer files with the first 16 hex digits of their sha256 (all of it on hover).
 std::string hashes_cell(const RunHistory& r) {
   std::string out;
-  const nlohmann::json hashes = record_object(r.env, "content_sha256");  // items() must not outlive it
-  for (const auto& [path, hash] : hashes.items()) {
-    std::string h = hash.is_string() ? hash.get<std::string>() : hash.dump();
+  for (const auto& [path, h] : r.env.content_sha256) {
     out += fmt::format("{}<code title=\"{}\">{}</code> <code title=\"{}\">{}\u2026</code>",
                        out.empty() ? "" : "<br>", xml_escape(path),
                        xml_escape(fs::path(path).filename().string()), xml_escape(h),
@@ -119,9 +108,8 @@ HtmlTable identity_table(const std::vector<RunHistory>& runs, const std::vector<
   row("samples / s", [](const RunHistory& r, size_t) { return metric_text(r.samples_per_s()); });
   row("recipe", [](const RunHistory& r, size_t) { return recipe_cell(r); });
   row("runner", [](const RunHistory& r, size_t) {
-    return xml_escape(text_at(r.env, "runner_version")) + " commit <code>" +
-           xml_escape(text_at(r.env, "git_commit")) + "</code>, LibTorch " +
-           xml_escape(text_at(r.env, "libtorch_version"));
+    return xml_escape(r.env.runner_version) + " commit <code>" + xml_escape(r.env.git_commit) +
+           "</code>, LibTorch " + xml_escape(r.env.libtorch_version);
   });
   row("machine", [](const RunHistory& r, size_t) { return machine_cell(r); });
   row("data and tokenizer (sha256)", [](const RunHistory& r, size_t) { return hashes_cell(r); });

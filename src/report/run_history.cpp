@@ -156,8 +156,7 @@ RunHistory load_run_history(const std::string& dir, XAxis x_axis) {
   h.summary = h.run_summary.record;
   h.env = read_env_record_if_present(p);
   if (fs::exists(p.recipe_resolved())) h.resolved = read_run_record(p.recipe_resolved());
-  for (auto* j : {&h.env, &h.resolved})
-    if (!j->is_object()) *j = nlohmann::json::object();
+  if (!h.resolved.is_object()) h.resolved = nlohmann::json::object();
   std::optional<double> best_eval_x = read_events(p.metrics(), h);
   find_best(h, best_eval_x);
   return h;
@@ -185,11 +184,11 @@ std::string RunHistory::name() const {
   return n.empty() ? fs::path(dir).lexically_normal().parent_path().filename().string() : n;
 }
 
-std::string RunHistory::status() const { return run_status(RunPaths{dir}, run_summary, !env.empty()); }
+std::string RunHistory::status() const { return run_status(RunPaths{dir}, run_summary, !env.record.empty()); }
 
 std::string RunHistory::liveness() const { return run_summary.liveness(); }
 
-std::string RunHistory::started_utc() const { return record_string(env, "started_utc"); }
+std::string RunHistory::started_utc() const { return env.started_utc; }
 
 long long RunHistory::step() const {
   if (auto s = number_at(summary, "global_step")) return static_cast<long long>(*s);

@@ -5,6 +5,7 @@
 
 #include "report/downsample.h"
 #include "report/x_axis.h"
+#include "run/env_record.h"
 #include "run/run_search.h"  // the run directories a report or `runner ls` reads
 #include "run/run_summary.h"
 #include "util/diagnostic.h"
@@ -23,7 +24,7 @@ struct RunHistory {
   XAxis x_axis = XAxis::Step;  // what the x of every series point counts
   RunSummary run_summary;  // summary.json, read by the run-directory model
   nlohmann::json summary = nlohmann::json::object();  // its record (empty when none)
-  nlohmann::json env = nlohmann::json::object();
+  EnvRecord env;  // env.json, typed (run/env_record.h)
   nlohmann::json resolved = nlohmann::json::object();  // the resolved recipe
   nlohmann::json start = nlohmann::json::object();     // the first "start" event
   // The numeric fields of the "train" events ("loss", "lr", ...), each read as

@@ -10,21 +10,10 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <iostream>
 
 namespace runner {
 namespace {
-
-// The settings that split the global batch. A resume checks them against the
-// checkpoint (train/batch_topology.h) instead of requiring them unchanged.
-const char* const kBatchSplitKeys[] = {"topology.processes_per_node", "topology.nodes",
-                                       "data.train_batch_size", "train.grad_accum"};
-
-bool splits_batch(const RunChange& c) {
-  return std::any_of(std::begin(kBatchSplitKeys), std::end(kBatchSplitKeys),
-                     [&c](const char* k) { return c.key == k; });
-}
 
 BatchTopology session_topology(const SessionSettings& s, const DistContext* dist) {
   return {dist ? dist->world_size() : 1, s.data.train_batch_size, s.train.grad_accum};
@@ -39,21 +28,6 @@ void plan_position(ResumePlan& plan, const ResumeRequest& r, const nlohmann::jso
   plan.position = {then, now, convert_batch_in_epoch(plan.state->batch_in_epoch, then, now)};
   if (plan.topology_changed() && is_primary(r.dist))
     std::cerr << fmt::format("resuming the checkpoint of {} as {}\n", then.str(), now.str());
-}
-
-// The recipe's differences from the recorded one, and the data and tokenizer
-// files' from their recorded sha256; every one not allowed is refused.
-void plan_changes(ResumePlan& plan, const ResumeRequest& r, const nlohmann::json& recorded) {
-  std::vector<RunChange> changes = recipe_changes(recorded, nlohmann::json(r.recipe.resolved));
-  changes.erase(std::remove_if(changes.begin(), changes.end(), splits_batch), changes.end());
-  const SessionSettings& s = r.settings;
-  plan.data = open_data(s.data, s.data_section, s.tokenizer);
-  const nlohmann::json env = read_env_record(r.paths);
-  for (auto& c : content_changes(env.value("content_sha256", nlohmann::json::object()),
-                                 content_hashes(data_content_files(*plan.data, s.tokenizer))))
-    changes.push_back(std::move(c));
-  check_changes(changes, r.allow_changes, r.paths.dir);
-  plan.changes = std::move(changes);
 }
 
 }  // namespace
@@ -74,7 +48,14 @@ ResumePlan plan_resume(const ResumeRequest& r) {
   ResumePlan plan;
   plan.point = find_resume_point(r.paths);
   if (!plan.point.checkpoint.empty()) plan_position(plan, r, recorded);
-  plan_changes(plan, r, recorded);
+  // The recipe's differences from the recorded one, and the data and tokenizer
+  // files' from their recorded sha256.
+  const SessionSettings& s = r.settings;
+  plan.data = open_data(s.data, s.data_section, s.tokenizer);
+  const std::vector<std::string> files = data_content_files(*plan.data, s.tokenizer);
+  const EnvRecord env = read_env_record(r.paths);
+  plan.changes = resume_changes({recorded, nlohmann::json(r.recipe.resolved), nlohmann::json(env.content_sha256), files},
+                                r.allow_changes, r.paths.dir);
   return plan;
 }
 

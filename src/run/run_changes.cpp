@@ -1,10 +1,13 @@
 #include "run/run_changes.h"
 
 #include "util/diagnostic.h"
+#include "util/sha256.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <iterator>
 #include <set>
 
 namespace runner {
@@ -45,6 +48,16 @@ bool allowed_key(const std::string& key, const std::vector<std::string>& allowed
   return false;
 }
 
+// The settings that split the global batch. A resume checks them against the
+// checkpoint (train/batch_topology.h) instead of requiring them unchanged.
+const char* const kBatchSplitKeys[] = {"topology.processes_per_node", "topology.nodes",
+                                       "data.train_batch_size", "train.grad_accum"};
+
+bool splits_batch(const RunChange& c) {
+  return std::any_of(std::begin(kBatchSplitKeys), std::end(kBatchSplitKeys),
+                     [&c](const char* k) { return c.key == k; });
+}
+
 }  // namespace
 
 std::vector<RunChange> recipe_changes(const nlohmann::json& before, const nlohmann::json& after) {
@@ -79,6 +92,29 @@ void check_changes(const std::vector<RunChange>& changes, const std::vector<std:
       fmt::format("the run would resume with {} change{} from what it was started with:{}",
                   keys.size(), keys.size() == 1 ? "" : "s", diff),
       fmt::format("undo the change, or accept it with --allow-changes {}", fmt::join(keys, ","))));
+}
+
+nlohmann::json content_hashes(const std::vector<std::string>& paths) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& p : paths) {
+    try {
+      out[p] = digest::sha256_file(p);
+    } catch (const std::exception& e) {
+      throw InputError(make_error(SourceLocation{p, 0, 0, ""}, "", std::string("cannot hash: ") + e.what(),
+                                  "check that the data and tokenizer files are readable"));
+    }
+  }
+  return out;
+}
+
+std::vector<RunChange> resume_changes(const ResumeInputs& in, const std::vector<std::string>& allowed,
+                                      const std::string& run_dir) {
+  std::vector<RunChange> changes = recipe_changes(in.recorded_recipe, in.recipe);
+  changes.erase(std::remove_if(changes.begin(), changes.end(), splits_batch), changes.end());
+  for (auto& c : content_changes(in.recorded_hashes, content_hashes(in.content_files)))
+    changes.push_back(std::move(c));
+  check_changes(changes, allowed, run_dir);
+  return changes;
 }
 
 }  // namespace runner

@@ -26,4 +26,21 @@ std::vector<RunChange> content_changes(const nlohmann::json& before, const nlohm
 void check_changes(const std::vector<RunChange>& changes, const std::vector<std::string>& allowed,
                    const std::string& run_dir);
 
+// sha256 of each path, keyed by path (an unreadable file throws InputError).
+nlohmann::json content_hashes(const std::vector<std::string>& paths);
+
+// What a resume compares: the recipe and file hashes recorded at the run's
+// start against today's.
+struct ResumeInputs {
+  const nlohmann::json& recorded_recipe;
+  nlohmann::json recipe;                   // today's resolved recipe
+  nlohmann::json recorded_hashes;          // env.json's content_sha256
+  std::vector<std::string> content_files;  // today's data and tokenizer files
+};
+// Every difference, the batch split's keys left out (a change of split is
+// checked against the checkpoint instead); throws InputError showing every
+// change not allowed.
+std::vector<RunChange> resume_changes(const ResumeInputs& in, const std::vector<std::string>& allowed,
+                                      const std::string& run_dir);
+
 }  // namespace runner

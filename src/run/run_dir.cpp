@@ -1,12 +1,8 @@
 #include "run/run_dir.h"
 
-#include "util/cpu_info.h"
-#include "hub/named_sources.h"
 #include "util/synced_file.h"
 #include "util/diagnostic.h"
 #include "util/json_input.h"
-#include "util/process_info.h"
-#include "util/sha256.h"
 
 #include "runner_build_config.h"
 
@@ -79,37 +75,6 @@ nlohmann::json read_json_file(const std::string& path) {
 std::string utc_timestamp() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
 
 std::string libtorch_version() { return RUNNER_LIBTORCH_VERSION; }
-
-nlohmann::json content_hashes(const std::vector<std::string>& paths) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& p : paths) {
-    try {
-      out[p] = digest::sha256_file(p);
-    } catch (const std::exception& e) {
-      throw InputError(make_error(SourceLocation{p, 0, 0, ""}, "", std::string("cannot hash: ") + e.what(),
-                                  "check that the data and tokenizer files are readable"));
-    }
-  }
-  return out;
-}
-
-nlohmann::json environment_info(const EnvInputs& in) {
-  return {{"runner_version", RUNNER_VERSION},
-          {"git_commit", RUNNER_GIT_COMMIT},
-          {"compiler", RUNNER_COMPILER},
-          {"libtorch_version", libtorch_version()},
-          {"cpu_model", cpu_model()},
-          {"cpu_native_bf16", cpu_has_native_bf16()},
-          {"gpu_model", gpu_model()},
-          {"device", in.device},
-          {"threads", in.threads},
-          {"host", host_name()},
-          {"command_line", in.command_line},
-          {"seeds", in.seeds},
-          {"content_sha256", content_hashes(in.hashed_files)},
-          {"name_resolution", hub::resolution_log()},  // where the model, tokenizer and data came from
-          {"started_utc", utc_timestamp()}};
-}
 
 void write_text_atomic(const std::string& path, const std::string& text) {
   std::string tmp = path + ".tmp";

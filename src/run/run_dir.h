@@ -1,5 +1,5 @@
 // The run directory runs/<run name>/<UTC time>-<short id>/: the paths of its
-// files, its creation, and env.json's contents. The rest of the run-directory
+// files and its creation. The rest of the run-directory
 // model: summary.json read back in run/run_summary.h (written by
 // run/summary_writer.h), env.json in run/env_record.h, the search for runs in
 // run/run_search.h. Free of LibTorch.
@@ -29,20 +29,6 @@ struct RunPaths {
 // in it, after checking that output_dir is writable; throws InputError naming
 // the directory and the OS error otherwise.
 RunPaths create_run_dir(const std::string& output_dir, const std::string& run_name);
-
-struct EnvInputs {
-  std::vector<std::string> command_line;
-  nlohmann::json seeds = nlohmann::json::object();
-  std::vector<std::string> hashed_files;  // data files and tokenizer files
-  int threads = 0;
-  std::string device = "cpu";
-};
-
-// Runner version and commit, compiler, LibTorch version, CPU and GPU model,
-// threads, host, command line, seeds and the sha256 of every hashed file.
-nlohmann::json environment_info(const EnvInputs& in);
-// sha256 of each path, keyed by path (an unreadable file throws InputError).
-nlohmann::json content_hashes(const std::vector<std::string>& paths);
 
 // A record of a run read back (env.json, recipe.resolved.json, state.json):
 // throws InputError naming the file and the byte where it breaks.

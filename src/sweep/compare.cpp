@@ -44,7 +44,7 @@ nlohmann::json make_baseline(const RunResult& run) {
           {"best", record_object(run.summary, "best")},
           {"eval_curve", curve_of(run.evals)},
           {"resolved_recipe", run.resolved},
-          {"environment", run.env}};
+          {"environment", run.env.record}};
 }
 
 // A baseline file read back as a run: the same fields a comparison needs.
@@ -68,7 +68,7 @@ CompareSide load_side(const std::string& path) {
   side.run.summary = {{"status", record_string(b, "status", "unknown")}, {"final", record_object(b, "final")},
                       {"best", record_object(b, "best")}};
   side.run.resolved = record_object(b, "resolved_recipe");
-  side.run.env = record_object(b, "environment");
+  side.run.env = env_record_from(record_object(b, "environment"));
   for (const auto& e : record_array(b, "eval_curve")) side.run.evals.push_back(e);
   side.recipe_sha256 = record_string(b, "recipe_sha256", "");
   return side;

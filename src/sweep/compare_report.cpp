@@ -114,7 +114,7 @@ void print_comparison(const CompareSide& a, const CompareSide& b,
   print_curves(a, b, main, out);
   print_changes("Resolved recipe differences", recipe_changes(a.run.resolved, b.run.resolved), out);
   print_changes("Environment differences",
-                recipe_changes(stable_env(a.run.env), stable_env(b.run.env)), out);
+                recipe_changes(stable_env(a.run.env.record), stable_env(b.run.env.record)), out);
   if (!checks.empty()) out << "\nChecks (A is the reference, B the candidate)\n";
 }
 
@@ -167,7 +167,7 @@ nlohmann::json comparison_json(const CompareSide& a, const CompareSide& b, const
     out["eval_curve"] = {{"metric", main}, {"points", curve_json(a, b, main)}};
   }
   out["recipe_differences"] = changes_json(recipe_changes(a.run.resolved, b.run.resolved));
-  out["environment_differences"] = changes_json(recipe_changes(stable_env(a.run.env), stable_env(b.run.env)));
+  out["environment_differences"] = changes_json(recipe_changes(stable_env(a.run.env.record), stable_env(b.run.env.record)));
   return out;
 }
 

@@ -2,6 +2,7 @@
 // back from summary.json, metrics.jsonl, recipe.resolved.json and env.json.
 #pragma once
 
+#include "run/env_record.h"
 #include "run/run_summary.h"
 
 #include <nlohmann/json.hpp>
@@ -16,7 +17,7 @@ struct RunResult {
   std::string dir;
   nlohmann::json summary = nlohmann::json::object();
   nlohmann::json resolved = nlohmann::json::object();  // the resolved recipe
-  nlohmann::json env = nlohmann::json::object();
+  EnvRecord env;  // env.json, typed (run/env_record.h)
   std::vector<nlohmann::json> evals;  // the eval events, in order
 
   std::string status() const { return summary_from_record(summary).recorded_status(); }

@@ -1,4 +1,5 @@
 // The run directory and its records.
+#include "run/env_record.h"
 #include "run/run_dir.h"
 #include "run/run_search.h"
 #include "train/checkpoint_io.h"

@@ -145,12 +145,33 @@ TEST_CASE("run search: the newest run of a name whose summary is not completed",
 
 TEST_CASE("env record: absent reads as empty where it may be missing, torn is refused naming it", "[run]") {
   RunPaths p{runner::test::tmp_dir("run_env_record")};
-  CHECK(read_env_record_if_present(p) == nlohmann::json::object());
+  CHECK(read_env_record_if_present(p).record == nlohmann::json::object());
   CHECK_THROWS_AS(read_env_record(p), InputError);  // a resume needs it
   std::ofstream(p.env()) << R"({"recipe": {"path": "/r.toml", "overrides": ["a=1"]}, "host": "h")";
   CHECK_THROWS_WITH(read_env_record_if_present(p), Catch::Contains(p.env()));
   std::ofstream(p.env(), std::ios::trunc) << R"({"recipe": {"path": "/r.toml", "overrides": ["a=1"]}})";
-  RecipeOrigin origin = origin_from_env(read_env_record(p), p.env());
+  RecipeOrigin origin = origin_from_env(read_env_record(p).record, p.env());
   CHECK(origin.path == "/r.toml");
   CHECK(origin.overrides == std::vector<std::string>{"a=1"});
+}
+
+TEST_CASE("env record: its fields read back typed, and a hand-edited field reads as its text", "[run]") {
+  RunPaths p{runner::test::tmp_dir("run_env_typed")};
+  std::ofstream(p.env()) << R"({"runner_version": "1.2", "host": "h1", "cpu_model": "c", "gpu_model": "none",
+    "device": "cpu", "threads": 4, "started_utc": "2026-01-01T00:00:00Z",
+    "recipe": {"path": "/r.toml", "overrides": ["a=1", 7]},
+    "content_sha256": {"/d/train.tsv": "ab12", "/d/dev.tsv": 5}, "extra": [1]})";
+  const EnvRecord e = read_env_record(p);
+  CHECK(e.runner_version == "1.2");
+  CHECK(e.host == "h1");
+  CHECK(e.threads == 4);
+  CHECK(e.started_utc == "2026-01-01T00:00:00Z");
+  CHECK(e.origin.path == "/r.toml");
+  CHECK(e.origin.overrides == std::vector<std::string>{"a=1", "7"});
+  CHECK(e.content_sha256.at("/d/train.tsv") == "ab12");
+  CHECK(e.content_sha256.at("/d/dev.tsv") == "5");  // shown as written, never dropped
+  CHECK(e.record.at("extra") == nlohmann::json::array({1}));  // the whole file stays for diffs
+  CHECK_THROWS_AS(origin_from_env(e.record, p.env()), InputError);  // a resume loads strictly
+  // A record that is not an object reads as empty rather than failing a report.
+  CHECK(env_record_from(nlohmann::json::array()).host.empty());
 }

@@ -43,7 +43,7 @@ double adamw_reference(double p, const std::vector<double>& gs, double lr, doubl
 
 }  // namespace
 
-TEST_CASE("adamw follows the decoupled update and skips decay for biases", "[train][optim]") {
+TEST_CASE("adamw follows the decoupled update and skips decay for biases", "[optim]") {
   std::vector<NamedParameter> ps = {param("layer.weight", {1.0f, -2.0f}),
                                     param("layer.bias", {0.5f})};
   auto opt = make("adamw", adam_options(0.1, 0.5), ps);
@@ -94,7 +94,7 @@ bool within_adam_rounding(const torch::Tensor& got, const torch::Tensor& want, i
   return excess.max().item<double>() <= 0;
 }
 
-TEST_CASE("fused adamw equals torch's op-by-op update over many elements and steps", "[train][optim]") {
+TEST_CASE("fused adamw equals torch's op-by-op update over many elements and steps", "[optim]") {
   // 100003 elements: several threads' chunks and a tail that is no multiple of the vector width.
   torch::manual_seed(7);
   torch::Tensor start = torch::randn({100003});
@@ -126,7 +126,7 @@ TEST_CASE("fused adamw equals torch's op-by-op update over many elements and ste
   CHECK(torch::allclose(state.at("encoder.weight/exp_avg_sq"), v, 1e-7, 0));
 }
 
-TEST_CASE("adamw with lr 0 changes nothing, as the golden trajectory's first step", "[train][optim]") {
+TEST_CASE("adamw with lr 0 changes nothing, as the golden trajectory's first step", "[optim]") {
   std::vector<NamedParameter> ps = {param("w", {1.25f, -3.0f})};
   auto opt = make("adamw", adam_options(5e-4, 0.01), ps);
   set_grad(ps[0], {1.0f, 2.0f});
@@ -135,7 +135,7 @@ TEST_CASE("adamw with lr 0 changes nothing, as the golden trajectory's first ste
   CHECK(ps[0].tensor[1].item<float>() == -3.0f);
 }
 
-TEST_CASE("adam adds weight decay to the gradient", "[train][optim]") {
+TEST_CASE("adam adds weight decay to the gradient", "[optim]") {
   std::vector<NamedParameter> ps = {param("w", {2.0f})};
   auto opt = make("adam", adam_options(0.01, 0.1), ps);
   set_grad(ps[0], {0.0f});
@@ -144,7 +144,7 @@ TEST_CASE("adam adds weight decay to the gradient", "[train][optim]") {
   CHECK(ps[0].tensor[0].item<double>() == Approx(2.0 - 0.01).epsilon(1e-6));
 }
 
-TEST_CASE("sgd with momentum and nesterov", "[train][optim]") {
+TEST_CASE("sgd with momentum and nesterov", "[optim]") {
   nlohmann::json o = {{"lr", 0.1}, {"weight_decay", 0.0}, {"no_decay", nlohmann::json::array()},
                       {"momentum", 0.9}, {"dampening", 0.0}, {"nesterov", false}};
   std::vector<NamedParameter> ps = {param("w", {1.0f})};
@@ -163,7 +163,7 @@ TEST_CASE("sgd with momentum and nesterov", "[train][optim]") {
   CHECK(qs[0].tensor[0].item<double>() == Approx(0.539).epsilon(1e-6));
 }
 
-TEST_CASE("optimizer state round-trips bit-exactly", "[train][optim]") {
+TEST_CASE("optimizer state round-trips bit-exactly", "[optim]") {
   auto run = [](std::unique_ptr<Optimizer>& opt, std::vector<NamedParameter>& ps, int from, int to) {
     for (int t = from; t < to; ++t) {
       set_grad(ps[0], {std::sin(t * 1.3f), std::cos(t * 0.7f)});
@@ -186,7 +186,7 @@ TEST_CASE("optimizer state round-trips bit-exactly", "[train][optim]") {
   CHECK(opt_b->state().at("w/step").item<float>() == 6.0f);
 }
 
-TEST_CASE("optimizer state for another shape is rejected", "[train][optim]") {
+TEST_CASE("optimizer state for another shape is rejected", "[optim]") {
   std::vector<NamedParameter> a = {param("w", {0.1f, 0.2f})};
   auto opt = make("adamw", adam_options(1e-3, 0.01), a);
   TensorMap bad = {{"w/step", torch::ones({})}, {"w/exp_avg", torch::zeros({3})},
@@ -195,7 +195,7 @@ TEST_CASE("optimizer state for another shape is rejected", "[train][optim]") {
 }
 
 TEST_CASE("clip_grad_norm returns the pre-clip global norm and scales to max_norm",
-          "[train][optim]") {
+          "[optim]") {
   std::vector<NamedParameter> ps = {param("a", {3.0f, 4.0f}), param("b", {12.0f}),
                                     param("no_grad", {100.0f})};
   set_grad(ps[0], {3.0f, 4.0f});
@@ -225,7 +225,7 @@ std::vector<AdamKernel> kernels_here() {
 
 }  // namespace
 
-TEST_CASE("a skipped step leaves no trace in any Adam kernel", "[train][optim]") {
+TEST_CASE("a skipped step leaves no trace in any Adam kernel", "[optim]") {
   // The trainer skips a window with a non-finite loss or gradient on the device
   // (StepInputs::skip): parameters, moments and the step count must stay as the
   // last applied step left them, whatever the gradient holds.
@@ -260,7 +260,7 @@ void torch2_adamw_ops(torch::Tensor& p, const torch::Tensor& g, torch::Tensor& m
   p.addcdiv_(m, denom, -(lr / bias_correction1));
 }
 
-TEST_CASE("torch's fused AdamW follows torch's own AdamW op sequence", "[train][optim]") {
+TEST_CASE("torch's fused AdamW follows torch's own AdamW op sequence", "[optim]") {
   // The kernel the runner takes on a GPU (at::_fused_adamw_, LibTorch 2.4 on), here
   // on its CPU twin, against torch's op-by-op AdamW in the same form. The moments
   // are the same float operations: equal. The parameter's update may round its

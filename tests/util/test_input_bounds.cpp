@@ -36,7 +36,7 @@ Diagnostic parse_failure(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("JSON nesting is bounded at 128 levels before nlohmann parses", "[data]") {
+TEST_CASE("JSON nesting is bounded at 128 levels before nlohmann parses", "[util]") {
   CHECK(parse_json(nested(kMaxJsonDepth), {"f.json"}).is_array());
   Diagnostic d = parse_failure("\n  " + nested(kMaxJsonDepth + 1));
   CHECK(d.where.str() == "f.json:2:131");  // the 129th '[' is the 131st character of line 2
@@ -53,7 +53,7 @@ TEST_CASE("JSON nesting is bounded at 128 levels before nlohmann parses", "[data
   CHECK(why == "nested deeper than 128 levels of [ and { (at column 149)");
 }
 
-TEST_CASE("JSON errors carry line and column and never nlohmann's own text", "[data]") {
+TEST_CASE("JSON errors carry line and column and never nlohmann's own text", "[util]") {
   Diagnostic d = parse_failure("{\n  \"a\": ,\n}");
   CHECK(d.where.str() == "f.json:2:8");
   CHECK_THAT(d.message, Catch::StartsWith("not valid JSON: syntax error"));
@@ -68,7 +68,7 @@ TEST_CASE("JSON errors carry line and column and never nlohmann's own text", "[d
   CHECK(parse_json("{\"text\": \"\\u00e9\"}", {"f.json"})["text"] == "\xC3\xA9");
 }
 
-TEST_CASE("a field of a runner-written record of the wrong type reads as its fallback", "[data]") {
+TEST_CASE("a field of a runner-written record of the wrong type reads as its fallback", "[util]") {
   const nlohmann::json record = nlohmann::json::parse(
       R"({"s": "text", "i": -7, "big": 18446744073709551615, "f": 2.5, "b": true, "o": {"k": 1}, "a": [1]})");
   CHECK(record_string(record, "s") == "text");
@@ -87,7 +87,7 @@ TEST_CASE("a field of a runner-written record of the wrong type reads as its fal
   CHECK(record_string(nlohmann::json::array(), "s", "x") == "x");  // not even an object
 }
 
-TEST_CASE("numbers from text are checked for format and range", "[data]") {
+TEST_CASE("numbers from text are checked for format and range", "[util]") {
   std::string why;
   CHECK(parse_integer("42", why) == 42);
   CHECK(parse_integer("-7", why, -10, 10) == -7);
@@ -109,7 +109,7 @@ TEST_CASE("numbers from text are checked for format and range", "[data]") {
   CHECK(why == "expected a number >= 0, found -0.5");
 }
 
-TEST_CASE("an input file must be a regular file of bounded size", "[data]") {
+TEST_CASE("an input file must be a regular file of bounded size", "[util]") {
   std::string dir = test::tmp_dir("input-file");
   auto refusal = [](const InputFile& f) {
     try {
@@ -135,7 +135,7 @@ TEST_CASE("an input file must be a regular file of bounded size", "[data]") {
   CHECK_THAT(refusal({"/proc/self/maps", "", 10}), Catch::Contains("grew past that"));
 }
 
-TEST_CASE("lines are read with a length limit", "[data]") {
+TEST_CASE("lines are read with a length limit", "[util]") {
   std::istringstream in("short\r\n" + std::string(100, 'x') + "\nlast");
   std::string line;
   REQUIRE(read_bounded_line(in, line, "in.jsonl", 1, 100));
@@ -150,7 +150,7 @@ TEST_CASE("lines are read with a length limit", "[data]") {
                     Catch::Contains("in.jsonl:7: error: expected lines of at most 100 bytes"));
 }
 
-TEST_CASE("a column index past any file is an error naming the key, not \"stoi\"", "[data]") {
+TEST_CASE("a column index past any file is an error naming the key, not \"stoi\"", "[util]") {
   std::string dir = test::tmp_dir("data-huge-column");
   std::ofstream(dir + "/train.tsv") << "a\t1\n";
   auto d = registry().factory<DatasetFactory>(Kind::Dataset, "tsv")(
@@ -166,7 +166,7 @@ TEST_CASE("a column index past any file is an error naming the key, not \"stoi\"
   }
 }
 
-TEST_CASE("a JSONL data row nested too deep is a bad row at its line", "[data]") {
+TEST_CASE("a JSONL data row nested too deep is a bad row at its line", "[util]") {
   std::string dir = test::tmp_dir("data-deep-row");
   std::ofstream(dir + "/train.jsonl") << "{\"text_a\": \"ok\", \"label\": 1}\n{\"text_a\": "
                                       << nested(100000) << ", \"label\": 0}\n";

@@ -19,7 +19,7 @@ std::vector<NamedParameter> params_with_grad(float g0, float g1) {
 }
 }  // namespace
 
-TEST_CASE("loss scaler scales the loss and unscales clean gradients", "[train][optim]") {
+TEST_CASE("loss scaler scales the loss and unscales clean gradients", "[optim]") {
   LossScaler s(true, 1024.0, 3);
   CHECK(s.scale_loss(torch::tensor(0.5f)).item<float>() == 512.0f);
   auto ps = params_with_grad(2048.0f, -512.0f);
@@ -28,7 +28,7 @@ TEST_CASE("loss scaler scales the loss and unscales clean gradients", "[train][o
   CHECK(ps[0].tensor.grad()[1].item<float>() == -0.5f);
 }
 
-TEST_CASE("loss scaler skips and backs off on inf and NaN gradients", "[train][optim]") {
+TEST_CASE("loss scaler skips and backs off on inf and NaN gradients", "[optim]") {
   LossScaler s(true, 1024.0, 3);
   auto inf = params_with_grad(std::numeric_limits<float>::infinity(), 1.0f);
   torch::Tensor found = s.unscale(inf);
@@ -47,7 +47,7 @@ TEST_CASE("loss scaler skips and backs off on inf and NaN gradients", "[train][o
 }
 
 TEST_CASE("loss scaler grows after growth_interval clean steps, a skip resets the count",
-          "[train][optim]") {
+          "[optim]") {
   LossScaler s(true, 8.0, 3);
   s.update(flag(false));
   s.update(flag(false));
@@ -61,7 +61,7 @@ TEST_CASE("loss scaler grows after growth_interval clean steps, a skip resets th
   CHECK(s.state().growth_tracker == 0);
 }
 
-TEST_CASE("a disabled loss scaler is the identity", "[train][optim]") {
+TEST_CASE("a disabled loss scaler is the identity", "[optim]") {
   LossScaler s(false, 65536.0, 2);
   CHECK(s.scale_loss(torch::tensor(0.25f)).item<float>() == 0.25f);
   auto inf = params_with_grad(std::numeric_limits<float>::infinity(), 1.0f);
