@@ -6,6 +6,7 @@
 #include "model/bert_component.h"
 #include "model/distilbert_component.h"
 #include "model/electra_component.h"
+#include "model/roberta_component.h"
 #include "registry/builtins.h"
 
 namespace runner {
@@ -15,6 +16,8 @@ void register_models(Registry& r) {
   add_builtin(r, bert_spec(), builders.bert);
   add_builtin(r, distilbert_spec(), builders.distilbert);
   add_builtin(r, electra_spec(), builders.electra);
+  add_builtin(r, roberta_spec(), builders.roberta);
+  add_builtin(r, xlm_roberta_spec(), builders.roberta);
 }
 
 }  // namespace runner

@@ -8,6 +8,9 @@
 #include "model/distilbert_component.h"
 #include "model/electra.h"
 #include "model/electra_component.h"
+#include "model/roberta.h"
+#include "model/roberta_component.h"
+#include "model/roberta_config.h"
 
 namespace runner {
 namespace {
@@ -46,10 +49,21 @@ ModelFamily electra_family() {
   return f;
 }
 
+ModelFamily roberta_family() {
+  ModelFamily f;
+  f.config = [](const nlohmann::json& options, const ModelContext& context) {
+    return roberta_config_to_json(roberta_config_from_options(options, context));
+  };
+  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) {
+    return std::make_shared<RobertaForSequenceClassification>(roberta_config_from_json(config, where), init);
+  };
+  return f;
+}
+
 }  // namespace
 
 const FamilyBuilders& family_builders() {
-  static const FamilyBuilders builders{bert_family(), distilbert_family(), electra_family()};
+  static const FamilyBuilders builders{bert_family(), distilbert_family(), electra_family(), roberta_family()};
   return builders;
 }
 

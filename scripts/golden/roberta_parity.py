@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Golden generator: a tiny RobertaForSequenceClassification from a fixed seed, its
+forward pass and gradients, and a 20-step training trajectory, by Transformers.
+
+No RoBERTa checkpoint can be had without a network, so the model is a random init:
+  * RobertaConfig(vocab_size 1000, hidden_size 32, 2 layers, 4 heads, intermediate 64,
+    max_position_embeddings 66, type_vocab_size 1, pad 1, bos 0, eos 2, layer_norm_eps
+    1e-5, dropout 0, num_labels 2, initializer_range 0.2 so that the logits and the loss
+    move from the first step), attn_implementation "eager", torch.manual_seed(1234)
+    before the constructor; saved with save_pretrained (model.safetensors).
+  * data: 20 batches of 8 rows made from torch.Generator seed 7: a row is <s> (0), n-2
+    ids drawn from [3, 1000), </s> (2), with n drawn from [4, 48]; right-padded with the
+    pad id 1 to the batch's longest row, attention mask 1 on real tokens; label 0 or 1.
+    Row 0 of batch 0 is the longest of its batch, so batch 0 has pads on other rows.
+  * forward: batch 0 in model.eval(): logits and loss; then model.train() (dropout 0)
+    and one backward: the norm of every parameter's gradient.
+  * trajectory: the loop of scripts/golden/problem_type_trajectory.py: torch.optim.AdamW
+    (lr 5e-4, betas (0.9, 0.999), eps 1e-8, weight decay 0.01 except names holding "bias"
+    or "LayerNorm.weight"), transformers.get_scheduler("linear", 5 warm-up steps, 20),
+    clip_grad_norm_(1.0), one thread, 20 steps from the saved weights.
+
+Command used for tests/model/golden/tiny_roberta and roberta_parity.json (repository root):
+  /work/venv-torch/bin/python scripts/golden/roberta_parity.py --out tests/model/golden
+
+Requires torch, transformers (5.x tested), safetensors. Python is used only by golden
+generators and benches; the runner never needs it.
+"""
+import argparse
+import json
+import os
+
+ROWS, BATCH, STEPS, WARMUP = 160, 8, 20, 5
+LR, BETAS, EPS, WEIGHT_DECAY, MAX_NORM = 5e-4, (0.9, 0.999), 1e-8, 0.01, 1.0
+VOCAB, PAD, BOS, EOS = 1000, 1, 0, 2
+
+
+def config():
+    from transformers import RobertaConfig
+    return RobertaConfig(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                         intermediate_size=64, max_position_embeddings=66, type_vocab_size=1,
+                         pad_token_id=PAD, bos_token_id=BOS, eos_token_id=EOS, layer_norm_eps=1e-5,
+                         hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0, num_labels=2,
+                         initializer_range=0.2)
+
+
+def make_batches():
+    import torch
+    g = torch.Generator().manual_seed(7)
+    out = []
+    for b in range(ROWS // BATCH):
+        lengths = [int(torch.randint(4, 49, (1,), generator=g)) for _ in range(BATCH)]
+        if b == 0:
+            lengths[0] = max(lengths) + 1
+        width = max(lengths)
+        ids = torch.full((BATCH, width), PAD, dtype=torch.long)
+        mask = torch.zeros(BATCH, width, dtype=torch.long)
+        for i, n in enumerate(lengths):
+            body = torch.randint(3, VOCAB, (n - 2,), generator=g)
+            ids[i, :n] = torch.cat([torch.tensor([BOS]), body, torch.tensor([EOS])])
+            mask[i, :n] = 1
+        labels = torch.randint(0, 2, (BATCH,), generator=g)
+        out.append({"input_ids": ids, "attention_mask": mask, "labels": labels})
+    return out
+
+
+def forward_and_grads(model, batch):
+    model.eval()
+    import torch
+    with torch.no_grad():
+        out = model(**batch)
+    logits, loss = out.logits.double().tolist(), float(out.loss.double())
+    model.train()
+    model.zero_grad()
+    model(**batch).loss.backward()
+    grads = {n: float(p.grad.double().norm()) for n, p in model.named_parameters() if p.grad is not None}
+    model.zero_grad()
+    return {"logits": logits, "loss": loss, "grad_norms": grads}
+
+
+def trajectory(model, batches):
+    import torch
+    from transformers import get_scheduler
+    model.train()
+    decay = [p for n, p in model.named_parameters() if "bias" not in n and "LayerNorm.weight" not in n]
+    rest = [p for n, p in model.named_parameters() if "bias" in n or "LayerNorm.weight" in n]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": WEIGHT_DECAY},
+                             {"params": rest, "weight_decay": 0.0}], lr=LR, betas=BETAS, eps=EPS)
+    sched = get_scheduler("linear", opt, num_warmup_steps=WARMUP, num_training_steps=STEPS)
+    steps = []
+    for i, batch in enumerate(batches):
+        lr = sched.get_last_lr()[0]
+        loss = model(**batch).loss
+        loss.backward()
+        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), MAX_NORM)
+        opt.step()
+        sched.step()
+        opt.zero_grad()
+        steps.append({"step": i + 1, "loss": float(loss.detach().double()),
+                      "grad_norm_preclip": float(norm.double()), "lr": lr})
+    return steps
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", required=True, help="folder: writes tiny_roberta/ and roberta_parity.json")
+    a = p.parse_args()
+    import torch
+    import transformers
+    from transformers import RobertaForSequenceClassification
+    torch.set_num_threads(1)
+    torch.manual_seed(1234)
+    model = RobertaForSequenceClassification(config()).float()
+    model.config._attn_implementation = "eager"
+    folder = os.path.join(a.out, "tiny_roberta")
+    model.save_pretrained(folder)
+    batches = make_batches()
+    golden = {"generator": "scripts/golden/roberta_parity.py", "torch": torch.__version__,
+              "transformers": transformers.__version__,
+              "batches": [{k: v.tolist() for k, v in b.items()} for b in batches],
+              "forward": forward_and_grads(model, batches[0])}
+    fresh = RobertaForSequenceClassification.from_pretrained(folder, attn_implementation="eager",
+                                                             dtype=torch.float32)
+    golden["trajectory"] = trajectory(fresh, batches)
+    with open(os.path.join(a.out, "roberta_parity.json"), "w", encoding="utf-8") as f:
+        json.dump(golden, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

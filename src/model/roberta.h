@@ -1,0 +1,53 @@
+// RobertaForSequenceClassification in LibTorch, as transformers builds it. Its
+// encoder layers and embeddings are BERT's (bert.h); what differs: positions
+// count from pad_token_id + 1 over the non-pad tokens, one token type (the
+// batch's type ids are not read, as Transformers' RoBERTa tokenizers do not
+// give them), and a head on the <s> token with no pooler.
+#pragma once
+
+#include "model/bert.h"
+#include "model/model.h"
+
+namespace runner {
+
+// dropout -> dense -> tanh -> dropout -> out_proj on the <s> hidden state.
+class RobertaClassificationHead : public torch::nn::Module {
+ public:
+  explicit RobertaClassificationHead(const BertConfig& c);
+  torch::Tensor forward(const torch::Tensor& first_token);
+  torch::nn::Linear dense{nullptr}, out_proj{nullptr};
+  double dropout_p;
+};
+
+// Transformers' create_position_ids_from_input_ids: each non-pad token's count
+// of non-pad tokens up to it, plus pad_token_id; pad tokens get pad_token_id.
+torch::Tensor roberta_position_ids(const torch::Tensor& input_ids, long long pad_token_id);
+
+class RobertaForSequenceClassification : public SequenceClassifier {
+ public:
+  // Init::HuggingFace draws as transformers' constructor does; Init::None keeps
+  // LibTorch's constructor draws, for weights loaded next.
+  explicit RobertaForSequenceClassification(BertConfig config, Init init = Init::None);
+
+  ModelOutput forward(const ModelBatch& batch, const ForwardOptions& options = {}) override;
+  nlohmann::json hf_config() const override;
+  long long num_labels() const override { return config_.num_labels; }
+  void set_execution(Execution e) override { execution_ = e; }
+  Execution execution() const override { return execution_; }
+  std::string label_name(long long id) const override { return config_.label_name(id); }
+  void init_weights(const std::vector<std::string>& only = {}) override;
+
+  const BertConfig& config() const { return config_; }
+
+ private:
+  torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o, ModelOutput& out);
+  torch::Tensor encode_unpadded(const ModelBatch& b);  // returns the <s> hidden states
+
+  BertConfig config_;
+  Execution execution_ = Execution::Unpadded;
+  std::shared_ptr<BertEmbeddings> embeddings_;
+  torch::nn::ModuleList layers_;
+  std::shared_ptr<RobertaClassificationHead> head_;
+};
+
+}  // namespace runner
