@@ -4,6 +4,7 @@
 #include "model/families.h"
 
 #include "model/bert_component.h"
+#include "model/deberta_v2_component.h"
 #include "model/distilbert_component.h"
 #include "model/electra_component.h"
 #include "model/roberta_component.h"
@@ -18,6 +19,7 @@ void register_models(Registry& r) {
   add_builtin(r, electra_spec(), builders.electra);
   add_builtin(r, roberta_spec(), builders.roberta);
   add_builtin(r, xlm_roberta_spec(), builders.roberta);
+  add_builtin(r, deberta_v2_spec(), builders.deberta_v2);
 }
 
 }  // namespace runner

@@ -4,6 +4,8 @@
 
 #include "model/bert.h"
 #include "model/bert_component.h"
+#include "model/deberta_v2.h"
+#include "model/deberta_v2_component.h"
 #include "model/distilbert.h"
 #include "model/distilbert_component.h"
 #include "model/electra.h"
@@ -60,10 +62,22 @@ ModelFamily roberta_family() {
   return f;
 }
 
+ModelFamily deberta_v2_family() {
+  ModelFamily f;
+  f.config = [](const nlohmann::json& options, const ModelContext& context) {
+    return deberta_v2_config_to_json(deberta_v2_config_from_options(options, context));
+  };
+  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) {
+    return std::make_shared<DebertaV2ForSequenceClassification>(deberta_v2_config_from_json(config, where), init);
+  };
+  return f;
+}
+
 }  // namespace
 
 const FamilyBuilders& family_builders() {
-  static const FamilyBuilders builders{bert_family(), distilbert_family(), electra_family(), roberta_family()};
+  static const FamilyBuilders builders{bert_family(), distilbert_family(), electra_family(), roberta_family(),
+                                       deberta_v2_family()};
   return builders;
 }
 

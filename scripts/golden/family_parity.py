@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
-"""Golden generator: a tiny RobertaForSequenceClassification from a fixed seed, its
-forward pass and gradients, and a 20-step training trajectory, by Transformers.
+"""Golden generator: a tiny RobertaForSequenceClassification or DebertaV2ForSequenceClassification
+from a fixed seed, its forward pass and gradients, and a 20-step training trajectory, by
+Transformers.
 
-No RoBERTa checkpoint can be had without a network, so the model is a random init:
-  * RobertaConfig(vocab_size 1000, hidden_size 32, 2 layers, 4 heads, intermediate 64,
-    max_position_embeddings 66, type_vocab_size 1, pad 1, bos 0, eos 2, layer_norm_eps
-    1e-5, dropout 0, num_labels 2, initializer_range 0.2 so that the logits and the loss
-    move from the first step), attn_implementation "eager", torch.manual_seed(1234)
-    before the constructor; saved with save_pretrained (model.safetensors).
-  * data: 20 batches of 8 rows made from torch.Generator seed 7: a row is <s> (0), n-2
-    ids drawn from [3, 1000), </s> (2), with n drawn from [4, 48]; right-padded with the
-    pad id 1 to the batch's longest row, attention mask 1 on real tokens; label 0 or 1.
+No RoBERTa or DeBERTa-v3 checkpoint can be had without a network, so the models are random inits
+(initializer_range 0.2 so that the logits and the loss move from the first step, dropout 0,
+num_labels 2, vocab_size 1000, hidden_size 32, 2 layers, 4 heads, intermediate 64):
+  * --family roberta: RobertaConfig(max_position_embeddings 66, type_vocab_size 1, pad 1,
+    bos 0, eos 2, layer_norm_eps 1e-5);
+  * --family deberta-v2: DeBERTa-v3's layout, DebertaV2Config(relative_attention, position_buckets
+    16 (so that rows of up to 49 tokens reach the log buckets), max_relative_positions 64,
+    pos_att_type ["p2c", "c2p"], share_att_key, norm_rel_ebd "layer_norm", position_biased_input
+    false, type_vocab_size 0, max_position_embeddings 64, pad 0, bos 1, eos 2, layer_norm_eps 1e-7);
+attn_implementation "eager", torch.manual_seed(1234) before the constructor; saved with
+save_pretrained (model.safetensors).
+  * data: 20 batches of 8 rows made from torch.Generator seed 7: a row is the first id (bos),
+    n-2 ids drawn from [3, 1000), the eos id, with n drawn from [4, 48]; right-padded with the
+    pad id to the batch's longest row, attention mask 1 on real tokens; label 0 or 1.
     Row 0 of batch 0 is the longest of its batch, so batch 0 has pads on other rows.
   * forward: batch 0 in model.eval(): logits and loss; then model.train() (dropout 0)
     and one backward: the norm of every parameter's gradient.
@@ -19,8 +25,9 @@ No RoBERTa checkpoint can be had without a network, so the model is a random ini
     or "LayerNorm.weight"), transformers.get_scheduler("linear", 5 warm-up steps, 20),
     clip_grad_norm_(1.0), one thread, 20 steps from the saved weights.
 
-Command used for tests/model/golden/tiny_roberta and roberta_parity.json (repository root):
-  /work/venv-torch/bin/python scripts/golden/roberta_parity.py --out tests/model/golden
+Commands used for tests/model/golden/tiny_<family> and <family>_parity.json (repository root):
+  /work/venv-torch/bin/python scripts/golden/family_parity.py --family roberta --out tests/model/golden
+  /work/venv-torch/bin/python scripts/golden/family_parity.py --family deberta-v2 --out tests/model/golden
 
 Requires torch, transformers (5.x tested), safetensors. Python is used only by golden
 generators and benches; the runner never needs it.
@@ -31,19 +38,29 @@ import os
 
 ROWS, BATCH, STEPS, WARMUP = 160, 8, 20, 5
 LR, BETAS, EPS, WEIGHT_DECAY, MAX_NORM = 5e-4, (0.9, 0.999), 1e-8, 0.01, 1.0
-VOCAB, PAD, BOS, EOS = 1000, 1, 0, 2
+VOCAB = 1000
+SPECIAL = {"roberta": (1, 0, 2), "deberta-v2": (0, 1, 2)}  # pad, bos, eos
 
 
-def config():
-    from transformers import RobertaConfig
-    return RobertaConfig(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                         intermediate_size=64, max_position_embeddings=66, type_vocab_size=1,
-                         pad_token_id=PAD, bos_token_id=BOS, eos_token_id=EOS, layer_norm_eps=1e-5,
-                         hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0, num_labels=2,
-                         initializer_range=0.2)
+def config(family):
+    common = dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                  intermediate_size=64, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
+                  num_labels=2, initializer_range=0.2)
+    pad, bos, eos = SPECIAL[family]
+    if family == "roberta":
+        from transformers import RobertaConfig
+        return RobertaConfig(max_position_embeddings=66, type_vocab_size=1, pad_token_id=pad, bos_token_id=bos,
+                             eos_token_id=eos, layer_norm_eps=1e-5, **common)
+    from transformers import DebertaV2Config
+    return DebertaV2Config(relative_attention=True, position_buckets=16, max_relative_positions=64,
+                           pos_att_type=["p2c", "c2p"], share_att_key=True, norm_rel_ebd="layer_norm",
+                           position_biased_input=False, type_vocab_size=0, max_position_embeddings=64,
+                           pad_token_id=pad, bos_token_id=bos, eos_token_id=eos, layer_norm_eps=1e-7,
+                           pooler_dropout=0.0, pooler_hidden_act="gelu", **common)
 
 
-def make_batches():
+def make_batches(family):
+    PAD, BOS, EOS = SPECIAL[family]
     import torch
     g = torch.Generator().manual_seed(7)
     out = []
@@ -102,26 +119,27 @@ def trajectory(model, batches):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", required=True, help="folder: writes tiny_roberta/ and roberta_parity.json")
+    p.add_argument("--family", choices=sorted(SPECIAL), required=True)
+    p.add_argument("--out", required=True, help="folder: writes tiny_<family>/ and <family>_parity.json")
     a = p.parse_args()
     import torch
     import transformers
-    from transformers import RobertaForSequenceClassification
+    from transformers import AutoModelForSequenceClassification
     torch.set_num_threads(1)
     torch.manual_seed(1234)
-    model = RobertaForSequenceClassification(config()).float()
+    model = AutoModelForSequenceClassification.from_config(config(a.family)).float()
     model.config._attn_implementation = "eager"
-    folder = os.path.join(a.out, "tiny_roberta")
+    folder = os.path.join(a.out, "tiny_" + a.family)
     model.save_pretrained(folder)
-    batches = make_batches()
-    golden = {"generator": "scripts/golden/roberta_parity.py", "torch": torch.__version__,
+    batches = make_batches(a.family)
+    golden = {"generator": "scripts/golden/family_parity.py", "torch": torch.__version__,
               "transformers": transformers.__version__,
               "batches": [{k: v.tolist() for k, v in b.items()} for b in batches],
               "forward": forward_and_grads(model, batches[0])}
-    fresh = RobertaForSequenceClassification.from_pretrained(folder, attn_implementation="eager",
-                                                             dtype=torch.float32)
+    fresh = AutoModelForSequenceClassification.from_pretrained(folder, attn_implementation="eager",
+                                                               dtype=torch.float32)
     golden["trajectory"] = trajectory(fresh, batches)
-    with open(os.path.join(a.out, "roberta_parity.json"), "w", encoding="utf-8") as f:
+    with open(os.path.join(a.out, a.family + "_parity.json"), "w", encoding="utf-8") as f:
         json.dump(golden, f, indent=1)
         f.write("\n")
 

@@ -1,0 +1,78 @@
+// DebertaV2ForSequenceClassification in LibTorch, as transformers builds it
+// (DeBERTa-v3 checkpoints are this architecture). Its feed-forward half and
+// residual outputs are BERT's (bert.h); its attention adds to the content
+// scores a content-to-position and a position-to-content term read from a
+// table of relative distances (log-bucketed past position_buckets / 2). It runs
+// padded only: the relative table is per sequence and rows are short.
+#pragma once
+
+#include "model/bert.h"
+#include "model/deberta_v2_config.h"
+#include "model/model.h"
+
+namespace runner {
+
+// Transformers' build_relative_position: [L, L] with query i, key j -> i - j,
+// log-bucketed (make_log_bucket_position) when buckets > 0, in float32 as there.
+torch::Tensor deberta_relative_positions(int64_t length, long long buckets, long long max_position,
+                                         const torch::Device& device);
+
+// What every layer's attention reads: the query-and-key padding mask [B, 1, L, L]
+// (bool), the relative positions [L, L] and the relative table [2 * span, H].
+struct RelativeAttentionInputs {
+  torch::Tensor mask, relative_pos, rel_embeddings;
+};
+
+class DisentangledSelfAttention : public torch::nn::Module {
+ public:
+  explicit DisentangledSelfAttention(const DebertaV2Config& c);
+  torch::Tensor forward(const torch::Tensor& hidden, const RelativeAttentionInputs& in);
+  torch::nn::Linear query_proj{nullptr}, key_proj{nullptr}, value_proj{nullptr};
+  torch::nn::Linear pos_key_proj{nullptr}, pos_query_proj{nullptr};  // without share_att_key
+
+ private:
+  torch::Tensor heads(const torch::Tensor& x) const;  // [B, L, H] -> [B, heads, L, d]
+  torch::Tensor relative_scores(const torch::Tensor& q, const torch::Tensor& k, const RelativeAttentionInputs& in,
+                                double scale);
+  DebertaV2Config config_;
+  int64_t heads_, head_dim_;
+};
+
+class DebertaV2Layer : public torch::nn::Module {
+ public:
+  explicit DebertaV2Layer(const DebertaV2Config& c);
+  torch::Tensor forward(const torch::Tensor& hidden, const RelativeAttentionInputs& in);
+
+ private:
+  std::shared_ptr<DisentangledSelfAttention> self_;
+  std::shared_ptr<BertResidualOutput> attention_output_, output_;
+  std::shared_ptr<BertIntermediate> intermediate_;
+};
+
+class DebertaV2ForSequenceClassification : public SequenceClassifier {
+ public:
+  // Init::HuggingFace draws as transformers' _init_weights does; Init::None keeps
+  // LibTorch's constructor draws, for weights loaded next.
+  explicit DebertaV2ForSequenceClassification(DebertaV2Config config, Init init = Init::None);
+
+  ModelOutput forward(const ModelBatch& batch, const ForwardOptions& options = {}) override;
+  nlohmann::json hf_config() const override { return deberta_v2_config_to_json(config_); }
+  long long num_labels() const override { return config_.encoder.num_labels; }
+  void set_execution(Execution) override {}  // padded only (see above)
+  Execution execution() const override { return Execution::Padded; }
+  std::string label_name(long long id) const override { return config_.encoder.label_name(id); }
+  void init_weights(const std::vector<std::string>& only = {}) override;
+
+ private:
+  torch::Tensor embed(const ModelBatch& b);
+  RelativeAttentionInputs attention_inputs(const ModelBatch& b);
+
+  DebertaV2Config config_;
+  torch::nn::Embedding word_embeddings_{nullptr}, position_embeddings_{nullptr}, token_type_embeddings_{nullptr};
+  torch::nn::LayerNorm embeddings_norm_{nullptr}, rel_norm_{nullptr};
+  torch::nn::Embedding rel_embeddings_{nullptr};
+  torch::nn::ModuleList layers_;
+  torch::nn::Linear pooler_{nullptr}, classifier_{nullptr};
+};
+
+}  // namespace runner

@@ -1,0 +1,65 @@
+#include "model/deberta_v2_component.h"
+
+#include "model/bert_component.h"
+#include "model/hf_config_fields.h"
+#include "model/model_budget.h"
+
+#include <filesystem>
+
+namespace runner {
+namespace {
+
+// BERT's count with the absolute position table replaced by the relative one,
+// and the relative table's LayerNorm and unshared position projections added.
+ParameterCount deberta_parameters(const DebertaV2Config& c) {
+  BertConfig shape = c.encoder;
+  const double h = double(shape.hidden_size);
+  shape.max_position_embeddings =
+      (c.position_biased_input ? shape.max_position_embeddings : 0) + (c.relative_attention ? 2 * c.relative_span() : 0);
+  ParameterCount p = parameter_count(shape);
+  if (c.relative_attention && c.norm_rel_ebd) p.embeddings += 2 * h;
+  if (c.relative_attention && !c.share_att_key)
+    p.layers += double(shape.num_hidden_layers) * double(c.c2p + c.p2c) * (h * h + h);
+  return p;
+}
+
+}  // namespace
+
+std::vector<OptionSpec> deberta_v2_options() {
+  std::vector<OptionSpec> options = bert_options();
+  for (auto& o : options) {
+    if (o.name == "pretrained")
+      o = opt::model_path("pretrained", "",
+                          "Hugging Face DeBERTa-v2 or DeBERTa-v3 folder (config.json + weights); empty = random init");
+    if (o.name == "preset")
+      o = opt::choice("preset", deberta_v2_preset_names(), "deberta-v3-base",
+                      "Architecture when no pretrained folder is given");
+  }
+  return options;
+}
+
+DebertaV2Config deberta_v2_config_from_options(const nlohmann::json& o, const ModelContext& context) {
+  std::string pretrained = o.value("pretrained", std::string());
+  std::string config_path = (std::filesystem::path(pretrained) / "config.json").string();
+  DebertaV2Config c = pretrained.empty()
+                          ? deberta_v2_preset(o.value("preset", std::string("deberta-v3-base")))
+                          : deberta_v2_config_from_json(read_config_file(config_path), config_path);
+  apply_bert_options(o, context, c.encoder);
+  if (o.value("classifier_dropout", -1.0) >= 0) c.cls_dropout = o.at("classifier_dropout").get<double>();
+  validate_deberta_v2_config(c, pretrained.empty() ? "[model] section" : config_path);
+  return c;
+}
+
+ComponentSpec deberta_v2_spec() {
+  ComponentSpec spec{Kind::Model, "deberta-v2",
+                     "DeBERTa-v2 / DeBERTa-v3 for sequence classification, Hugging Face compatible",
+                     deberta_v2_options()};
+  spec.hf_model_type = "deberta-v2";
+  spec.recipe_check = model_recipe_check([](const nlohmann::json& o, long long labels) {
+    DebertaV2Config c = deberta_v2_config_from_options(o, ModelContext{labels, {}});
+    return ModelShape{deberta_parameters(c), c.encoder.max_position_embeddings, {}};
+  });
+  return spec;
+}
+
+}  // namespace runner

@@ -1,0 +1,93 @@
+// DebertaV2ForSequenceClassification: embeddings, the encoder with its relative
+// table, and the ContextPooler head (model/deberta_v2.h).
+#include "model/deberta_v2.h"
+
+#include "model/encoder_ops.h"
+
+namespace runner {
+namespace {
+
+torch::nn::LayerNorm deberta_layer_norm(const BertConfig& c) {
+  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.hidden_size}).eps(c.layer_norm_eps));
+}
+
+}  // namespace
+
+DebertaV2ForSequenceClassification::DebertaV2ForSequenceClassification(DebertaV2Config config, Init init)
+    : config_(std::move(config)) {
+  validate_deberta_v2_config(config_, "model config");
+  const BertConfig& e = config_.encoder;
+  // Registration order is Hugging Face's module order, hence its parameter order.
+  auto base = register_module("deberta", std::make_shared<torch::nn::Module>("DebertaV2Model"));
+  auto embeddings = base->register_module("embeddings", std::make_shared<torch::nn::Module>("DebertaV2Embeddings"));
+  word_embeddings_ = embeddings->register_module(
+      "word_embeddings",
+      torch::nn::Embedding(torch::nn::EmbeddingOptions(e.vocab_size, e.hidden_size).padding_idx(e.pad_token_id)));
+  if (config_.position_biased_input)
+    position_embeddings_ = embeddings->register_module(
+        "position_embeddings", torch::nn::Embedding(e.max_position_embeddings, e.hidden_size));
+  if (e.type_vocab_size > 0)
+    token_type_embeddings_ = embeddings->register_module(
+        "token_type_embeddings", torch::nn::Embedding(e.type_vocab_size, e.hidden_size));
+  embeddings_norm_ = embeddings->register_module("LayerNorm", deberta_layer_norm(e));
+  auto encoder = base->register_module("encoder", std::make_shared<torch::nn::Module>("DebertaV2Encoder"));
+  layers_ = encoder->register_module("layer", torch::nn::ModuleList());
+  for (long long i = 0; i < e.num_hidden_layers; ++i) layers_->push_back(std::make_shared<DebertaV2Layer>(config_));
+  if (config_.relative_attention) {
+    rel_embeddings_ = encoder->register_module(
+        "rel_embeddings", torch::nn::Embedding(2 * config_.relative_span(), e.hidden_size));
+    if (config_.norm_rel_ebd) rel_norm_ = encoder->register_module("LayerNorm", deberta_layer_norm(e));
+  }
+  auto pooler = register_module("pooler", std::make_shared<torch::nn::Module>("ContextPooler"));
+  pooler_ = pooler->register_module("dense", torch::nn::Linear(config_.pooler_size(), config_.pooler_size()));
+  classifier_ = register_module("classifier", torch::nn::Linear(config_.pooler_size(), e.num_labels));
+  if (init == Init::HuggingFace) init_weights();
+}
+
+void DebertaV2ForSequenceClassification::init_weights(const std::vector<std::string>& only) {
+  hf_init_leaves(*this, config_.encoder.initializer_range, only);
+}
+
+// Word (+ absolute position) (+ token type) embeddings, LayerNorm, then the
+// padding's rows zeroed, as DebertaV2Embeddings multiplies by the mask.
+torch::Tensor DebertaV2ForSequenceClassification::embed(const ModelBatch& b) {
+  auto x = word_embeddings_(b.input_ids);
+  if (position_embeddings_)
+    x = x + position_embeddings_(torch::arange(b.input_ids.size(1), b.input_ids.options()).unsqueeze(0));
+  if (token_type_embeddings_) x = x + token_type_embeddings_(b.token_type_ids);
+  x = embeddings_norm_(x) * b.attention_mask.unsqueeze(2).to(x.scalar_type());
+  return train_dropout(x, config_.encoder.hidden_dropout_prob, is_training());
+}
+
+RelativeAttentionInputs DebertaV2ForSequenceClassification::attention_inputs(const ModelBatch& b) {
+  RelativeAttentionInputs in;
+  auto m = b.attention_mask.to(torch::kBool);
+  in.mask = (m.unsqueeze(1).unsqueeze(2) & m.unsqueeze(1).unsqueeze(3));  // query and key both real
+  if (!config_.relative_attention) return in;
+  in.relative_pos = deberta_relative_positions(b.input_ids.size(1), config_.position_buckets,
+                                               config_.max_relative(), b.input_ids.device());
+  in.rel_embeddings = rel_norm_ ? rel_norm_(rel_embeddings_->weight) : rel_embeddings_->weight;
+  return in;
+}
+
+ModelOutput DebertaV2ForSequenceClassification::forward(const ModelBatch& b, const ForwardOptions& o) {
+  ModelOutput out;
+  auto h = embed(b);
+  if (o.output_hidden_states) out.hidden_states.push_back(h);
+  const RelativeAttentionInputs in = attention_inputs(b);
+  for (const auto& layer : *layers_) {
+    h = run_layer([l = layer->as<DebertaV2Layer>(), in](const torch::Tensor& x) { return l->forward(x, in); }, h);
+    if (o.output_hidden_states) out.hidden_states.push_back(h);
+  }
+  // ContextPooler: the first token, dropout, dense, the pooler's activation.
+  auto first = train_dropout(h.select(1, 0), config_.pooler_dropout, is_training());
+  out.pooled = hf_activation(config_.pooler_hidden_act, torch::linear(first, pooler_->weight, pooler_->bias));
+  auto pooled = train_dropout(out.pooled, config_.classifier_dropout(), is_training());
+  out.logits = torch::linear(pooled, classifier_->weight, classifier_->bias);
+  if (b.labels.defined())
+    out.loss = sequence_classification_loss(out.logits, b.labels, config_.encoder.num_labels,
+                                            config_.encoder.problem_type, o.label_smoothing, o.class_weights);
+  return out;
+}
+
+}  // namespace runner
