@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks that Transformers loads the runner's RoBERTa or DeBERTa-v2 export and gives its logits.
+"""Checks that Transformers loads the runner's RoBERTa, DeBERTa-v2 or ModernBERT export and gives its logits.
 
 Input: the folder that tests/train/test_new_family_trajectories.cpp leaves in
 build/test-tmp/<family>_export: model/ (the tiny model after the runner's 20 training
@@ -11,10 +11,10 @@ their largest absolute difference; "agree" when it is within 1e-5 (the bound of
 tests/model/test_new_families.cpp for two fp32 implementations of these models).
 
 Run once per family; the outputs are committed as tests/model/golden/<family>_export_check.json:
-  ./build/tests/unit_torch "roberta and deberta-v2: 20 training steps*"
+  ./build/tests/unit_torch "roberta, deberta-v2 and modernbert: 20 training steps*"
   /work/venv-torch/bin/python scripts/golden/family_export_check.py --family roberta \
       --export build/test-tmp/roberta_export --out tests/model/golden/roberta_export_check.json
-  (and the same with deberta-v2)
+  (and the same with deberta-v2 and modernbert)
 """
 import argparse
 import json
@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--family", required=True, choices=["roberta", "deberta-v2"])
+    p.add_argument("--family", required=True, choices=["roberta", "deberta-v2", "modernbert"])
     p.add_argument("--export", required=True)
     p.add_argument("--out", required=True)
     a = p.parse_args()

@@ -12,6 +12,10 @@ num_labels 2, vocab_size 1000, hidden_size 32, 2 layers, 4 heads, intermediate 6
     16 (so that rows of up to 49 tokens reach the log buckets), max_relative_positions 64,
     pos_att_type ["p2c", "c2p"], share_att_key, norm_rel_ebd "layer_norm", position_biased_input
     false, type_vocab_size 0, max_position_embeddings 64, pad 0, bos 1, eos 2, layer_norm_eps 1e-7);
+  * --family modernbert: ModernBertConfig(max_position_embeddings 64, local_attention 16 (a window
+    of +-8 tokens, which rows of up to 49 tokens exceed), global_attn_every_n_layers 2 (layer 0
+    global, layer 1 local), rope_theta 160000 global / 10000 local, norm_eps 1e-5, no biases but
+    the classifier's, classifier_pooling "mean", pad 0, bos/cls 1, eos/sep 2);
 attn_implementation "eager", torch.manual_seed(1234) before the constructor; saved with
 save_pretrained (model.safetensors).
   * data: 20 batches of 8 rows made from torch.Generator seed 7: a row is the first id (bos),
@@ -28,6 +32,7 @@ save_pretrained (model.safetensors).
 Commands used for tests/model/golden/tiny_<family> and <family>_parity.json (repository root):
   /work/venv-torch/bin/python scripts/golden/family_parity.py --family roberta --out tests/model/golden
   /work/venv-torch/bin/python scripts/golden/family_parity.py --family deberta-v2 --out tests/model/golden
+  /work/venv-torch/bin/python scripts/golden/family_parity.py --family modernbert --out tests/model/golden
 
 Requires torch, transformers (5.x tested), safetensors. Python is used only by golden
 generators and benches; the runner never needs it.
@@ -39,7 +44,7 @@ import os
 ROWS, BATCH, STEPS, WARMUP = 160, 8, 20, 5
 LR, BETAS, EPS, WEIGHT_DECAY, MAX_NORM = 5e-4, (0.9, 0.999), 1e-8, 0.01, 1.0
 VOCAB = 1000
-SPECIAL = {"roberta": (1, 0, 2), "deberta-v2": (0, 1, 2)}  # pad, bos, eos
+SPECIAL = {"roberta": (1, 0, 2), "deberta-v2": (0, 1, 2), "modernbert": (0, 1, 2)}  # pad, bos, eos
 
 
 def config(family):
@@ -51,6 +56,13 @@ def config(family):
         from transformers import RobertaConfig
         return RobertaConfig(max_position_embeddings=66, type_vocab_size=1, pad_token_id=pad, bos_token_id=bos,
                              eos_token_id=eos, layer_norm_eps=1e-5, **common)
+    if family == "modernbert":
+        from transformers import ModernBertConfig
+        del common["hidden_dropout_prob"], common["attention_probs_dropout_prob"]  # its dropouts default to 0
+        return ModernBertConfig(max_position_embeddings=64, local_attention=16, global_attn_every_n_layers=2,
+                                global_rope_theta=160000.0, local_rope_theta=10000.0, pad_token_id=pad,
+                                bos_token_id=bos, eos_token_id=eos, cls_token_id=bos, sep_token_id=eos,
+                                norm_eps=1e-5, classifier_pooling="mean", **common)
     from transformers import DebertaV2Config
     return DebertaV2Config(relative_attention=True, position_buckets=16, max_relative_positions=64,
                            pos_att_type=["p2c", "c2p"], share_att_key=True, norm_rel_ebd="layer_norm",

@@ -7,6 +7,7 @@
 #include "model/deberta_v2_component.h"
 #include "model/distilbert_component.h"
 #include "model/electra_component.h"
+#include "model/modernbert_component.h"
 #include "model/roberta_component.h"
 #include "registry/builtins.h"
 
@@ -20,6 +21,7 @@ void register_models(Registry& r) {
   add_builtin(r, roberta_spec(), builders.roberta);
   add_builtin(r, xlm_roberta_spec(), builders.roberta);
   add_builtin(r, deberta_v2_spec(), builders.deberta_v2);
+  add_builtin(r, modernbert_spec(), builders.modernbert);
 }
 
 }  // namespace runner

@@ -11,7 +11,7 @@ namespace runner {
 // runner_torch fills them (model/family_builders.cpp); the front links src/front/
 // in its place, where they are empty: it validates models, never builds one.
 struct FamilyBuilders {
-  std::any bert, distilbert, electra, roberta, deberta_v2;
+  std::any bert, distilbert, electra, roberta, deberta_v2, modernbert;
 };
 const FamilyBuilders& family_builders();
 

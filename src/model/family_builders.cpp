@@ -10,6 +10,8 @@
 #include "model/distilbert_component.h"
 #include "model/electra.h"
 #include "model/electra_component.h"
+#include "model/modernbert.h"
+#include "model/modernbert_component.h"
 #include "model/roberta.h"
 #include "model/roberta_component.h"
 #include "model/roberta_config.h"
@@ -73,11 +75,22 @@ ModelFamily deberta_v2_family() {
   return f;
 }
 
+ModelFamily modernbert_family() {
+  ModelFamily f;
+  f.config = [](const nlohmann::json& options, const ModelContext& context) {
+    return modernbert_config_to_json(modernbert_config_from_options(options, context));
+  };
+  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) {
+    return std::make_shared<ModernBertForSequenceClassification>(modernbert_config_from_json(config, where), init);
+  };
+  return f;
+}
+
 }  // namespace
 
 const FamilyBuilders& family_builders() {
   static const FamilyBuilders builders{bert_family(), distilbert_family(), electra_family(), roberta_family(),
-                                       deberta_v2_family()};
+                                       deberta_v2_family(), modernbert_family()};
   return builders;
 }
 

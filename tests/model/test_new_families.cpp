@@ -1,6 +1,5 @@
-// The RoBERTa and DeBERTa-v2 families against Transformers'
-// RobertaForSequenceClassification and DebertaV2ForSequenceClassification on
-// tiny random-init models (tests/model/golden/tiny_<family>, <family>_parity.json,
+// The RoBERTa, DeBERTa-v2 and ModernBERT families against Transformers'
+// ...ForSequenceClassification on tiny random-init models (tests/model/golden/tiny_<family>, <family>_parity.json,
 // made by scripts/golden/family_parity.py): logits, loss and gradients, the
 // position ids worked by hand, the unpadded path, and the saved folder.
 #include "catch.h"
@@ -9,6 +8,7 @@
 #include "model/export.h"
 #include "model/model_factory.h"
 #include "model/deberta_v2.h"
+#include "model/modernbert.h"
 #include "model/roberta.h"
 
 #include <fstream>
@@ -21,7 +21,7 @@ namespace {
 
 std::string family_golden(const std::string& rel) { return test::source_dir() + "/tests/model/golden/" + rel; }
 
-const std::vector<std::string> kFamilies = {"roberta", "deberta-v2"};
+const std::vector<std::string> kFamilies = {"roberta", "deberta-v2", "modernbert"};
 
 nlohmann::json parity_json(const std::string& family = "roberta") {
   return test::read_json(family_golden(family + "_parity.json"));
@@ -77,7 +77,19 @@ TEST_CASE("deberta-v2: relative positions stay within +-mid and share log bucket
   CHECK(deberta_relative_positions(64, -1, 64, torch::kCPU)[40][0].item<int64_t>() == 40);
 }
 
-TEST_CASE("roberta and deberta-v2: logits, loss and every gradient norm match Transformers", "[model][roberta]") {
+TEST_CASE("modernbert: rotary angles are position times theta^(-2i/d), both halves alike", "[model][roberta]") {
+  // head_dim 4, theta 10000: inverse frequencies 1 and 10000^(-1/2) = 0.01.
+  auto [cos, sin] = rotary_tables(3, 4, 10000.0, torch::kCPU);
+  REQUIRE(cos.sizes() == std::vector<int64_t>({3, 4}));
+  // float32 angles and their cos/sin: within a few 2^-24 of the exact values.
+  CHECK(std::abs(cos[0][0].item<double>() - 1.0) < 1e-6);
+  CHECK(std::abs(sin[0][3].item<double>()) < 1e-6);
+  CHECK(std::abs(cos[2][0].item<double>() - std::cos(2.0)) < 1e-6);
+  CHECK(std::abs(sin[2][1].item<double>() - std::sin(0.02)) < 1e-6);
+  CHECK(std::abs(sin[2][3].item<double>() - std::sin(0.02)) < 1e-6);  // the second half repeats the first
+}
+
+TEST_CASE("roberta, deberta-v2 and modernbert: logits, loss and every gradient norm match Transformers", "[model][roberta]") {
   test::ThreadsGuard one_thread;
   for (const auto& family : kFamilies) {
     INFO(family);
@@ -132,7 +144,7 @@ TEST_CASE("roberta: the unpadded path equals the padded one", "[model][roberta]"
   WARN("roberta unpadded vs padded: logits " << logits_err << ", worst gradient " << grad_err);
 }
 
-TEST_CASE("roberta and deberta-v2: a saved folder is the family's config.json and reloads bit-identically",
+TEST_CASE("roberta, deberta-v2 and modernbert: a saved folder is the family's config.json and reloads bit-identically",
           "[model][roberta]") {
   for (const auto& family : kFamilies) {
     INFO(family);
@@ -147,6 +159,7 @@ TEST_CASE("roberta and deberta-v2: a saved folder is the family's config.json an
       if (key == "transformers_version" || key == "dtype" || key == "add_cross_attention" ||
           key == "is_decoder" || key == "use_cache" || key == "tie_word_embeddings" || key == "legacy")
         continue;
+      if (key == "global_attn_every_n_layers") continue;  // written as the layer_types it gives
       if (key == "bos_token_id" || key == "eos_token_id" || key == "classifier_dropout") {
         if (config.contains(key)) CHECK(config.at(key) == value);
         continue;

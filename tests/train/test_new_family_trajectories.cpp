@@ -1,4 +1,4 @@
-// The RoBERTa and DeBERTa-v2 families trained by the runner's Trainer against
+// The RoBERTa, DeBERTa-v2 and ModernBERT families trained by the runner's Trainer against
 // Transformers over 20 steps (tests/model/golden/<family>_parity.json,
 // scripts/golden/family_parity.py: the same weights, batches, AdamW, schedule
 // and clipping), and the exports that scripts/golden/family_export_check.py
@@ -47,10 +47,10 @@ std::vector<TrainBatch> golden_batches_of(const nlohmann::json& golden) {
 
 }  // namespace
 
-TEST_CASE("roberta and deberta-v2: 20 training steps follow Transformers' loss and gradient norm",
+TEST_CASE("roberta, deberta-v2 and modernbert: 20 training steps follow Transformers' loss and gradient norm",
           "[train][roberta]") {
   at::set_num_threads(1);
-  for (const std::string family : {"roberta", "deberta-v2"}) {
+  for (const std::string family : {"roberta", "deberta-v2", "modernbert"}) {
     INFO(family);
     const nlohmann::json golden = parity_json(family);
     GoldenData data{FixedBatches(golden_batches_of(golden)), {}};
