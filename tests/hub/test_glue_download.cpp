@@ -85,7 +85,7 @@ TEST_CASE("hub: SST-2 is unpacked from its zip, and only GLUE's own zip is accep
   std::string dir = tmp_dir("glue-sst2");
   std::string zip = make_sst2_zip(dir);
   fs::create_directories(dir + "/out");
-  hub::extract_sst2(zip, dir + "/out");
+  hub::extract_glue_zip(zip, "SST-2", {"train.tsv", "dev.tsv", "test.tsv"}, dir + "/out");
   for (const char* split : {"train.tsv", "dev.tsv", "test.tsv"})
     CHECK(slurp(dir + "/out/" + split) == slurp(glue(std::string("SST-2/") + split)));
   // Served in place of SST-2.zip, this archive has another MD5 than the one torchtext pins.
