@@ -1,9 +1,10 @@
-// Commands that read JSONL examples: tokenize, predict.
+// Commands that read examples: tokenize (JSONL), predict (JSONL, CSV or TSV).
 #include "cli/commands.h"
 
 #include "cli/recipe_input.h"
 #include "cli/run_checkpoints.h"
 #include "cli/run_names.h"
+#include "cli/table_input.h"
 #include "hub/named_sources.h"
 #include "model/predict.h"
 #include "tokenizer/tokenize_command.h"
@@ -134,6 +135,15 @@ int cmd_predict(const ParsedArgs& args) {
     options.threshold = *p;
   }
   if (!input_file(args).empty()) options.input_name = input_file(args);
+  try {
+    TableInput table = table_input_of(args, input_file(args));
+    options.format = table.format;
+    options.columns = table.columns;
+    options.header = table.header.value_or(true);
+  } catch (const InputError& e) {
+    std::cerr << e.diagnostic().format() << "\n";
+    return kExitBadInput;
+  }
   if (!int_flag(args, "--max-length", options.max_length) ||
       !int_flag(args, "--batch-size", options.batch_size))
     return kExitBadInput;

@@ -7,6 +7,7 @@
 
 #include "cli/run_checkpoints.h"
 #include "cli/run_names.h"
+#include "cli/table_input.h"
 #include "recipe/sections.h"
 #include "run/run_dir.h"
 #include "run/split_evaluation.h"
@@ -150,6 +151,30 @@ std::string weights_for_recipe(const fs::path& path, std::string checkpoint) {
   return run_weights(open_run_dir(run.string()), checkpoint);
 }
 
+// A per-class (or per-label) table of an evaluation record as text: precision,
+// recall, F1 and support per class, then the confusion matrix where there is one.
+std::string class_table_text(const std::string& key, const nlohmann::json& t) {
+  const nlohmann::json names = t.value("names", nlohmann::json::array());
+  size_t width = 5;
+  for (const auto& n : names) width = std::max(width, terminal_safe(n.get<std::string>()).size());
+  std::string out = fmt::format("{}:\n  {:<{}} {:>9} {:>9} {:>9} {:>9}\n", key, "class", width, "precision",
+                                "recall", "f1", "support");
+  for (size_t i = 0; i < names.size(); ++i)
+    out += fmt::format("  {:<{}} {:>9.4f} {:>9.4f} {:>9.4f} {:>9}\n", terminal_safe(names[i].get<std::string>()), width,
+                       t["precision"][i].get<double>(), t["recall"][i].get<double>(), t["f1"][i].get<double>(),
+                       t["support"][i].get<long long>());
+  if (!t.contains("confusion")) return out;
+  out += fmt::format("  confusion (rows: true class, columns: predicted class)\n  {:<{}}", "", width);
+  for (const auto& n : names) out += fmt::format(" {:>{}}", terminal_safe(n.get<std::string>()), width);
+  out += "\n";
+  for (size_t i = 0; i < names.size(); ++i) {
+    out += fmt::format("  {:<{}}", terminal_safe(names[i].get<std::string>()), width);
+    for (const auto& n : t["confusion"][i]) out += fmt::format(" {:>{}}", n.get<long long>(), width);
+    out += "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 int cmd_evaluate(const ParsedArgs& args) {
@@ -167,6 +192,16 @@ int cmd_evaluate(const ParsedArgs& args) {
     not_a_model(path.string());
   }
   SplitEvaluation request{target.recipe, target.weights, args.get("--split")};
+  if (args.has("--input")) {
+    if (args.has("--split"))
+      throw InputError(make_error(SourceLocation{{}, 0, 0, "--split"}, "", "--split and --input both name what to score",
+                                  "pass one of them"));
+    request.input = args.get("--input");
+    TableInput table = table_input_of(args, request.input);
+    request.input_format = table.format;
+    request.columns = table.columns;
+    request.header = table.header;
+  }
   auto note = [](const nlohmann::json& e) {
     if (e.value("event", "") == "warning") std::cerr << "warning: " << e.value("message", "") << "\n";
   };
@@ -176,10 +211,13 @@ int cmd_evaluate(const ParsedArgs& args) {
     std::cout << result.dump() << "\n";
     return kExitOk;
   }
-  std::string line = fmt::format("eval split={}", result["split"].get<std::string>());
-  for (const auto& [key, value] : result.items())
-    if (key != "split" && key != "weights") line += fmt::format(" {}={}", key, value.dump());
-  std::cout << line << " weights=" << target.weights << "\n";
+  std::string line = fmt::format("eval split={}", terminal_safe(result["split"].get<std::string>()));
+  std::string tables;
+  for (const auto& [key, value] : result.items()) {
+    if (value.is_object()) tables += class_table_text(key, value);  // per_class, per_label, per_class_mm ...
+    else if (key != "split" && key != "weights") line += fmt::format(" {}={}", key, value.dump());
+  }
+  std::cout << line << " weights=" << target.weights << "\n" << tables;
   return kExitOk;
 }
 

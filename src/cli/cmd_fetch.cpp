@@ -2,6 +2,8 @@
 // with a network, compute nodes without), and say where each file is.
 #include "cli/commands.h"
 
+#include "hub/glue_download.h"
+#include "hub/glue_tasks.h"
 #include "hub/named_sources.h"
 #include "hub/repo_files.h"
 #include "registry/registry.h"
@@ -55,15 +57,15 @@ bool fetch_repo(const std::string& id) {
 
 bool fetch_one(const std::string& arg, const ParsedArgs& args) {
   if (is_recipe_file(arg)) return fetch_recipe(arg, args);
-  if (arg == "glue/mrpc" || arg == "glue/sst2") {
-    std::string folder = arg == "glue/mrpc" ? "glue/MRPC" : "glue/SST-2";
+  if (const hub::GlueTaskFiles* task = arg.rfind("glue/", 0) == 0 ? hub::find_glue_task(arg.substr(5)) : nullptr) {
+    std::string folder = "glue/" + task->folder;
     hub::locate({hub::Fetchable::GlueTask, folder, resolve_against(data_root(), folder), "data_root"});
     return true;
   }
   if (hub::parse_repo_id(arg)) return fetch_repo(arg);
   throw InputError(make_error(SourceLocation{{}, 0, 0, arg}, "",
                               "expected a recipe (.toml, .yaml), a Hub id (org/name[@revision]) or "
-                              "glue/mrpc or glue/sst2, found \"" + arg + "\"",
+                              "a GLUE task (" + hub::glue_task_names() + "), found \"" + arg + "\"",
                               "see `runner fetch --help`"));
 }
 

@@ -13,7 +13,12 @@ const std::vector<FlagSpec>& flag_table() {
       {"--tokenizer-format", "auto|vocab_txt|tokenizer_json", "Which tokenizer file to read (default auto)"},
       {"--max-length", "N", "Maximum tokens per example, special tokens included", false, IntRange{4, 8192}},
       {"--truncation", "longest_first|only_first|only_second", "How pairs are cut to --max-length"},
-      {"--input", "FILE", "Read JSONL input from FILE; - or no --input: standard input"},
+      {"--input", "FILE", "Read input from FILE (tokenize, predict: JSONL, or predict: CSV/TSV; - or none: standard "
+                          "input; evaluate: a labelled CSV, TSV or JSONL file scored in place of a split)"},
+      {"--input-format", "csv|tsv|jsonl", "The --input file's format (default its extension's)"},
+      {"--columns", "ROLE=COL,...", "The --input columns of text_a, text_b and label: header names, JSON keys or "
+                                    "0-based indices, as data.columns (default text_a, text_b, label)"},
+      {"--no-header", "", "The --input CSV/TSV file has no header line (columns are then 0-based indices)"},
       {"--model", "DIR|RUN|ID", "A Hugging Face model folder (config.json + weights), a run (its final/), or a name "
                             "as model.pretrained takes it ($RUNNER_MODELS, Hub id)"},
       {"--batch-size", "N", "Examples per forward pass", false, IntRange{1, 65536}},
@@ -99,8 +104,9 @@ const std::vector<CommandSpec>& command_table() {
        {"--nproc-per-node", "--nnodes", "--node-rank", "--master-addr", "--master-port",
         "--max-restarts", "--set", "--resume", "--allow-changes"},
        cmd_launch},
-      {"predict", "Write logits and the predicted label for each JSONL line {\"text_a\", \"text_b\"}",
-       {}, {"--model", "--tokenizer", "--input", "--max-length", "--truncation", "--batch-size", "--probabilities", "--threshold", "--runs"},
+      {"predict", "Write logits and the predicted label for each example of a JSONL, CSV or TSV input",
+       {}, {"--model", "--tokenizer", "--input", "--input-format", "--columns", "--no-header", "--max-length", "--truncation",
+        "--batch-size", "--probabilities", "--threshold", "--runs"},
        cmd_predict, Needs::LibTorch},
       {"sweep", "Run a sweep file's points (grid, zip, points) as separate runs, resumably",
        {{"SWEEP", "a .toml or .yaml sweep file", false}},
@@ -116,7 +122,9 @@ const std::vector<CommandSpec>& command_table() {
        Needs::LibTorch},
       {"evaluate", "Loss and metrics of a run's final/ (or a checkpoint, or a model folder) on a labelled split",
        {{"PATH", "a run (as runner ls prints it), RUN/checkpoints/step-N, RUN/final, or a model folder"}},
-       {"--split", "--checkpoint", "--recipe", "--set", "--json", "--runs"}, cmd_evaluate, Needs::LibTorch},
+       {"--split", "--checkpoint", "--recipe", "--set", "--json", "--input", "--input-format", "--columns", "--no-header",
+        "--runs"},
+       cmd_evaluate, Needs::LibTorch},
       {"report", "Write one self-contained HTML report (charts, identity, differences) of a run, "
                  "several runs overlaid, or a sweep",
        {{"PATH", "a run directory, several run directories, or a sweep directory"}}, {"--out", "--x", "--runs"},
@@ -128,7 +136,7 @@ const std::vector<CommandSpec>& command_table() {
        {{"RECIPE", "the recipe file to write (default recipe.toml)", false}}, {"--defaults", "--force"}, cmd_init},
       {"fetch", "Download what recipes or names need into the caches (for machines without a network) "
                 "and print where each file is",
-       {{"NAME", "recipes (.toml, .yaml), Hub ids (org/name[@revision]), glue/mrpc, glue/sst2"}},
+       {{"NAME", "recipes (.toml, .yaml), Hub ids (org/name[@revision]), GLUE tasks (glue/mrpc, glue/mnli, ...)"}},
        {"--set"}, cmd_fetch, Needs::Core, true},
       {"env", "Show what this build and machine offer (versions, LibTorch build, CUDA, NCCL, CPU flags, "
               "threads, roots and caches), for bug reports",

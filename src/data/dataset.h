@@ -55,6 +55,13 @@ struct DatasetInfo {
 // multi-label, 0 for single-label (a class id).
 int64_t target_width(const DatasetInfo& info);
 
+// A split evaluated beside the eval split, its record's keys carrying `suffix`:
+// MNLI's mismatched dev set beside the matched one, as "accuracy_mm".
+struct CompanionSplit {
+  std::string split;
+  std::string suffix;
+};
+
 class Dataset {
  public:
   virtual ~Dataset() = default;
@@ -64,6 +71,11 @@ class Dataset {
   // Reads a whole split. Malformed rows throw InputError (file:line), or are
   // skipped and listed in SplitData::skipped when on_bad_row = "skip".
   virtual SplitData load_split(const std::string& split) const = 0;
+  // The splits evaluated whenever `eval_split` is (none for most datasets).
+  virtual std::vector<CompanionSplit> companion_splits(const std::string& eval_split) const {
+    (void)eval_split;
+    return {};
+  }
 };
 
 // options: the resolved [data] section (section options plus the dataset's own).
@@ -74,7 +86,7 @@ using DatasetFactory =
 std::string describe_skipped(const SplitData& split);
 
 class Registry;
-void register_datasets(Registry& r);  // glue/mrpc, glue/sst2, tsv, csv, jsonl
+void register_datasets(Registry& r);  // glue/<task> for each GLUE task, tsv, csv, jsonl
 
 // What validate refuses that a run of the recipe would refuse at its data load
 // or first evaluation: metrics unknown or unfit for the dataset's problem type,

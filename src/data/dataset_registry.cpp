@@ -1,6 +1,8 @@
 // Registration of the built-in datasets and their options.
 #include "data/data_checks.h"
 #include "data/file_dataset.h"
+#include "data/glue_tasks.h"
+#include "hub/glue_tasks.h"
 #include "registry/builtins.h"
 #include "registry/registry.h"
 #include "util/json_input.h"
@@ -61,7 +63,7 @@ nlohmann::json first_metric(const nlohmann::json& data) {
 
 ComponentSpec glue_spec(const std::string& name, const std::string& dir, const std::string& doc) {
   ComponentSpec spec{Kind::Dataset, name, doc,
-                     {opt::data_path("dir", dir, "Folder with train.tsv, dev.tsv and test.tsv")}};
+                     {opt::data_path("dir", dir, "Folder with the task's split files as GLUE ships them (train.tsv, dev.tsv, ...)")}};
   spec.recipe_check = dataset_check("tsv", true);
   return spec;
 }
@@ -110,10 +112,9 @@ ComponentSpec file_spec(const std::string& format) {
 }  // namespace
 
 void register_datasets(Registry& r) {
-  add_builtin(r, glue_spec("glue/mrpc", "glue/MRPC", "GLUE MRPC paraphrase pairs (accuracy, F1)"),
-              DatasetFactory([](const nlohmann::json& o) { return make_glue_dataset("mrpc", o); }));
-  add_builtin(r, glue_spec("glue/sst2", "glue/SST-2", "GLUE SST-2 sentence sentiment (accuracy)"),
-              DatasetFactory([](const nlohmann::json& o) { return make_glue_dataset("sst2", o); }));
+  for (const auto& t : hub::glue_tasks())
+    add_builtin(r, glue_spec("glue/" + t.task, "glue/" + t.folder, glue_task_doc(t.task)),
+                DatasetFactory([task = t.task](const nlohmann::json& o) { return make_glue_dataset(task, o); }));
   for (const char* format : {"tsv", "csv", "jsonl"})
     add_builtin(r, file_spec(format), DatasetFactory([format](const nlohmann::json& o) {
                   return make_file_dataset(format, o);

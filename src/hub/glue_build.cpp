@@ -103,12 +103,13 @@ void build_mrpc(const std::string& train_txt, const std::string& test_txt, const
   if (!train || !dev || !test) bad_source(out_dir, 0, "cannot write the MRPC task files");
 }
 
-void extract_sst2(const std::string& zip_path, const std::string& out_dir) {
+void extract_glue_zip(const std::string& zip_path, const std::string& folder, const std::vector<std::string>& files,
+                      const std::string& out_dir) {
   int err = 0;
   std::unique_ptr<zip_t, int (*)(zip_t*)> archive(zip_open(zip_path.c_str(), ZIP_RDONLY, &err), zip_close);
   if (!archive) bad_source(zip_path, 0, fmt::format("not a readable zip archive (libzip error {})", err));
-  for (const char* split : {"train.tsv", "dev.tsv", "test.tsv"}) {
-    std::string entry = std::string("SST-2/") + split;
+  for (const std::string& split : files) {
+    std::string entry = folder + "/" + split;
     std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> in(zip_fopen(archive.get(), entry.c_str(), 0), zip_fclose);
     if (!in) bad_source(zip_path, 0, "the archive has no " + entry);
     std::ofstream out = open_out(fs::path(out_dir) / split);
@@ -117,7 +118,7 @@ void extract_sst2(const std::string& zip_path, const std::string& out_dir) {
       if (n < 0) bad_source(zip_path, 0, "cannot unpack " + entry + " (damaged archive)");
       out.write(buffer, n);
     }
-    if (!out) bad_source(out_dir, 0, "cannot write " + std::string(split));
+    if (!out) bad_source(out_dir, 0, "cannot write " + split);
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include "model/host_read.h"
 
+#include "data/file_dataset.h"
 #include "model/model_factory.h"
 #include "tokenizer/encoding.h"
 #include "tokenizer/wordpiece_loader.h"
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <istream>
 #include <ostream>
 
@@ -136,6 +138,51 @@ PendingExample parse_line(const std::string& text, const std::string& input, lon
   return e;
 }
 
+// The header line's names of a CSV or TSV file (unquoted names are enough to
+// find a "text_b" column), or none.
+std::vector<std::string> header_names(const std::string& path, const std::string& format) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> names(1);
+  for (char c : line) {
+    if (c == (format == "csv" ? ',' : '\t')) names.emplace_back();
+    else if (c != '"' && c != '\r') names.back() += c;
+  }
+  return names;
+}
+
+// The examples of a CSV, TSV or mapped JSONL file, read by the file datasets'
+// reader with o's column mapping; a bad row is an error naming its line.
+std::vector<PendingExample> table_examples(const PredictCommandOptions& o, const Tokenizer& tokenizer,
+                                           const EncodeOptions& encode_options) {
+  namespace fs = std::filesystem;
+  if (o.input_name == "<stdin>")
+    throw InputError(make_error({}, "--input", "a " + o.format + " input is read from a file, not standard input",
+                                "pass --input FILE"));
+  std::map<std::string, std::string> columns = o.columns;
+  if (columns.empty()) {
+    columns["text_a"] = "text_a";
+    auto names = o.header && o.format != "jsonl" ? header_names(o.input_name, o.format) : std::vector<std::string>{};
+    if (std::find(names.begin(), names.end(), "text_b") != names.end()) columns["text_b"] = "text_b";
+  }
+  const fs::path file = fs::absolute(o.input_name);
+  nlohmann::json options = {{"dir", file.parent_path().string()},
+                            {"files", {{"input", file.filename().string()}}},
+                            {"columns", columns},
+                            {"header", o.header}};
+  std::vector<PendingExample> out;
+  for (Example& ex : make_file_dataset(o.format, options)->load_split("input").examples) {
+    PendingExample e;
+    e.line = {{"row", ex.id}, {"text_a", ex.text_a}};
+    if (ex.text_b) e.line["text_b"] = *ex.text_b;
+    e.encoding = encode(tokenizer, ex.text_a, ex.text_b ? std::optional<std::string_view>(*ex.text_b) : std::nullopt,
+                        encode_options);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 }  // namespace
 
 int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::ostream& out,
@@ -164,6 +211,14 @@ int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::o
     EncodeOptions encode_options{o.max_length, truncation_from_name(o.truncation)};
     int64_t pad_id = tokenizer->special_ids().pad >= 0 ? tokenizer->special_ids().pad : 0;
     std::vector<PendingExample> batch;
+    if (o.format != "jsonl" || !o.columns.empty()) {
+      for (PendingExample& e : table_examples(o, *tokenizer, encode_options)) {
+        batch.push_back(std::move(e));
+        if (static_cast<int>(batch.size()) >= o.batch_size) predict_batch(model, batch, pad_id, o, out);
+      }
+      predict_batch(model, batch, pad_id, o, out);
+      return 0;
+    }
     std::string text;
     for (long long line_no = 1; read_bounded_line(in, text, "--input", line_no); ++line_no) {
       if (text.find_first_not_of(" \t\r") == std::string::npos) continue;

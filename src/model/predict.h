@@ -5,9 +5,13 @@
 // and with `probabilities` the softmax of the logits. A regression's line adds
 // "score"; a multi-label model's "labels" and "label_names" (those above the
 // threshold), and with `probabilities` one sigmoid per label.
+// A CSV or TSV file (or JSONL with a column mapping) is read as training reads
+// its splits (data/file_dataset.h): each output line then starts with the
+// example's "row" (0-based data row), "text_a" and "text_b".
 #pragma once
 
 #include <iosfwd>
+#include <map>
 #include <string>
 
 namespace runner {
@@ -22,6 +26,13 @@ struct PredictCommandOptions {
                                     // (multi-label: one sigmoid per label)
   double threshold = 0.5;           // multi-label: a label is predicted when its sigmoid is above this
   std::string input_name = "<stdin>";  // the --input file, for error locations
+  // The input's format: "jsonl", "csv" or "tsv". Any but JSONL without
+  // `columns` is read from the file `input_name` names.
+  std::string format = "jsonl";
+  // Role (text_a, text_b) -> header name, JSON key or 0-based index, as
+  // data.columns; empty: text_a, and text_b where the header has one.
+  std::map<std::string, std::string> columns;
+  bool header = true;  // as data.header: the first CSV/TSV line names the columns
 };
 
 // Returns the exit code: 0, or 2 for bad input (messages go to `err`).

@@ -151,6 +151,49 @@ struct SectionResolver {
     return out;
   }
 
+  // A pretrained model's config.json that names its problem_type sets the
+  // dataset's, as Transformers' model takes config.problem_type before its
+  // num_labels rule: a multi-label checkpoint fine-tunes as multi-label. A
+  // recipe's own data.problem_type stays; one that names another type is
+  // refused, naming both. Only for a dataset with a problem_type option.
+  Value with_problem_type_of(const Value& root) {
+    const Value* model = root.find("model");
+    const Value* pretrained = model && model->is_table() ? model->find("pretrained") : nullptr;
+    const Value* data = root.find("data");
+    if (!pretrained || pretrained->type != Value::Type::String || pretrained->s.empty() || !data || !data->is_table())
+      return root;
+    const Component* dataset = selected_component(*find_section("data"), data, reg);
+    if (!dataset || !find_option(dataset->spec.options, "problem_type")) return root;
+    const fs::path folder = located_folder(*find_section("model"), *pretrained);
+    if (folder.empty()) return root;
+    nlohmann::json config;
+    try {
+      config = read_json_document((folder / "config.json").string());
+    } catch (const InputError&) {
+      return root;  // reading the model reports it
+    }
+    const auto it = config.is_object() ? config.find("problem_type") : config.end();
+    if (it == config.end() || !it->is_string() || it->get<std::string>().empty()) return root;
+    const std::string from_model = it->get<std::string>();
+    const Value* given = data->find("problem_type");
+    if (given && given->type == Value::Type::String && given->s != "auto") {
+      if (given->s != from_model)
+        diags.push_back(make_error(given->loc, "data.problem_type",
+                                   fmt::format("data.problem_type = \"{}\", but the pretrained model's {} says "
+                                               "problem_type = \"{}\"",
+                                               given->s, (folder / "config.json").string(), from_model),
+                                   fmt::format("remove data.problem_type to train as the model was made "
+                                               "(\"{}\"), or set it to \"{}\"", from_model, from_model)));
+      return root;
+    }
+    Value out = root;
+    Value section = *data;
+    section.set("problem_type", Value::make_string(from_model, SourceLocation{(folder / "config.json").string(), 0, 0,
+                                                                              "model.pretrained's problem_type"}));
+    out.set("data", section);
+    return out;
+  }
+
   // [model] pretrained = DIR: the component whose model_type DIR/config.json
   // names. Null when the section has no such option set or the file is not
   // readable (the path check reports a missing folder).
@@ -237,7 +280,7 @@ std::vector<OptionSpec> section_options(const SectionSpec& section, const Compon
 nlohmann::ordered_json resolve_tree(const Value& given, const Registry& reg,
                                     const ResolveOptions& options, Diagnostics& diags) {
   SectionResolver resolver{reg, options, diags};
-  const Value root = resolver.with_model_tokenizer(given);
+  const Value root = resolver.with_problem_type_of(resolver.with_model_tokenizer(given));
   std::vector<std::string> known;
   for (const auto& o : top_level_options()) known.push_back(o.name);
   for (const auto& s : recipe_sections()) known.push_back(s.name);

@@ -28,8 +28,23 @@ struct LsRow {
 
 nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
+// The best metric as the best evaluation's companion sets report it ("eval.accuracy_mm"
+// beside "eval.accuracy": MNLI's mismatched dev set), by name.
+nlohmann::json best_companions(const RunHistory& r) {
+  nlohmann::json out = nlohmann::json::object();
+  std::string key = r.best_metric.rfind("eval.", 0) == 0 ? r.best_metric.substr(5) : r.best_metric;
+  if (key.empty()) return out;
+  for (const auto& [name, value] : r.best_eval.items())
+    if (name.size() > key.size() + 1 && name.rfind(key + "_", 0) == 0 && value.is_number())
+      out["eval." + name] = value;
+  return out;
+}
+
 LsRow row_of(const RunHistory& r) {
   std::string best = r.best_value ? fmt::format("{}={:.4f}", r.best_metric, *r.best_value) : "-";
+  nlohmann::json companions = best_companions(r);
+  if (r.best_value)
+    for (const auto& [name, value] : companions.items()) best += fmt::format(" {}={:.4f}", name, value.get<double>());
   std::optional<double> sps = r.samples_per_s();
   std::string wall = duration_text(r.wall_seconds());
   LsRow row;
@@ -38,6 +53,7 @@ LsRow row_of(const RunHistory& r) {
                 {"step", r.step()},          {"total_steps", r.total_steps()},
                 {"best_metric", r.best_metric}, {"best_value", optional_json(r.best_value)},
                 {"best_step", r.best_step ? nlohmann::json(*r.best_step) : nlohmann::json()},
+                {"best_companions", companions},
                 {"samples_per_s", optional_json(sps)}, {"wall_seconds", optional_json(r.wall_seconds())},
                 {"damaged_lines", r.damaged_lines}};
   row.cells = {r.name(), r.started_utc().empty() ? "-" : r.started_utc(), r.status(),

@@ -1,5 +1,6 @@
 #include "report/report_page.h"
 
+#include "report/class_tables.h"
 #include "report/html.h"
 #include "report/run_charts.h"
 #include "report/svg_chart.h"
@@ -45,7 +46,7 @@ std::string hashes_cell(const RunHistory& r) {
 std::string metrics_cell(const nlohmann::json& metrics) {
   std::string out;
   for (const auto& [k, v] : metrics.items())
-    if (v.is_number() && k != "step" && k != "epoch" && k != "examples")
+    if (v.is_number() && k != "step" && k != "epoch" && k.rfind("examples", 0) != 0)
       out += fmt::format("{}{} {}", out.empty() ? "" : " \u00b7 ", xml_escape(k), metric_text(v.get<double>()));
   return out;
 }
@@ -193,8 +194,9 @@ std::string runs_report_html(const std::vector<RunHistory>& runs, const std::vec
   std::string charts = "<h2>Training and evaluation</h2>" + charts_html(runs, labels);
   // One run's identity is a narrow column: the charts take the width beside it.
   if (runs.size() == 1) return html_page(title, body + "<div class=\"single-run\"><div>" + identity +
-                                                    "</div><div>" + charts + "</div></div>");
-  body += identity + charts + differences_html(runs, labels);
+                                                    "</div><div>" + charts + "</div></div>" +
+                                                    class_tables_html(runs, labels));
+  body += identity + charts + class_tables_html(runs, labels) + differences_html(runs, labels);
   return html_page(title, body);
 }
 

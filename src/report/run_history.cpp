@@ -135,7 +135,8 @@ std::string eval_metric_label(const std::string& metric) {
 }
 
 bool is_eval_bookkeeping(const std::string& key) {
-  return key == "event" || key == "step" || key == "epoch" || key == "examples" || key == "is_best" ||
+  // "examples_mm": a companion set's count (MNLI's mismatched dev set), no metric either.
+  return key == "event" || key == "step" || key == "epoch" || key.rfind("examples", 0) == 0 || key == "is_best" ||
          key == "wall_time" || key == "elapsed_s";
 }
 

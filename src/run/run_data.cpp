@@ -67,7 +67,11 @@ RunData open_data(const DataSettings& settings, const nlohmann::json& data_secti
 std::vector<std::string> data_content_files(const RunData& data,
                                             const nlohmann::json& tokenizer_section) {
   std::vector<std::string> files = {data.dataset->split_file(data.train_split)};
-  if (!data.eval_split.empty()) files.push_back(data.dataset->split_file(data.eval_split));
+  if (!data.eval_split.empty()) {
+    files.push_back(data.dataset->split_file(data.eval_split));
+    for (const auto& c : data.dataset->companion_splits(data.eval_split))
+      files.push_back(data.dataset->split_file(c.split));
+  }
   std::string tok = tokenizer_section.value("path", std::string());
   if (fs::is_directory(tok)) {
     for (const auto& name : tokenizer_file_names())
@@ -117,9 +121,17 @@ void tokenize_data(RunData& d, const DataSettings& settings, const nlohmann::jso
   if (d.eval_split.empty()) return;
   auto eval = tokenize_split(d, settings, data_section, d.eval_split, settings.max_eval_examples, note);
   require_examples(*d.dataset, d.eval_split, *eval, "data.eval_split");
-  if (eval->has_labels) d.eval = eval;
-  else note({{"event", "warning"},
-             {"message", fmt::format("eval split '{}' has no labels; evaluation is off", d.eval_split)}});
+  if (!eval->has_labels) {
+    note({{"event", "warning"},
+          {"message", fmt::format("eval split '{}' has no labels; evaluation is off", d.eval_split)}});
+    return;
+  }
+  d.eval = eval;
+  for (const auto& c : d.dataset->companion_splits(d.eval_split)) {
+    auto tokens = tokenize_split(d, settings, data_section, c.split, settings.max_eval_examples, note);
+    require_examples(*d.dataset, c.split, *tokens, "data.eval_split");
+    if (tokens->has_labels) d.companions.emplace_back(c, tokens);
+  }
 }
 
 SamplerConfig train_sampler_config(const DataSettings& settings, uint64_t seed) {
@@ -132,8 +144,13 @@ SamplerConfig train_sampler_config(const DataSettings& settings, uint64_t seed) 
 
 EvalSet make_eval_set(const RunData& data, const DataSettings& settings,
                       const torch::Device& device) {
-  return make_eval_set(data.eval, data.eval_split, data.dataset->info(), data.padding,
-                       settings.eval_batch_size, device);
+  EvalSet set = make_eval_set(data.eval, data.eval_split, data.dataset->info(), data.padding,
+                              settings.eval_batch_size, device);
+  for (const auto& [companion, tokens] : data.companions)
+    set.companions.push_back({companion.suffix, make_eval_set(tokens, companion.split, data.dataset->info(),
+                                                              data.padding, settings.eval_batch_size, device)
+                                                    .batches});
+  return set;
 }
 
 }  // namespace runner

@@ -22,6 +22,8 @@ struct RunData {
   std::shared_ptr<const Tokenizer> tokenizer;
   std::shared_ptr<const TokenizedSplit> train;
   std::shared_ptr<const TokenizedSplit> eval;  // null when the eval split has no labels
+  // The labelled splits the dataset evaluates with the eval split (MNLI's mismatched dev set).
+  std::vector<std::pair<CompanionSplit, std::shared_ptr<const TokenizedSplit>>> companions;
   std::string train_split, eval_split;
   PaddingOptions padding;
 };
@@ -31,8 +33,8 @@ struct RunData {
 RunData open_data(const DataSettings& settings, const nlohmann::json& data_section,
                   const nlohmann::json& tokenizer_section);
 
-// The files whose content the run depends on: the train and eval split files and
-// the tokenizer's files. Their sha256 go into env.json and are checked on resume.
+// The files whose content the run depends on: the train and eval split files
+// (and the eval split's companions) and the tokenizer's files. Their sha256 go into env.json and are checked on resume.
 std::vector<std::string> data_content_files(const RunData& data,
                                             const nlohmann::json& tokenizer_section);
 
@@ -50,7 +52,7 @@ void tokenize_data(RunData& data, const DataSettings& settings, const nlohmann::
 
 SamplerConfig train_sampler_config(const DataSettings& settings, uint64_t seed);
 
-// The evaluation set of the run's eval split.
+// The evaluation set of the run's eval split, with its companions.
 EvalSet make_eval_set(const RunData& data, const DataSettings& settings, const torch::Device& device);
 
 }  // namespace runner

@@ -1,6 +1,7 @@
 #include "run/split_evaluation.h"
 
 #include "data/data_options.h"
+#include "data/glue_tasks.h"
 #include "model/model_factory.h"
 #include "run/run_data.h"
 #include "run/run_options.h"
@@ -12,6 +13,8 @@
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>
+
+#include <filesystem>
 
 namespace runner {
 namespace {
@@ -25,7 +28,9 @@ std::shared_ptr<const TokenizedSplit> labelled_split(const RunData& d, const Dat
                                                      const nlohmann::json& data_section,
                                                      const std::string& split,
                                                      const std::function<void(const nlohmann::json&)>& note) {
-  long long limit = split == data.eval_split    ? data.max_eval_examples
+  bool eval_split = split == data.eval_split;  // the eval split's companions are limited as it is
+  for (const auto& c : d.dataset->companion_splits(data.eval_split)) eval_split = eval_split || c.split == split;
+  long long limit = eval_split                  ? data.max_eval_examples
                     : split == data.train_split ? data.max_train_examples
                                                 : 0;
   std::shared_ptr<const TokenizedSplit> tokens;
@@ -57,13 +62,42 @@ std::shared_ptr<SequenceClassifier> trained_model(const SplitEvaluation& r, cons
   return loaded.model;
 }
 
+// The recipe's [data] reading r.input as its eval split "input", whole: the
+// file datasets' options of the recipe (a file dataset's own, or what a GLUE
+// task is: its label count, label names, problem type and metrics), with the
+// format, columns and header the request names.
+nlohmann::json input_data_section(const SplitEvaluation& r) {
+  namespace fs = std::filesystem;
+  nlohmann::json data = r.recipe.at("data");
+  const std::string dataset = data.value("dataset", std::string());
+  if (dataset.rfind("glue/", 0) == 0) {
+    GlueTask task = glue_task(dataset.substr(5));
+    data["num_labels"] = task.info.num_labels;
+    data["problem_type"] = problem_type_name(task.info.problem_type);
+    data["metrics"] = task.info.metrics;
+    data["main_metric"] = task.info.main_metric;
+    data["labels"] = task.label_ids;
+    data["columns"] = task.info.is_pair ? nlohmann::json{{"text_a", "text_a"}, {"text_b", "text_b"}, {"label", "label"}}
+                                        : nlohmann::json{{"text_a", "text_a"}, {"label", "label"}};
+  }
+  if (!r.columns.empty()) data["columns"] = r.columns;
+  if (r.header) data["header"] = *r.header;
+  const fs::path file = fs::absolute(r.input);
+  data["dataset"] = r.input_format;
+  data["dir"] = file.parent_path().string();
+  data["files"] = {{"input", file.filename().string()}};
+  data["eval_split"] = "input";
+  data["max_eval_examples"] = 0;
+  return data;
+}
+
 }  // namespace
 
 nlohmann::json evaluate_split(const SplitEvaluation& r,
                               const std::function<void(const nlohmann::json&)>& note) {
-  const nlohmann::json& data_section = r.recipe.at("data");
+  const nlohmann::json data_section = r.input.empty() ? r.recipe.at("data") : input_data_section(r);
   const DataSettings data = data_settings_from(data_section);
-  const std::string split = r.split.empty() ? data.eval_split : r.split;
+  const std::string split = !r.input.empty() ? "input" : r.split.empty() ? data.eval_split : r.split;
   if (split.empty())
     refuse("--split", "the recipe evaluates no split (data.eval_split is empty)", "name one: --split dev");
   RunData d = open_data(data, data_section, r.recipe.at("tokenizer"));
@@ -81,14 +115,24 @@ nlohmann::json evaluate_split(const SplitEvaluation& r,
   torch::NoGradGuard no_grad;
   ForwardOptions options;
   options.label_smoothing = train.label_smoothing;  // the loss the run reported
-  EvalTally tally(set);
   MetricWarnings warnings([&note](const std::string& m) { note({{"event", "warning"}, {"message", m}}); });
-  for (const TrainBatch& b : set.batches) {
-    AutocastGuard autocast(train.precision, device.type());  // per forward, as the trainer enters it
-    tally.add(model->forward(b.tensors, options), b);
+  auto results_of = [&](const std::vector<TrainBatch>& batches) {
+    EvalTally tally(set);
+    for (const TrainBatch& b : batches) {
+      AutocastGuard autocast(train.precision, device.type());  // per forward, as the trainer enters it
+      tally.add(model->forward(b.tensors, options), b);
+    }
+    return tally.results(set.metrics);
+  };
+  nlohmann::json result = {{"split", r.input.empty() ? split : r.input}};
+  result.update(results_of(set.batches));
+  // The splits the dataset evaluates with this one (MNLI's mismatched dev set), as the run records them.
+  for (const auto& c : d.dataset->companion_splits(split)) {
+    auto companion = labelled_split(d, data, data_section, c.split, note);
+    add_companion_results(
+        result, results_of(make_eval_set(companion, c.split, info, d.padding, data.eval_batch_size, device).batches),
+        c.suffix);
   }
-  nlohmann::json result = {{"split", split}};
-  result.update(tally.results(set.metrics));
   return result;
 }
 

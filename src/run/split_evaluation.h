@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 
 namespace runner {
@@ -17,6 +19,13 @@ struct SplitEvaluation {
   nlohmann::json recipe;
   std::string weights;  // a model.safetensors file or a model folder, for the recipe's [model]
   std::string split;    // empty: the recipe's data.eval_split
+  // A labelled CSV, TSV or JSONL file scored in place of a split, read as the
+  // file datasets read theirs (data.columns, header, labels ... of the recipe
+  // when its dataset is one; a GLUE task's labels, problem type and metrics).
+  std::string input;
+  std::string input_format;                    // "csv", "tsv" or "jsonl"
+  std::map<std::string, std::string> columns;  // role -> column; empty: the recipe's data.columns
+  std::optional<bool> header;                  // unset: the recipe's data.header (else true)
 };
 
 // {"split", "examples", "loss", <metric>...}. The recipe's limit of the split

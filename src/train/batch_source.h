@@ -49,6 +49,14 @@ struct EvalSet {
   std::vector<std::string> metrics;  // metric component names, e.g. {"accuracy", "f1"}
   ProblemType problem = ProblemType::SingleLabel;
   double threshold = 0.5;  // multi-label: the sigmoid a predicted label exceeds
+  std::vector<std::string> label_names;  // by class id: named in the per-class tables
+  // Sets evaluated with this one, each result's keys carrying `suffix` in the
+  // same evaluation event (MNLI's mismatched dev set: "accuracy_mm").
+  struct Companion {
+    std::string suffix;
+    std::vector<TrainBatch> batches;
+  };
+  std::vector<Companion> companions;
 };
 
 }  // namespace runner

@@ -6,7 +6,9 @@
 
 namespace runner {
 
-EvalTally::EvalTally(const EvalSet& set) : threshold(set.threshold) { in.problem = set.problem; }
+EvalTally::EvalTally(const EvalSet& set) : threshold(set.threshold), label_names(set.label_names) {
+  in.problem = set.problem;
+}
 
 namespace {
 
@@ -24,6 +26,18 @@ void add_decisions(const torch::Tensor& logits, const torch::Tensor& targets, do
   in.label_count = logits.size(-1);
   in.predictions.insert(in.predictions.end(), pred.data_ptr<int64_t>(), pred.data_ptr<int64_t>() + pred.numel());
   in.labels.insert(in.labels.end(), gold.data_ptr<int64_t>(), gold.data_ptr<int64_t>() + gold.numel());
+}
+
+// The table's class names, read by `runner evaluate` and the report; an id the
+// dataset names no class for is shown as its number.
+nlohmann::json with_names(nlohmann::json details, const nlohmann::json& ids, const std::vector<std::string>& names) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& id : ids) {
+    auto i = id.get<long long>();
+    out.push_back(i >= 0 && static_cast<size_t>(i) < names.size() ? names[static_cast<size_t>(i)] : std::to_string(i));
+  }
+  details["names"] = std::move(out);
+  return details;
 }
 
 }  // namespace
@@ -51,13 +65,22 @@ nlohmann::json EvalTally::results(const std::vector<std::string>& metrics) const
   // Under one key, so that readers of the numeric keys (report, compare, loggers) pass it by.
   if (in.problem == ProblemType::SingleLabel) {
     nlohmann::json details = per_class_details(in);
-    if (!details.is_null()) r["per_class"] = std::move(details);
+    if (!details.is_null()) {
+      const nlohmann::json ids = details["classes"];
+      r["per_class"] = with_names(std::move(details), ids, label_names);
+    }
   }
   if (in.problem == ProblemType::MultiLabel && examples > 0) {
     nlohmann::json details = per_label_details(in);
-    if (!details.is_null()) r["per_label"] = std::move(details);
+    nlohmann::json ids = nlohmann::json::array();
+    for (size_t i = 0; !details.is_null() && i < details["f1"].size(); ++i) ids.push_back(i);
+    if (!details.is_null()) r["per_label"] = with_names(std::move(details), ids, label_names);
   }
   return r;
+}
+
+void add_companion_results(nlohmann::json& into, const nlohmann::json& results, const std::string& suffix) {
+  for (const auto& [key, value] : results.items()) into[key + suffix] = value;
 }
 
 }  // namespace runner

@@ -22,6 +22,7 @@ struct EvalTally {
   explicit EvalTally(const EvalSet& set);
   MetricInput in;
   double threshold = 0.5;
+  std::vector<std::string> label_names;  // by class id; the tables' "names"
   double loss_sum = 0.0;  // each batch's mean loss times its examples
   long long examples = 0;
 
@@ -30,8 +31,12 @@ struct EvalTally {
   void add(const ModelOutput& out, const TrainBatch& batch);
   // {"loss": mean loss, "examples": n, <metric>: value ..., "per_class": {...}} for the
   // metric components named; per_class (train/metric.h) for single-label tasks of few classes,
-  // per_label for multi-label tasks of few labels.
+  // per_label for multi-label tasks of few labels, each with the "names" of its classes.
   nlohmann::json results(const std::vector<std::string>& metrics) const;
 };
+
+// A companion set's results into its evaluation's, each key with `suffix`
+// ("accuracy" -> "accuracy_mm").
+void add_companion_results(nlohmann::json& into, const nlohmann::json& results, const std::string& suffix);
 
 }  // namespace runner

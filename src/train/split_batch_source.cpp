@@ -121,6 +121,7 @@ EvalSet make_eval_set(const std::shared_ptr<const TokenizedSplit>& split,
   set.metrics = info.metrics;
   set.problem = info.problem_type;
   set.threshold = info.threshold;
+  set.label_names = info.label_names;
   if (!split) return set;
   SamplerConfig s;
   s.kind = SamplerKind::Sequential;

@@ -74,6 +74,8 @@ class Trainer {
   void after_step(bool epoch_end);
   TrainingState live_state() const;  // the tensors as they are, not copied
   TrainOutcome outcome() const;
+  // One evaluation set's loss and metrics (this rank's share gathered from all).
+  nlohmann::json evaluate_batches(const std::vector<TrainBatch>& batches);
 
   TrainerConfig config_;
   std::shared_ptr<SequenceClassifier> model_;

@@ -13,17 +13,22 @@ nlohmann::json Trainer::evaluate() {
                 {"total_steps", total_steps()}, {"eval_batches", eval_->batches.size()}});
   torch::NoGradGuard no_grad;
   model_->eval();
+  nlohmann::json e = {{"event", "eval"}, {"step", state_.global_step}, {"epoch", state_.epoch}};
+  e.update(evaluate_batches(eval_->batches));
+  for (const auto& companion : eval_->companions)
+    add_companion_results(e, evaluate_batches(companion.batches), companion.suffix);
+  model_->train();
+  return e;
+}
+
+nlohmann::json Trainer::evaluate_batches(const std::vector<TrainBatch>& batches) {
   EvalTally tally(*eval_);
-  for (size_t i = 0; i < eval_->batches.size(); ++i) {
+  for (size_t i = 0; i < batches.size(); ++i) {
     if (parallel_ && !parallel_->evaluates_batch(i)) continue;
-    const TrainBatch& b = eval_->batches[i];
-    tally.add(step_.forward(b.tensors), b);
+    tally.add(step_.forward(batches[i].tensors), batches[i]);
   }
   if (parallel_) parallel_->gather_eval(tally.in, tally.loss_sum, tally.examples);
-  model_->train();
-  nlohmann::json e = {{"event", "eval"}, {"step", state_.global_step}, {"epoch", state_.epoch}};
-  e.update(tally.results(eval_->metrics));
-  return e;
+  return tally.results(eval_->metrics);
 }
 
 }  // namespace runner

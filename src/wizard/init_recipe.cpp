@@ -1,5 +1,7 @@
 #include "wizard/init_recipe.h"
 
+#include "data/glue_tasks.h"
+#include "hub/glue_tasks.h"
 #include "registry/registry.h"
 
 #include <fmt/format.h>
@@ -68,6 +70,12 @@ std::string run_name(const InitChoices& c) {
   return name;
 }
 
+// The metric the task's best checkpoint is picked by: GLUE's own (MRPC's F1, CoLA's MCC, ...).
+std::string best_metric_of(const std::string& task) {
+  if (task.rfind("glue/", 0) != 0 || !hub::find_glue_task(task.substr(5))) return "accuracy";
+  return glue_task(task.substr(5)).info.main_metric;
+}
+
 }  // namespace
 
 std::string init_recipe_text(const InitChoices& c, const std::string& schema, const std::string& written_utc) {
@@ -89,7 +97,7 @@ std::string init_recipe_text(const InitChoices& c, const std::string& schema, co
       written_utc, run_name(c), c.device, c.task, c.batch_size, tokenizer_path(c),
       c.pretrained.empty() ? "a tokenizer folder or Hub id" : "the model's own tokenizer", model_lines(c),
       // Fine-tuning pretrained weights wants the usual small rate; random initialisation a larger one.
-      c.pretrained.empty() ? "1e-4" : "2e-5", c.epochs, c.precision, c.task == "glue/mrpc" ? "f1" : "accuracy",
+      c.pretrained.empty() ? "1e-4" : "2e-5", c.epochs, c.precision, best_metric_of(c.task),
       c.processes);
   return out;
 }

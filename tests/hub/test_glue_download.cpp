@@ -2,6 +2,8 @@
 // splits it (byte-identical to ../shared's files), SST-2 unpacked from its zip,
 // and every source checked against its pinned checksum.
 #include "hub/glue_download.h"
+#include "hub/glue_tasks.h"
+#include "glue_files.h"
 #include "hub_support.h"
 #include "util/diagnostic.h"
 
@@ -85,7 +87,7 @@ TEST_CASE("hub: SST-2 is unpacked from its zip, and only GLUE's own zip is accep
   std::string dir = tmp_dir("glue-sst2");
   std::string zip = make_sst2_zip(dir);
   fs::create_directories(dir + "/out");
-  hub::extract_sst2(zip, dir + "/out");
+  hub::extract_glue_zip(zip, "SST-2", {"train.tsv", "dev.tsv", "test.tsv"}, dir + "/out");
   for (const char* split : {"train.tsv", "dev.tsv", "test.tsv"})
     CHECK(slurp(dir + "/out/" + split) == slurp(glue(std::string("SST-2/") + split)));
   // Served in place of SST-2.zip, this archive has another MD5 than the one torchtext pins.
@@ -100,4 +102,43 @@ TEST_CASE("hub: SST-2 is unpacked from its zip, and only GLUE's own zip is accep
   }
   CHECK_FALSE(fs::exists(dir + "/cache/glue/SST-2"));
   unsetenv("RUNNER_GLUE_URL");
+}
+
+TEST_CASE("hub: each GLUE task's zip unpacks to its split files; a zip not GLUE's is refused", "[hub]") {
+  // A made-up MNLI folder zipped as GLUE's MNLI.zip holds it: MNLI/<split files>.
+  std::string dir = tmp_dir("glue-mnli-zip");
+  std::string made = runner::test::write_glue_task(dir + "/made", "mnli");
+  const hub::GlueTaskFiles* mnli = hub::find_glue_task("mnli");
+  REQUIRE(mnli);
+  int err = 0;
+  zip_t* z = zip_open((dir + "/MNLI.zip").c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
+  REQUIRE(z);
+  for (const auto& f : mnli->split_files) {
+    zip_source_t* src = zip_source_file(z, (made + "/" + f).c_str(), 0, -1);
+    REQUIRE(zip_file_add(z, ("MNLI/" + f).c_str(), src, ZIP_FL_ENC_UTF_8) >= 0);
+  }
+  REQUIRE(zip_close(z) == 0);
+  fs::create_directories(dir + "/out");
+  hub::extract_glue_zip(dir + "/MNLI.zip", mnli->folder, mnli->split_files, dir + "/out");
+  for (const auto& f : mnli->split_files) CHECK(slurp(dir + "/out/" + f) == slurp(made + "/" + f));
+  // Served as MNLI.zip, it is fetched by the download path and refused: its sha256 is not the pinned one.
+  FakeHub hub;
+  hub.add_plain("glue/MNLI.zip", slurp(dir + "/MNLI.zip"));
+  setenv("RUNNER_GLUE_URL", (hub.url() + "/glue").c_str(), 1);
+  try {
+    hub::fetch_glue_task("mnli", dir + "/cache", settings_for(hub, dir + "/cache"));
+    FAIL("an archive with the wrong sha256 was accepted");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.diagnostic().format(), Catch::Contains("MNLI.zip") && Catch::Contains(mnli->sources[0].digest));
+  }
+  CHECK_FALSE(fs::exists(dir + "/cache/glue/MNLI"));
+  unsetenv("RUNNER_GLUE_URL");
+  // Every task has a folder, split files and a source, and is found by its data-root folder.
+  for (const auto& t : hub::glue_tasks()) {
+    INFO(t.task);
+    CHECK(hub::glue_task_of_folder("glue/" + t.folder) == t.task);
+    CHECK_FALSE(t.sources.empty());
+    CHECK(t.split_files.size() >= 3);
+  }
+  CHECK(hub::glue_tasks().size() == 9);
 }

@@ -2,10 +2,12 @@
 #include "catch.h"
 
 #include "golden.h"
+#include "shared.h"
 #include "model/export.h"
 #include "model/predict.h"
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 using namespace runner;
@@ -75,4 +77,94 @@ TEST_CASE("export: a Hugging Face folder with tokenizer files predicts the same"
   PredictCommandOptions options;
   options.model = dir;  // the tokenizer comes from the exported folder itself
   check_predictions(options);
+}
+
+namespace {
+
+std::string csv_quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// The four parity pairs written as `format` to dir/pairs.<ext>: CSV (quoted,
+// header sentence1,sentence2), TSV with that header or none, or JSONL with the
+// keys s1 and s2.
+std::string write_pairs(const std::string& dir, const std::string& format, bool header) {
+  auto batch = test::read_json(golden("model_parity/batch.json"));
+  std::string path = dir + "/pairs." + (format == "jsonl" ? "jsonl" : format);
+  std::ofstream f(path, std::ios::binary);
+  if (header && format == "csv") f << "sentence1,sentence2\n";
+  if (header && format == "tsv") f << "sentence1\tsentence2\n";
+  for (size_t i = 0; i < 4; ++i) {
+    std::string a = batch["text_a"][i], b = batch["text_b"][i];
+    if (format == "csv") f << csv_quoted(a) << "," << csv_quoted(b) << "\n";
+    else if (format == "tsv") f << a << "\t" << b << "\n";
+    else f << nlohmann::json{{"s1", a}, {"s2", b}}.dump() << "\n";
+  }
+  return path;
+}
+
+// Each output line carries its row and the golden logits of that pair.
+void check_table_predictions(const PredictCommandOptions& options) {
+  std::istringstream none;
+  std::ostringstream out, err;
+  INFO(err.str());
+  REQUIRE(run_predict_command(options, none, out, err) == 0);
+  auto expected = test::read_json(golden("model_parity/expected.json"));
+  auto batch = test::read_json(golden("model_parity/batch.json"));
+  std::istringstream lines(out.str());
+  std::string line;
+  size_t n = 0;
+  for (; std::getline(lines, line); ++n) {
+    auto j = nlohmann::json::parse(line);
+    REQUIRE(j.at("row") == n);
+    CHECK(j.at("text_b") == batch["text_b"][n]);
+    // The same inputs as the JSONL golden check: the same 1e-5 margin.
+    for (size_t k = 0; k < 2; ++k)
+      CHECK(j.at("logits")[k].get<double>() == Approx(expected.at("logits")[n][k].get<double>()).margin(1e-5));
+  }
+  CHECK(n == 4);
+}
+
+}  // namespace
+
+TEST_CASE("predict: CSV, TSV (with and without a header) and mapped JSONL read as training reads them", "[model]") {
+  std::string dir = test::tmp_dir("predict_tables");
+  PredictCommandOptions options;
+  options.model = golden("tiny_bert");
+  options.tokenizer = test::shared_dir() + "/models/bert-base-uncased";
+  options.batch_size = 3;
+  options.columns = {{"text_a", "sentence1"}, {"text_b", "sentence2"}};
+  for (const char* format : {"csv", "tsv"}) {
+    INFO(format);
+    options.format = format;
+    options.input_name = write_pairs(dir, format, true);
+    check_table_predictions(options);
+  }
+  options.format = "tsv";
+  options.header = false;
+  options.columns = {{"text_a", "0"}, {"text_b", "1"}};
+  std::filesystem::create_directories(dir + "/bare");
+  options.input_name = write_pairs(dir + "/bare", "tsv", false);
+  check_table_predictions(options);
+  options.format = "jsonl";
+  options.header = true;
+  options.columns = {{"text_a", "s1"}, {"text_b", "s2"}};
+  options.input_name = write_pairs(dir, "jsonl", true);
+  check_table_predictions(options);
+}
+
+TEST_CASE("predict: a CSV row that is not the header's width is exit code 2 naming its line", "[model]") {
+  std::string dir = test::tmp_dir("predict_bad_csv");
+  std::ofstream(dir + "/in.csv") << "text_a,text_b\nfine,pair\nthree,fields,here\n";
+  PredictCommandOptions options;
+  options.model = golden("tiny_bert");
+  options.tokenizer = test::shared_dir() + "/models/bert-base-uncased";
+  options.format = "csv";
+  options.input_name = dir + "/in.csv";
+  std::istringstream none;
+  std::ostringstream out, err;
+  CHECK(run_predict_command(options, none, out, err) == 2);
+  CHECK_THAT(err.str(), Catch::Contains("in.csv:3"));
 }

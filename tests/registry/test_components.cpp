@@ -2,6 +2,7 @@
 // (plus the few options declared required) and does something real.
 #include "catch.h"
 
+#include "glue_files.h"
 #include "shared.h"
 
 #include "data/dataset.h"
@@ -42,6 +43,10 @@ nlohmann::json defaults_of(Kind kind, const std::string& component) {
   body.set(section->selector_key, Value::make_string(component));
   for (const auto& o : registry().find(kind, component)->spec.options)
     if (o.required && o.name == "dir") body.set("dir", Value::make_string("glue/SST-2"));
+  // ../shared holds MRPC and SST-2; the other GLUE tasks read made-up files in their layouts.
+  for (const auto& t : test::made_up_glue_tasks())
+    if (kind == Kind::Dataset && component == "glue/" + t.task)
+      body.set("dir", Value::make_string(test::write_glue_task(test::tmp_dir("components_" + t.task), t.task)));
   tree.set(section->name, body);
   Diagnostics diags;
   auto resolved = resolve_tree(tree, registry(), ResolveOptions{"defaults.toml", true}, diags);
