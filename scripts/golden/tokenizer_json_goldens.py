@@ -16,13 +16,23 @@ and SST-2 train.tsv), each laid out as the real family's file is:
   modernbert_bpe  byte-level BPE with ignore_merges, NFC normalizer, TemplateProcessing
                   [CLS] A [SEP] (B [SEP]), special tokens [UNK] [CLS] [SEP] [PAD] [MASK] and a
                   non-special added token "<url>" (normalized, rstrip)
+  deberta_spm     a SentencePiece Unigram model (sentencepiece's trainer, nmt_nfkc rule,
+                  byte_fallback) wrapped as transformers' DebertaV2Converter wraps
+                  deberta-v3's spm.model: normalizer Sequence[Strip, Precompiled (the model's
+                  charsmap), Replace Regex " {2,}" -> " "], Metaspace, [CLS]/[SEP] template
+  xlmr_spm        such a model (trained with a small rule table, SMALL_RULES, for a small
+                  charsmap) wrapped as XLMRobertaConverter wraps XLM-R's: <s> <pad> </s>
+                  <unk> first, normalizer Sequence[Precompiled, Strip right, Replace Regex
+                  " {2,}" -> "▁"], pre-tokenizer Sequence[WhitespaceSplit, Metaspace],
+                  RobertaProcessing
 
-Vocabularies are small (2000-3000) so that the committed files stay small. Real files use
-parts these do not (DeBERTa-v3's and XLM-R's Precompiled normalizer); the runner refuses
-those by name.
+Vocabularies are small (2000-3000) so that the committed files stay small. The BPE trainer
+gives the same files on every run; tokenizers' Unigram trainer does not (its scores vary in the
+last digits between runs), so a rerun rewrites deberta_unigram's three files together, each
+run's files consistent with each other.
 
 For each tokenizer it writes to --out (tests/tokenizer/golden/):
-  NAME.tokenizer.json     the trained tokenizer
+  NAME.tokenizer.json     the trained tokenizer (one line: not pretty-printed)
   NAME.hashes.txt         per GLUE file (MRPC train/dev as pairs, SST-2 train/dev as single
                           sentences, max_length 128, truncation longest_first): a line
                           "file FILE lines N total HASH" (HASH: FNV-1a 64 over every line's
@@ -39,9 +49,10 @@ tests/tokenizer/test_tokenizer_json_parity.cpp defines the same hash.
 Rows are the TSV lines split on tabs (no quoting), the header skipped, the trailing newline
 (and a \\r) removed: MRPC columns 3 and 4, SST-2 column 0.
 
-Run in a virtual environment outside the project (tokenizers 0.23.3):
+Run in a virtual environment outside the project:
 
-    /work/venv-torch/bin/python scripts/golden/tokenizer_json_goldens.py \\
+    python3 -m venv /tmp/venv-tok && /tmp/venv-tok/bin/pip install tokenizers==0.23.3 sentencepiece protobuf
+    /tmp/venv-tok/bin/python scripts/golden/tokenizer_json_goldens.py \\
         --glue ../shared/data/glue --out tests/tokenizer/golden
 """
 import argparse
@@ -50,7 +61,8 @@ import os
 import struct
 
 import tokenizers
-from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+from tokenizers import (AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors,
+                        trainers)
 
 FNV_OFFSET = 0xCBF29CE484222325
 FNV_PRIME = 0x100000001B3
@@ -154,6 +166,86 @@ def modernbert_bpe(files):
     return tok
 
 
+# A small normalization rule table (source code points, target code points) for xlmr_spm:
+# its charsmap stays a few kB where nmt_nfkc's is 290 kB, and it has multi-character sources
+# (a combining sequence, an emoji with a skin tone: a grapheme of 8 bytes).
+SMALL_RULES = [
+    ("FB01", "66 69"), ("FF26", "46"), ("FF55", "75"), ("3000", "20"), ("2460", "31"), ("0009", "20"),
+    ("65 301", "E9"), ("1F44D 1F3FD", "1F44D"), ("C5", "41 30A"), ("200B", ""),
+]
+
+
+def train_spm(files, rules=None):
+    """A SentencePiece Unigram model trained on the GLUE text: its pieces and its charsmap.
+
+    rules: None for the nmt_nfkc rule, else (source, target) pairs of a rule table."""
+    import tempfile
+
+    import sentencepiece as spm
+    from sentencepiece import sentencepiece_model_pb2
+
+    with tempfile.TemporaryDirectory() as tmp:
+        text = os.path.join(tmp, "text.txt")
+        with open(text, "w", encoding="utf-8") as f:
+            for sentence in training_text(files):
+                f.write(sentence.strip() + "\n")
+        normalization = {"normalization_rule_name": "nmt_nfkc"}
+        if rules is not None:
+            tsv = os.path.join(tmp, "rules.tsv")
+            with open(tsv, "w") as f:
+                f.write("".join("%s\t%s\n" % rule for rule in rules))
+            normalization = {"normalization_rule_tsv": tsv}
+        spm.SentencePieceTrainer.train(
+            input=text, model_prefix=os.path.join(tmp, "m"), vocab_size=2500, model_type="unigram",
+            byte_fallback=True, **normalization, pad_id=0, pad_piece="[PAD]", bos_id=1,
+            bos_piece="[CLS]", eos_id=2, eos_piece="[SEP]", unk_id=3, unk_piece="[UNK]",
+            user_defined_symbols=["[MASK]"], num_threads=1, minloglevel=2)
+        proto = sentencepiece_model_pb2.ModelProto()
+        with open(os.path.join(tmp, "m.model"), "rb") as f:
+            proto.ParseFromString(f.read())
+    return [(p.piece, p.score) for p in proto.pieces], proto.normalizer_spec.precompiled_charsmap
+
+
+def spm_tokenizer(vocab, unk_id, normalizer, pre_tokenizer, post_processor, specials):
+    tok = Tokenizer(models.Unigram(vocab, unk_id=unk_id, byte_fallback=True))
+    tok.normalizer = normalizer
+    tok.pre_tokenizer = pre_tokenizer
+    tok.add_special_tokens([AddedToken(s, special=True, normalized=False) for s in specials])
+    tok.post_processor = post_processor(tok)
+    return tok
+
+
+def deberta_spm(pieces, charsmap):
+    # DebertaV2Converter: vocab as in the model, [MASK] a user-defined piece.
+    normalizer = normalizers.Sequence([normalizers.Strip(), normalizers.Precompiled(charsmap),
+                                       normalizers.Replace(Regex(" {2,}"), " ")])
+    pre = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always", split=True)
+
+    def post(tok):
+        return processors.TemplateProcessing(
+            single="[CLS]:0 $A:0 [SEP]:0", pair="[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1",
+            special_tokens=[("[CLS]", tok.token_to_id("[CLS]")), ("[SEP]", tok.token_to_id("[SEP]"))])
+
+    return spm_tokenizer(pieces, 3, normalizer, pre, post, ["[PAD]", "[CLS]", "[SEP]", "[UNK]", "[MASK]"])
+
+
+def xlmr_spm(pieces, charsmap):
+    # XLMRobertaConverter: fairseq's four specials first, then the pieces after the model's own
+    # control symbols, <mask> last.
+    vocab = [("<s>", 0.0), ("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0)]
+    vocab += [p for p in pieces if p[0] not in ("[PAD]", "[CLS]", "[SEP]", "[UNK]", "[MASK]")]
+    vocab += [("<mask>", 0.0)]
+    normalizer = normalizers.Sequence([normalizers.Precompiled(charsmap), normalizers.Strip(left=False, right=True),
+                                       normalizers.Replace(Regex(" {2,}"), "▁")])
+    pre = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(),
+                                   pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always", split=True)])
+
+    def post(tok):
+        return processors.RobertaProcessing(("</s>", tok.token_to_id("</s>")), ("<s>", tok.token_to_id("<s>")))
+
+    return spm_tokenizer(vocab, 3, normalizer, pre, post, ["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
+
+
 # (text_a, text_b or None, max_length)
 EDGE_TEXTS = [
     "Café naïve résumé façade Ångström",
@@ -206,7 +298,7 @@ def encode(tok, a, b, max_length):
 
 
 def write_outputs(name, tok, files, out):
-    tok.save(os.path.join(out, name + ".tokenizer.json"))
+    tok.save(os.path.join(out, name + ".tokenizer.json"), pretty=False)
     with open(os.path.join(out, name + ".hashes.txt"), "w") as f:
         for file_name, rows in files:
             total, low_bytes = FNV_OFFSET, []
@@ -232,9 +324,13 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     files = glue_files(args.glue)
-    for name, build in (("roberta_bpe", roberta_bpe), ("deberta_unigram", deberta_unigram),
-                        ("modernbert_bpe", modernbert_bpe)):
-        write_outputs(name, build(files), files, args.out)
+    pieces, charsmap = train_spm(files)
+    small_pieces, small_charsmap = train_spm(files, SMALL_RULES)
+    for name, build in (("roberta_bpe", lambda: roberta_bpe(files)), ("deberta_unigram", lambda: deberta_unigram(files)),
+                        ("modernbert_bpe", lambda: modernbert_bpe(files)),
+                        ("deberta_spm", lambda: deberta_spm(pieces, charsmap)),
+                        ("xlmr_spm", lambda: xlmr_spm(small_pieces, small_charsmap))):
+        write_outputs(name, build(), files, args.out)
         print("wrote", name, "with tokenizers", tokenizers.__version__)
 
 

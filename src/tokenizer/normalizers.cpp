@@ -3,6 +3,8 @@
 #include "tokenizer/part_registry.h"
 #include "tokenizer/unicode_text.h"
 
+#include <algorithm>
+
 namespace runner::hf {
 
 namespace {
@@ -98,6 +100,56 @@ class Replace : public Normalizer {
   std::string pattern_, content_;
 };
 
+// Replace with a Regex that is one character repeated ("C{n,}" or "C+", as
+// SentencePiece conversions write " {2,}"): each run of at least n is replaced.
+class RunReplace : public Normalizer {
+ public:
+  RunReplace(char c, size_t min_run, std::string content) : c_(c), min_run_(min_run), content_(std::move(content)) {}
+  void normalize(std::string& text) const override {
+    if (text.find(c_) == std::string::npos) return;
+    std::string out;
+    for (size_t i = 0; i < text.size();) {
+      size_t run = 0;
+      while (i + run < text.size() && text[i + run] == c_) ++run;
+      if (run == 0) {
+        out.push_back(text[i++]);
+        continue;
+      }
+      if (run >= min_run_) out.append(content_);
+      else out.append(run, c_);
+      i += run;
+    }
+    text = std::move(out);
+  }
+
+ private:
+  char c_;
+  size_t min_run_;
+  std::string content_;
+};
+
+// "C{n,}" or "C+" with C one ASCII character (escaped when a regex metacharacter);
+// 0 when the pattern is anything else.
+size_t run_pattern(const std::string& re, char& c) {
+  const std::string meta = ".^$*+?()[]{}|\\";
+  size_t i = 0;
+  if (re.size() >= 2 && re[0] == '\\' && meta.find(re[1]) != std::string::npos) {
+    c = re[1];
+    i = 2;
+  } else if (!re.empty() && meta.find(re[0]) == std::string::npos && static_cast<unsigned char>(re[0]) < 0x80) {
+    c = re[0];
+    i = 1;
+  } else {
+    return 0;
+  }
+  std::string rest = re.substr(i);
+  if (rest == "+") return 1;
+  if (rest.size() < 4 || rest.front() != '{' || rest.compare(rest.size() - 2, 2, ",}") != 0) return 0;
+  std::string digits = rest.substr(1, rest.size() - 3);
+  if (digits.empty() || digits.size() > 4 || digits.find_first_not_of("0123456789") != std::string::npos) return 0;
+  return std::max<size_t>(1, std::stoul(digits));
+}
+
 class Prepend : public Normalizer {
  public:
   explicit Prepend(std::string prefix) : prefix_(std::move(prefix)) {}
@@ -161,12 +213,17 @@ std::unique_ptr<Normalizer> build_bert_normalizer(const JsonPart& part) {
                                           strip, lower);
 }
 
-// Replace's pattern is {"String": s} or {"Regex": r}; regular expressions are refused.
+// Replace's pattern is {"String": s} or {"Regex": r}; of regular expressions
+// only runs of one character are read, the others refused.
 std::unique_ptr<Normalizer> build_replace(const JsonPart& part) {
   JsonPart pattern = part.at("pattern");
-  if (pattern.has("Regex"))
-    pattern.unsupported("a Replace normalizer with a Regex pattern (" + pattern.at("Regex").json().dump() + ")",
-                        {"Replace with a String pattern"});
+  if (pattern.has("Regex")) {
+    char c = 0;
+    if (size_t min_run = run_pattern(pattern.str("Regex"), c))
+      return std::make_unique<RunReplace>(c, min_run, part.str("content"));
+    pattern.unsupported("a Replace normalizer with the Regex pattern " + pattern.at("Regex").json().dump(),
+                        {"Replace with a String pattern", "a Regex of one repeated character such as \" {2,}\""});
+  }
   return std::make_unique<Replace>(pattern.str("String"), part.str("content"));
 }
 

@@ -3,6 +3,7 @@
 #include "tokenizer/bpe_model.h"
 #include "tokenizer/byte_level.h"
 #include "tokenizer/normalizers.h"
+#include "tokenizer/precompiled_normalizer.h"
 #include "tokenizer/post_processors.h"
 #include "tokenizer/pre_tokenizers.h"
 #include "tokenizer/unigram_model.h"
@@ -33,6 +34,7 @@ const std::vector<Entry<Normalizer>> kNormalizers = {
     {"Replace", build_replace},
     {"Prepend", build_prepend},
     {"Strip", build_strip},
+    {"Precompiled", build_precompiled},
     {"Sequence", build_normalizer_sequence},
 };
 

@@ -1,7 +1,9 @@
 // Exact parity with Hugging Face tokenizers 0.23.3 for tokenizer.json files it
 // trained (scripts/golden/tokenizer_json_goldens.py): byte-level BPE with
 // RoBERTa's post-processor, Unigram + Metaspace with DeBERTa-v3's template,
-// and byte-level BPE with ignore_merges and a template as ModernBERT's. The ids,
+// byte-level BPE with ignore_merges and a template as ModernBERT's, and a
+// SentencePiece model (Precompiled charsmap) wrapped as DeBERTa-v3's and
+// XLM-R's tokenizer.json files wrap theirs. The ids,
 // attention mask and type ids of every MRPC pair and SST-2 sentence (train and
 // dev, max_length 128, longest_first) hash to the golden values, and every
 // edge case (accents, CJK, emoji, control characters, glued special tokens,
@@ -167,6 +169,24 @@ TEST_CASE("Unigram with Metaspace and DeBERTa-v3's template matches tokenizers o
 TEST_CASE("Unigram with Metaspace and DeBERTa-v3's template matches tokenizers on the edge cases",
           "[tokenizer][tokenizer_json]") {
   check_edge_cases("deberta_unigram");
+}
+
+TEST_CASE("SentencePiece Unigram with its charsmap as DeBERTa-v3's matches tokenizers on GLUE",
+          "[tokenizer][tokenizer_json]") {
+  check_glue("deberta_spm");
+}
+
+TEST_CASE("SentencePiece Unigram with its charsmap as DeBERTa-v3's matches tokenizers on the edge cases",
+          "[tokenizer][tokenizer_json]") {
+  check_edge_cases("deberta_spm");
+}
+
+TEST_CASE("SentencePiece Unigram as XLM-R's matches tokenizers on GLUE", "[tokenizer][tokenizer_json]") {
+  check_glue("xlmr_spm");
+}
+
+TEST_CASE("SentencePiece Unigram as XLM-R's matches tokenizers on the edge cases", "[tokenizer][tokenizer_json]") {
+  check_edge_cases("xlmr_spm");
 }
 
 TEST_CASE("byte-level BPE as ModernBERT's matches tokenizers on GLUE", "[tokenizer][tokenizer_json]") {

@@ -56,10 +56,15 @@ std::string load_error(const nlohmann::json& j, const std::string& name) {
 TEST_CASE("a tokenizer.json part outside the registry is refused by name, place and alternatives", "[tokenizer]") {
   nlohmann::json j = small_bpe();
   j["normalizer"] = {{"type", "Sequence"},
-                     {"normalizers", nlohmann::json::array({{{"type", "NFC"}}, {{"type", "Precompiled"}, {"precompiled_charsmap", "AAAA"}}})}};
-  std::string err = load_error(j, "tokjson_precompiled");
+                     {"normalizers", nlohmann::json::array({{{"type", "NFC"}}, {{"type", "Nmt"}}})}};
+  std::string err = load_error(j, "tokjson_nmt");
   CHECK_THAT(err, Catch::Contains("tokenizer.json") && Catch::Contains("normalizer.normalizers[1]") &&
-                      Catch::Contains("normalizer \"Precompiled\" is not supported") && Catch::Contains("NFKC"));
+                      Catch::Contains("normalizer \"Nmt\" is not supported") && Catch::Contains("NFKC"));
+
+  j = small_bpe();
+  j["normalizer"] = {{"type", "Replace"}, {"pattern", {{"Regex", "\\s+$"}}}, {"content", ""}};
+  CHECK_THAT(load_error(j, "tokjson_replace_regex"),
+             Catch::Contains("normalizer.pattern") && Catch::Contains("Regex pattern \"\\\\s+$\""));
 
   j = small_bpe();
   j["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", "\\d+"}}}, {"behavior", "Isolated"}};
@@ -78,7 +83,7 @@ TEST_CASE("a tokenizer.json part outside the registry is refused by name, place 
 TEST_CASE("every registered part kind lists its implemented types", "[tokenizer]") {
   CHECK(hf::supported_parts("model") == std::vector<std::string>{"BPE", "Unigram", "WordPiece"});
   CHECK(hf::supported_parts("pre_tokenizer").size() == 8);
-  CHECK(hf::supported_parts("normalizer").size() == 11);
+  CHECK(hf::supported_parts("normalizer").size() == 12);
   CHECK(hf::supported_parts("post_processor").size() == 5);
 }
 
