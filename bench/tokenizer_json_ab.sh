@@ -10,7 +10,7 @@ python=${1:-/work/venv-torch/bin/python}
 shared=${2:-../shared}
 repeats=${3:-5}
 ninja -C build bench/tokenizer_bench >/dev/null
-for name in roberta_bpe deberta_unigram modernbert_bpe deberta_spm xlmr_spm; do
+for name in roberta_bpe deberta_unigram modernbert_bpe deberta_spm xlmr_spm wordpiece_seq llama_bpe; do
   json=tests/tokenizer/golden/$name.tokenizer.json
   ours=$(OMP_NUM_THREADS=1 ./build/bench/tokenizer_bench "$shared" "$repeats" "$json")
   peer=$("$python" bench/tokenizer_json_peer.py "$shared" "$json" "$repeats")

@@ -26,6 +26,13 @@ and SST-2 train.tsv), each laid out as the real family's file is:
                   " {2,}" -> "▁"], pre-tokenizer Sequence[WhitespaceSplit, Metaspace],
                   RobertaProcessing
 
+  wordpiece_seq   WordPiece outside BERT's own layout: normalizer Sequence[NFD, Lowercase,
+                  StripAccents], Whitespace pre-tokenizer, BertProcessing
+  llama_bpe       BPE laid out as Llama 2's tokenizer.json: no pre-tokenizer, normalizer
+                  Sequence[Prepend "▁", Replace " " -> "▁"], byte_fallback with <0xNN> pieces,
+                  fuse_unk, TemplateProcessing "<s> $A" (trained with a Metaspace
+                  pre-tokenizer, so that merges stay inside words, then re-laid out)
+
 Vocabularies are small (2000-3000) so that the committed files stay small. The BPE trainer
 gives the same files on every run; tokenizers' Unigram trainer does not (its scores vary in the
 last digits between runs), so a rerun rewrites deberta_unigram's three files together, each
@@ -246,6 +253,36 @@ def xlmr_spm(pieces, charsmap):
     return spm_tokenizer(vocab, 3, normalizer, pre, post, ["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
 
 
+def wordpiece_seq(files):
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.Sequence([normalizers.NFD(), normalizers.Lowercase(), normalizers.StripAccents()])
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    trainer = trainers.WordPieceTrainer(vocab_size=2500, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"],
+                                        show_progress=False)
+    tok.train_from_iterator(training_text(files), trainer)
+    tok.post_processor = processors.BertProcessing(("[SEP]", tok.token_to_id("[SEP]")),
+                                                   ("[CLS]", tok.token_to_id("[CLS]")))
+    return tok
+
+
+def llama_bpe(files):
+    tok = Tokenizer(models.BPE(unk_token="<unk>", fuse_unk=True, byte_fallback=True))
+    tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="never", split=True)
+    trainer = trainers.BpeTrainer(vocab_size=2000, special_tokens=["<unk>", "<s>", "</s>"], show_progress=False,
+                                  limit_alphabet=150)
+    tok.train_from_iterator(training_text(files), trainer)
+    spec = json.loads(tok.to_str())
+    vocab = spec["model"]["vocab"]
+    for b in range(256):
+        vocab.setdefault("<0x%02X>" % b, len(vocab))
+    spec["pre_tokenizer"] = None
+    tok = Tokenizer.from_str(json.dumps(spec))
+    tok.post_processor = processors.TemplateProcessing(
+        single="<s>:0 $A:0", pair="<s>:0 $A:0 <s>:1 $B:1", special_tokens=[("<s>", tok.token_to_id("<s>"))])
+    return tok
+
+
 # (text_a, text_b or None, max_length)
 EDGE_TEXTS = [
     "Café naïve résumé façade Ångström",
@@ -329,7 +366,8 @@ def main():
     for name, build in (("roberta_bpe", lambda: roberta_bpe(files)), ("deberta_unigram", lambda: deberta_unigram(files)),
                         ("modernbert_bpe", lambda: modernbert_bpe(files)),
                         ("deberta_spm", lambda: deberta_spm(pieces, charsmap)),
-                        ("xlmr_spm", lambda: xlmr_spm(small_pieces, small_charsmap))):
+                        ("xlmr_spm", lambda: xlmr_spm(small_pieces, small_charsmap)),
+                        ("wordpiece_seq", lambda: wordpiece_seq(files)), ("llama_bpe", lambda: llama_bpe(files))):
         write_outputs(name, build(), files, args.out)
         print("wrote", name, "with tokenizers", tokenizers.__version__)
 

@@ -83,9 +83,10 @@ class CharSplit : public PreTokenizer {
   Behavior behavior_;
 };
 
-// Oniguruma's \w: letters, marks, numbers and connector punctuation.
+// Oniguruma's \w: letters, marks, numbers, connector punctuation and the
+// joiners U+200C/U+200D (Join_Control), which cut a ZWJ emoji sequence apart.
 bool is_word_char(char32_t cp) {
-  if (cp == '_') return true;
+  if (cp == '_' || cp == 0x200C || cp == 0x200D) return true;
   return unicode::is_letter(cp) || unicode::is_number(cp) || unicode::is_mark(cp) ||
          (cp >= 0x80 && !unicode::is_white_space(cp) && unicode::is_bert_punctuation(cp) &&
           (cp == 0x203F || cp == 0x2040 || cp == 0x2054 || cp == 0xFE33 || cp == 0xFE34 ||

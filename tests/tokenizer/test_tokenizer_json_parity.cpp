@@ -3,7 +3,8 @@
 // RoBERTa's post-processor, Unigram + Metaspace with DeBERTa-v3's template,
 // byte-level BPE with ignore_merges and a template as ModernBERT's, and a
 // SentencePiece model (Precompiled charsmap) wrapped as DeBERTa-v3's and
-// XLM-R's tokenizer.json files wrap theirs. The ids,
+// XLM-R's tokenizer.json files wrap theirs; and WordPiece and byte-fallback
+// BPE (as Llama 2's) laid out with other parts. The ids,
 // attention mask and type ids of every MRPC pair and SST-2 sentence (train and
 // dev, max_length 128, longest_first) hash to the golden values, and every
 // edge case (accents, CJK, emoji, control characters, glued special tokens,
@@ -187,6 +188,25 @@ TEST_CASE("SentencePiece Unigram as XLM-R's matches tokenizers on GLUE", "[token
 
 TEST_CASE("SentencePiece Unigram as XLM-R's matches tokenizers on the edge cases", "[tokenizer][tokenizer_json]") {
   check_edge_cases("xlmr_spm");
+}
+
+TEST_CASE("WordPiece behind NFD, Lowercase, StripAccents and Whitespace matches tokenizers on GLUE",
+          "[tokenizer][tokenizer_json]") {
+  check_glue("wordpiece_seq");
+}
+
+TEST_CASE("WordPiece behind NFD, Lowercase, StripAccents and Whitespace matches tokenizers on the edge cases",
+          "[tokenizer][tokenizer_json]") {
+  check_edge_cases("wordpiece_seq");
+}
+
+TEST_CASE("BPE with byte_fallback laid out as Llama 2's matches tokenizers on GLUE", "[tokenizer][tokenizer_json]") {
+  check_glue("llama_bpe");
+}
+
+TEST_CASE("BPE with byte_fallback laid out as Llama 2's matches tokenizers on the edge cases",
+          "[tokenizer][tokenizer_json]") {
+  check_edge_cases("llama_bpe");
 }
 
 TEST_CASE("byte-level BPE as ModernBERT's matches tokenizers on GLUE", "[tokenizer][tokenizer_json]") {
