@@ -111,7 +111,21 @@ class ByteLevel : public PreTokenizer {
   bool add_prefix_space_, use_regex_;
 };
 
+class Gpt2PatternSplit : public PreTokenizer {
+ public:
+  void split(std::vector<Piece>& pieces) const override {
+    split_each(pieces, [&](Piece& piece, std::vector<Piece>& out) {
+      gpt2_split(piece.text, [&](size_t b, size_t e) { out.push_back(Piece{piece.text.substr(b, e - b)}); });
+    });
+  }
+};
+
 }  // namespace
+
+const char* const kGpt2Pattern =
+    "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+
+std::unique_ptr<PreTokenizer> gpt2_pattern_split() { return std::make_unique<Gpt2PatternSplit>(); }
 
 std::unique_ptr<PreTokenizer> build_byte_level(const JsonPart& part) {
   return std::make_unique<ByteLevel>(part.flag("add_prefix_space", true), part.flag("use_regex", true));

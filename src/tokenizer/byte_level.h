@@ -21,4 +21,9 @@ void append_byte_level(std::string& out, std::string_view bytes);
 
 std::unique_ptr<PreTokenizer> build_byte_level(const JsonPart& part);
 
+// The pattern above as a tokenizer.json writes it in a Split pre-tokenizer.
+extern const char* const kGpt2Pattern;
+// Split(kGpt2Pattern, Isolated): the spans above as pieces, bytes unchanged.
+std::unique_ptr<PreTokenizer> gpt2_pattern_split();
+
 }  // namespace runner::hf

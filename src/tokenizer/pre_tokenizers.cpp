@@ -1,5 +1,6 @@
 #include "tokenizer/pre_tokenizers.h"
 
+#include "tokenizer/byte_level.h"
 #include "tokenizer/part_registry.h"
 #include "tokenizer/unicode_text.h"
 
@@ -235,11 +236,17 @@ std::unique_ptr<PreTokenizer> build_punctuation(const JsonPart& part) {
   return std::make_unique<CharSplit>(is_punctuation, behavior_of(part, "Isolated"));
 }
 
+// Of Regex patterns only GPT-2's (isolated, not inverted) is read: its matcher
+// is ByteLevel's.
 std::unique_ptr<PreTokenizer> build_split(const JsonPart& part) {
   JsonPart pattern = part.at("pattern");
-  if (pattern.has("Regex"))
-    pattern.unsupported("a Split pre-tokenizer with a Regex pattern (" + pattern.at("Regex").json().dump() + ")",
-                        {"Split with a String pattern"});
+  if (pattern.has("Regex")) {
+    if (pattern.str("Regex") == kGpt2Pattern && part.str("behavior", std::string()) == "Isolated" &&
+        !part.flag("invert", false))
+      return gpt2_pattern_split();
+    pattern.unsupported("a Split pre-tokenizer with the Regex pattern " + pattern.at("Regex").json().dump(),
+                        {"Split with a String pattern", "GPT-2's pattern, Isolated"});
+  }
   return std::make_unique<LiteralSplit>(pattern.str("String"), behavior_of(part, "Isolated"),
                                         part.flag("invert", false));
 }

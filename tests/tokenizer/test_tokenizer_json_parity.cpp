@@ -118,8 +118,9 @@ size_t check_glue_file(const Tokenizer& tok, std::istream& hashes, const std::st
   return mismatches;
 }
 
-void check_glue(const std::string& name) {
-  auto tok = load_tokenizer({golden_dir() + name + ".tokenizer.json"});
+// `file`: another tokenizer.json that must give NAME's goldens.
+void check_glue(const std::string& name, const std::string& file = {}) {
+  auto tok = load_tokenizer({file.empty() ? golden_dir() + name + ".tokenizer.json" : file});
   std::ifstream hashes(golden_dir() + name + ".hashes.txt");
   REQUIRE(hashes.good());
   size_t mismatches = 0;
@@ -127,8 +128,8 @@ void check_glue(const std::string& name) {
   CHECK(mismatches == 0);
 }
 
-void check_edge_cases(const std::string& name) {
-  auto tok = load_tokenizer({golden_dir() + name + ".tokenizer.json"});
+void check_edge_cases(const std::string& name, const std::string& file = {}) {
+  auto tok = load_tokenizer({file.empty() ? golden_dir() + name + ".tokenizer.json" : file});
   std::ifstream in(golden_dir() + name + ".edge_cases.jsonl");
   REQUIRE(in.good());
   size_t lines = 0, mismatches = 0;
@@ -160,6 +161,20 @@ TEST_CASE("byte-level BPE with RoBERTa's post-processor matches tokenizers on GL
 TEST_CASE("byte-level BPE with RoBERTa's post-processor matches tokenizers on the edge cases",
           "[tokenizer][tokenizer_json]") {
   check_edge_cases("roberta_bpe");
+}
+
+TEST_CASE("a Split with GPT-2's pattern before a regex-free ByteLevel tokenizes as ByteLevel alone",
+          "[tokenizer][tokenizer_json]") {
+  nlohmann::json j = nlohmann::json::parse(test::read_text(golden_dir() + "roberta_bpe.tokenizer.json"));
+  const std::string gpt2 = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+  j["pre_tokenizer"] = {{"type", "Sequence"},
+                        {"pretokenizers",
+                         {{{"type", "Split"}, {"pattern", {{"Regex", gpt2}}}, {"behavior", "Isolated"}, {"invert", false}},
+                          {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}};
+  const std::string file = test::tmp_dir("tokjson_gpt2_split") + "/tokenizer.json";
+  std::ofstream(file) << j.dump();
+  check_glue("roberta_bpe", file);
+  check_edge_cases("roberta_bpe", file);
 }
 
 TEST_CASE("Unigram with Metaspace and DeBERTa-v3's template matches tokenizers on GLUE",
