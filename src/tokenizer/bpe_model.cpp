@@ -107,21 +107,36 @@ class Bpe : public Model {
     return true;
   }
 
+  static constexpr uint32_t kNoMerge = UINT32_MAX;
+
+  uint32_t rank_of(int32_t a, int32_t b, int32_t& id) const {
+    auto it = merges.find(pair_key(a, b));
+    if (it == merges.end()) return kNoMerge;
+    id = it->second.id;
+    return it->second.rank;
+  }
+
   // Applies the lowest-ranked merge (the leftmost on a tie) until none applies.
+  // ranks[i] is the rank of the pair (symbols[i], symbols[i + 1]); a merge
+  // changes only its neighbours' entries.
   void merge_all(std::vector<int32_t>& symbols) const {
-    while (symbols.size() > 1) {
+    if (symbols.size() < 2) return;
+    thread_local std::vector<uint32_t> ranks;
+    thread_local std::vector<int32_t> merged;
+    ranks.resize(symbols.size() - 1);
+    merged.resize(symbols.size() - 1);
+    for (size_t i = 0; i + 1 < symbols.size(); ++i) ranks[i] = rank_of(symbols[i], symbols[i + 1], merged[i]);
+    while (!ranks.empty()) {
       size_t best = 0;
-      const Merge* best_merge = nullptr;
-      for (size_t i = 0; i + 1 < symbols.size(); ++i) {
-        auto it = merges.find(pair_key(symbols[i], symbols[i + 1]));
-        if (it != merges.end() && (!best_merge || it->second.rank < best_merge->rank)) {
-          best_merge = &it->second;
-          best = i;
-        }
-      }
-      if (!best_merge) return;
-      symbols[best] = best_merge->id;
+      for (size_t i = 1; i < ranks.size(); ++i)
+        if (ranks[i] < ranks[best]) best = i;
+      if (ranks[best] == kNoMerge) return;
+      symbols[best] = merged[best];
       symbols.erase(symbols.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+      ranks.erase(ranks.begin() + static_cast<std::ptrdiff_t>(best));
+      merged.erase(merged.begin() + static_cast<std::ptrdiff_t>(best));
+      if (best > 0) ranks[best - 1] = rank_of(symbols[best - 1], symbols[best], merged[best - 1]);
+      if (best < ranks.size()) ranks[best] = rank_of(symbols[best], symbols[best + 1], merged[best]);
     }
   }
 };
