@@ -49,6 +49,9 @@ SpecialTokenIds special_ids(const JsonTokenizer& tok, const nlohmann::json& conf
   if (s.pad < 0 && root.at("padding").has("pad_id")) s.pad = static_cast<int32_t>(root.at("padding").integer("pad_id"));
   s.unk = first_known(tok, {config_token(config, "unk_token"), "<unk>", "[UNK]"});
   s.mask = first_known(tok, {config_token(config, "mask_token"), "<mask>", "[MASK]"});
+  // A tokenizer without a pad token still pads batches: the attention mask hides
+  // the padding, so any id serves; unk (or 0) keeps the embedding lookup in range.
+  if (s.pad < 0) s.pad = s.unk >= 0 ? s.unk : 0;
   return s;
 }
 

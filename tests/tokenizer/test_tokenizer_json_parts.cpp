@@ -98,6 +98,14 @@ TEST_CASE("a small byte-level BPE file merges, adds RoBERTa's specials and split
   CHECK(pair.token_type_ids == std::vector<int32_t>(6, 0));
   CHECK(tok->special_ids().cls == 0);
   CHECK(tok->special_ids().sep == 1);
+  // No pad and no unk token: batches pad with id 0, which the attention mask hides.
+  CHECK(tok->special_ids().pad == 0);
+}
+
+TEST_CASE("the pad id comes from tokenizer_config.json's pad_token", "[tokenizer]") {
+  std::string dir = write_tokenizer("tokjson_pad", small_bpe());
+  std::ofstream(dir + "/tokenizer_config.json") << R"({"pad_token": {"content": "</s>"}})";
+  CHECK(load_tokenizer({dir})->special_ids().pad == 1);
 }
 
 TEST_CASE("validate and tokenize refuse a tokenizer.json with an unimplemented part, exit 2", "[tokenizer][cli]") {
