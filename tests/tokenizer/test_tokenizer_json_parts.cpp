@@ -121,3 +121,45 @@ TEST_CASE("validate and tokenize refuse a tokenizer.json with an unimplemented p
   CHECK(tokenize.exit_code == 2);
   CHECK_THAT(tokenize.out, Catch::Contains("pre_tokenizer") && Catch::Contains("UnicodeScripts"));
 }
+
+namespace {
+
+// BPE over a, b, ▁ and the merges ▁a, ▁b, with <unk> and an added <mask>.
+nlohmann::json unk_bpe(bool fuse_unk, const nlohmann::json& pre_tokenizer) {
+  nlohmann::json vocab = {{"<unk>", 0}, {"a", 1}, {"b", 2}, {"\xE2\x96\x81", 3}, {"<mask>", 4},
+                          {"\xE2\x96\x81" "a", 5}, {"\xE2\x96\x81" "b", 6}};
+  nlohmann::json merges = nlohmann::json::array(
+      {nlohmann::json::array({"\xE2\x96\x81", "a"}), nlohmann::json::array({"\xE2\x96\x81", "b"})});
+  return {{"added_tokens", {{{"id", 4}, {"content", "<mask>"}, {"special", true}, {"normalized", false}}}},
+          {"pre_tokenizer", pre_tokenizer},
+          {"model", {{"type", "BPE"}, {"unk_token", "<unk>"}, {"fuse_unk", fuse_unk}, {"vocab", vocab}, {"merges", merges}}}};
+}
+
+std::vector<int32_t> ids_of(const Tokenizer& tok, std::string_view text) {
+  std::vector<int32_t> ids;
+  tok.tokenize(text, ids);
+  return ids;
+}
+
+}  // namespace
+
+// The expected ids below are what tokenizers 0.23.3 gives for the same files.
+TEST_CASE("BPE fuses consecutive unknown characters into one unk only with fuse_unk", "[tokenizer]") {
+  auto fused = load_tokenizer({write_tokenizer("tokjson_fuse", unk_bpe(true, nullptr))});
+  auto unfused = load_tokenizer({write_tokenizer("tokjson_nofuse", unk_bpe(false, nullptr))});
+  CHECK(ids_of(*fused, "xxa") == std::vector<int32_t>{0, 1});
+  CHECK(ids_of(*unfused, "xxa") == std::vector<int32_t>{0, 0, 1});
+  // No post-processor: nothing added, the second text has type id 1.
+  EncodeOptions opts;
+  CHECK(encode(*fused, "a", std::optional<std::string_view>("xy"), opts).token_type_ids == std::vector<int32_t>{0, 1});
+}
+
+TEST_CASE("Metaspace prepend_scheme first prepends only at the start of the text, not after an added token",
+          "[tokenizer]") {
+  nlohmann::json metaspace = {{"type", "Metaspace"}, {"replacement", "\xE2\x96\x81"}, {"prepend_scheme", "first"}, {"split", true}};
+  auto tok = load_tokenizer({write_tokenizer("tokjson_first", unk_bpe(false, metaspace))});
+  CHECK(ids_of(*tok, "a<mask>b") == std::vector<int32_t>{5, 4, 2});
+  CHECK(ids_of(*tok, "<mask>a b") == std::vector<int32_t>{4, 1, 6});
+  CHECK(ids_of(*tok, " a") == std::vector<int32_t>{5});
+  CHECK(ids_of(*tok, "a b") == std::vector<int32_t>{5, 6});
+}
