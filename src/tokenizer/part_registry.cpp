@@ -84,7 +84,17 @@ std::unique_ptr<Normalizer> build_normalizer(const JsonPart& part) { return buil
 std::unique_ptr<PreTokenizer> build_pre_tokenizer(const JsonPart& part) {
   return build(kPreTokenizers, "pre-tokenizer", part);
 }
-std::unique_ptr<Model> build_model(const JsonPart& part) { return build(kModels, "model", part); }
+// Older files leave out the model's "type"; tokenizers then tells the models
+// apart by their fields, as here.
+std::unique_ptr<Model> build_model(const JsonPart& part) {
+  if (part.json().is_object() && !part.has("type")) {
+    if (part.has("merges")) return build_bpe(part);
+    if (part.at("vocab").json().is_array()) return build_unigram(part);
+    if (part.has("max_input_chars_per_word") || part.has("continuing_subword_prefix"))
+      return build_wordpiece_model(part);
+  }
+  return build(kModels, "model", part);
+}
 std::unique_ptr<PostProcessor> build_post_processor(const JsonPart& part) {
   return build(kPostProcessors, "post-processor", part);
 }

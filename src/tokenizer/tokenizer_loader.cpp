@@ -13,16 +13,35 @@ namespace runner {
 
 namespace {
 
+// Added tokens the WordPiece tokenizer knows: BERT's five specials.
+bool only_bert_specials(const nlohmann::json& added) {
+  if (!added.is_array()) return true;
+  for (const auto& t : added) {
+    std::string content = t.is_object() && t.contains("content") && t["content"].is_string() ? t["content"].get<std::string>() : "";
+    if (content != "[PAD]" && content != "[UNK]" && content != "[CLS]" && content != "[SEP]" && content != "[MASK]")
+      return false;
+  }
+  return true;
+}
+
 // BERT's own tokenizer.json: a WordPiece model with BERT's normalizer and
-// pre-tokenizer (or none); the WordPiece tokenizer reads those.
+// pre-tokenizer (or none) and no added tokens but its specials; the WordPiece
+// tokenizer reads those (with transformers' truncation). Any other goes
+// through the pipeline, which honours every added token.
 bool is_bert_wordpiece(const nlohmann::json& j) {
   if (!j.is_object()) return true;  // load_wordpiece names what is wrong
+  if (!only_bert_specials(j.value("added_tokens", nlohmann::json()))) return false;
   auto type_is = [&](const char* section, const char* want, bool null_ok) {
     if (!j.contains(section) || j[section].is_null()) return null_ok;
     const nlohmann::json& s = j[section];
     return s.is_object() && s.contains("type") && s["type"] == want;
   };
-  return type_is("model", "WordPiece", true) && type_is("normalizer", "BertNormalizer", true) &&
+  // Older files (bert-base-uncased's) leave out the model's type: a WordPiece
+  // vocabulary is an object and comes without merges.
+  const nlohmann::json model = j.value("model", nlohmann::json());
+  const bool untyped_wordpiece = model.is_object() && !model.contains("type") && !model.contains("merges") &&
+                                 model.contains("vocab") && model["vocab"].is_object();
+  return (untyped_wordpiece || type_is("model", "WordPiece", true)) && type_is("normalizer", "BertNormalizer", true) &&
          type_is("pre_tokenizer", "BertPreTokenizer", true);
 }
 
