@@ -1,9 +1,11 @@
-// bench/tokenizer: word-piece tokens per second on one thread over MRPC train
-// (both sentences) and SST-2 train, with the input rate in MB/s.
-// Usage: tokenizer_bench [SHARED_DIR] [REPEATS]
+// bench/tokenizer: tokens per second on one thread over MRPC train (both
+// sentences) and SST-2 train, with the input rate in MB/s. TOKENIZER is a
+// model folder or a tokenizer.json (default: bert-base-uncased's WordPiece);
+// bench/tokenizer_json_ab.sh runs it beside Hugging Face tokenizers.
+// Usage: tokenizer_bench [SHARED_DIR] [REPEATS] [TOKENIZER]
 #include "data/dataset.h"
 #include "registry/registry.h"
-#include "tokenizer/wordpiece_loader.h"
+#include "tokenizer/tokenizer_loader.h"
 #include "util/paths.h"
 
 #include <chrono>
@@ -27,7 +29,7 @@ int main(int argc, char** argv) {
   }
   size_t bytes = 0;
   for (const auto& t : texts) bytes += t.size();
-  auto tok = load_wordpiece({models + "/bert-base-uncased"});
+  auto tok = load_tokenizer({argc > 3 ? std::string(argv[3]) : models + "/bert-base-uncased"});
   std::vector<int32_t> ids;
   double best = 1e30;
   size_t tokens = 0;

@@ -83,7 +83,7 @@ void pick_tokenizer(Picker& k) {
   if (!k.take("vocab.txt", &s) || s == FileProbe::Present) return;
   if (!k.take("tokenizer.json", &s)) return;
   if (s == FileProbe::Missing)
-    missing(k.owner, k.repo, "neither vocab.txt nor tokenizer.json", "tokenizer.path must name a WordPiece (BERT-style) tokenizer");
+    missing(k.owner, k.repo, "neither vocab.txt nor tokenizer.json", "tokenizer.path must name a repository with vocab.txt (WordPiece) or tokenizer.json (a Hugging Face fast tokenizer)");
 }
 
 }  // namespace

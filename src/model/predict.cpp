@@ -5,7 +5,7 @@
 #include "data/file_dataset.h"
 #include "model/model_factory.h"
 #include "tokenizer/encoding.h"
-#include "tokenizer/wordpiece_loader.h"
+#include "tokenizer/tokenizer_loader.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
@@ -207,7 +207,7 @@ int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::o
     auto& model = *loaded.model;
     model.eval();
     torch::NoGradGuard no_grad;
-    auto tokenizer = load_wordpiece(WordPieceSource{o.tokenizer.empty() ? o.model : o.tokenizer});
+    auto tokenizer = load_tokenizer(WordPieceSource{o.tokenizer.empty() ? o.model : o.tokenizer});
     EncodeOptions encode_options{o.max_length, truncation_from_name(o.truncation)};
     int64_t pad_id = tokenizer->special_ids().pad >= 0 ? tokenizer->special_ids().pad : 0;
     std::vector<PendingExample> batch;

@@ -11,7 +11,7 @@ void register_schedulers(Registry& r);  // optim/schedulers.cpp
 void register_metrics(Registry& r);     // train/metrics.cpp
 void register_loggers(Registry& r);     // run/loggers.cpp
 void register_models(Registry& r);      // model/families.cpp
-void register_tokenizers(Registry& r);  // tokenizer/wordpiece_loader.cpp
+void register_tokenizers(Registry& r);  // tokenizer/tokenizer_loader.cpp
 void register_datasets(Registry& r);    // data/dataset_registry.cpp
 void register_optimizers(Registry& r);  // optim/optimizer_components.cpp
 

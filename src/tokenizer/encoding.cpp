@@ -64,6 +64,43 @@ void truncate_pair(std::vector<int32_t>& a, std::vector<int32_t>* b, const Encod
   }
 }
 
+void truncate_like_tokenizers(std::vector<int32_t>& a, std::vector<int32_t>* b, const EncodeOptions& opts,
+                              size_t added) {
+  const size_t target = static_cast<size_t>(std::max(opts.max_length, 0)) - std::min<size_t>(added, opts.max_length);
+  const size_t total = a.size() + (b ? b->size() : 0);
+  if (total <= target) return;
+  const size_t n = total - target;
+  if (!b) {
+    a.resize(target);
+    return;
+  }
+  switch (opts.truncation) {
+    case Truncation::OnlyFirst:
+      if (a.size() <= n) throw cannot_fit("only_first", b->size(), a.size(), n, opts.max_length);
+      drop_last(a, n);
+      return;
+    case Truncation::OnlySecond:
+      if (b->size() <= n) throw cannot_fit("only_second", a.size(), b->size(), n, opts.max_length);
+      drop_last(*b, n);
+      return;
+    case Truncation::LongestFirst: {
+      // The shorter side keeps all it has when the longer one can take the whole
+      // cut; else both get half the room and the longer (b on a tie) the odd token.
+      const bool swap = a.size() > b->size();
+      size_t n1 = swap ? b->size() : a.size(), n2 = swap ? a.size() : b->size();
+      n2 = n1 > target ? n1 : std::max(n1, target - n1);
+      if (n1 + n2 > target) {
+        n1 = target / 2;
+        n2 = n1 + target % 2;
+      }
+      if (swap) std::swap(n1, n2);
+      a.resize(std::min(a.size(), n1));
+      b->resize(std::min(b->size(), n2));
+      return;
+    }
+  }
+}
+
 Encoding assemble(const SpecialTokenIds& special, const std::vector<int32_t>& a,
                   const std::vector<int32_t>* b) {
   Encoding e;
@@ -81,14 +118,19 @@ Encoding assemble(const SpecialTokenIds& special, const std::vector<int32_t>& a,
   return e;
 }
 
-Encoding encode(const Tokenizer& tokenizer, std::string_view text_a,
-                std::optional<std::string_view> text_b, const EncodeOptions& opts) {
+Encoding Tokenizer::encode_texts(std::string_view text_a, std::optional<std::string_view> text_b,
+                                 const EncodeOptions& opts) const {
   std::vector<int32_t> a, b;
-  tokenizer.tokenize(text_a, a);
-  if (text_b) tokenizer.tokenize(*text_b, b);
+  tokenize(text_a, a);
+  if (text_b) tokenize(*text_b, b);
   std::vector<int32_t>* bp = text_b ? &b : nullptr;
   truncate_pair(a, bp, opts);
-  return assemble(tokenizer.special_ids(), a, bp);
+  return assemble(special_ids(), a, bp);
+}
+
+Encoding encode(const Tokenizer& tokenizer, std::string_view text_a,
+                std::optional<std::string_view> text_b, const EncodeOptions& opts) {
+  return tokenizer.encode_texts(text_a, text_b, opts);
 }
 
 }  // namespace runner

@@ -31,6 +31,12 @@ struct Encoding {
 // Throws InputError when only_first/only_second cannot make the pair fit.
 void truncate_pair(std::vector<int32_t>& a, std::vector<int32_t>* b, const EncodeOptions& opts);
 
+// The same cut as Hugging Face tokenizers (Rust) makes it, which differs from
+// transformers' Python one in who keeps the odd token; `added` is how many
+// special tokens the post-processor adds.
+void truncate_like_tokenizers(std::vector<int32_t>& a, std::vector<int32_t>* b, const EncodeOptions& opts,
+                              size_t added);
+
 // Adds the specials and token type ids to already truncated pieces.
 Encoding assemble(const SpecialTokenIds& special, const std::vector<int32_t>& a,
                   const std::vector<int32_t>* b);

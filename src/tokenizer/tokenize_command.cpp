@@ -2,7 +2,7 @@
 
 
 #include "tokenizer/encoding.h"
-#include "tokenizer/wordpiece_loader.h"
+#include "tokenizer/tokenizer_loader.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
@@ -75,7 +75,7 @@ int run_tokenize_command(const TokenizeCommandOptions& options, std::istream& in
       if (!file) throw InputError("cannot open --input " + options.input);
       src = &file;
     }
-    auto tok = load_wordpiece({resolve_tokenizer_path(options.tokenizer), options.format, "auto"});
+    auto tok = load_tokenizer({resolve_tokenizer_path(options.tokenizer), options.format, "auto"});
     std::string line, encoded;
     for (long long number = 1; read_bounded_line(*src, line, where, number); ++number) {
       if (!line.empty() && line.back() == '\r') line.pop_back();

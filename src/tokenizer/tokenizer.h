@@ -1,5 +1,5 @@
 // The tokenizer interface the data pipeline uses. A tokenizer turns one text
-// into word-piece ids (no special tokens); encoding.h adds [CLS]/[SEP],
+// into ids (no special tokens); encode_texts adds the special tokens,
 // truncation and token type ids. Implementations must be safe to call from
 // several threads at once.
 #pragma once
@@ -9,11 +9,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace runner {
+
+struct Encoding;
+struct EncodeOptions;
 
 struct SpecialTokenIds {
   int32_t cls = -1, sep = -1, pad = -1, unk = -1, mask = -1;
@@ -30,6 +34,11 @@ class Tokenizer {
   // Identifies the tokenizer's files and settings (a hex digest): two tokenizers
   // with the same fingerprint produce the same ids. Token caches key on it.
   virtual std::string fingerprint() const = 0;
+  // The model inputs of one text or a pair: special tokens, truncation and type
+  // ids. The default (encoding.cpp) is BERT's [CLS] A [SEP] (B [SEP]) with
+  // transformers' truncation; a tokenizer.json pipeline has its post-processor's.
+  virtual Encoding encode_texts(std::string_view text_a, std::optional<std::string_view> text_b,
+                                const EncodeOptions& opts) const;
 };
 
 // options: the resolved [tokenizer] section.

@@ -130,12 +130,48 @@ bool is_ascii(std::string_view s) {
   return true;
 }
 
-std::string nfc(std::string_view s) {
+bool is_white_space(char32_t cp) {
+  if (cp < 0x80) return cp == ' ' || (cp >= 0x09 && cp <= 0x0D);
+  return cp == 0x85 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 ||
+         cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
+}
+
+static utf8proc_category_t current_category(char32_t cp) {
+  return utf8proc_category(static_cast<utf8proc_int32_t>(cp));
+}
+
+bool is_letter(char32_t cp) {
+  if (cp < 0x80) return (cp | 0x20) >= 'a' && (cp | 0x20) <= 'z';
+  auto c = current_category(cp);
+  return c >= UTF8PROC_CATEGORY_LU && c <= UTF8PROC_CATEGORY_LO;
+}
+
+bool is_number(char32_t cp) {
+  if (cp < 0x80) return cp >= '0' && cp <= '9';
+  auto c = current_category(cp);
+  return c >= UTF8PROC_CATEGORY_ND && c <= UTF8PROC_CATEGORY_NO;
+}
+
+bool is_mark(char32_t cp) {
+  if (cp < 0x80) return false;
+  auto c = current_category(cp);
+  return c >= UTF8PROC_CATEGORY_MN && c <= UTF8PROC_CATEGORY_ME;
+}
+
+bool is_nonspacing_mark(char32_t cp) { return cp >= 0x80 && current_category(cp) == UTF8PROC_CATEGORY_MN; }
+
+std::string nfc(std::string_view s) { return normalize(s, NormalForm::NFC); }
+
+std::string normalize(std::string_view s, NormalForm form) {
+  int options = UTF8PROC_STABLE;
+  if (form == NormalForm::NFC || form == NormalForm::NFKC) options |= UTF8PROC_COMPOSE;
+  else options |= UTF8PROC_DECOMPOSE;
+  if (form == NormalForm::NFKC || form == NormalForm::NFKD) options |= UTF8PROC_COMPAT;
   utf8proc_uint8_t* mapped = nullptr;
   utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()),
                                     static_cast<utf8proc_ssize_t>(s.size()), &mapped,
-                                    static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
-  if (n < 0) throw std::runtime_error(std::string("NFC failed: ") + utf8proc_errmsg(n));
+                                    static_cast<utf8proc_option_t>(options));
+  if (n < 0) throw std::runtime_error(std::string("Unicode normalization failed: ") + utf8proc_errmsg(n));
   std::unique_ptr<utf8proc_uint8_t, decltype(&std::free)> owned(mapped, &std::free);
   return std::string(reinterpret_cast<const char*>(mapped), static_cast<size_t>(n));
 }

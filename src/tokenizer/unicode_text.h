@@ -34,6 +34,18 @@ bool is_line_or_paragraph_separator(char32_t cp);
 void append_lower(std::string& out, char32_t cp);
 
 bool is_ascii(std::string_view s);
+
+// The Unicode White_Space property (Rust's char::is_whitespace, Oniguruma's \s).
+bool is_white_space(char32_t cp);
+// General category L* (\p{L}), N* (\p{N}), M* (combining marks), Mn.
+bool is_letter(char32_t cp);
+bool is_number(char32_t cp);
+bool is_mark(char32_t cp);
+bool is_nonspacing_mark(char32_t cp);
+
+// One of the four Unicode normal forms of valid UTF-8 text.
+enum class NormalForm { NFC, NFD, NFKC, NFKD };
+std::string normalize(std::string_view s, NormalForm form);
 // Unicode NFC of valid UTF-8 text.
 std::string nfc(std::string_view s);
 // NFD with every category-Mn character removed (BertTokenizer's strip accents).

@@ -1,7 +1,5 @@
 #include "tokenizer/wordpiece_loader.h"
 
-#include "registry/builtins.h"
-#include "registry/registry.h"
 #include "util/sha256.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
@@ -157,7 +155,9 @@ void load_from_tokenizer_json(const fs::path& file, Loaded& out) {
   }
 }
 
-fs::path pick_file(const WordPieceSource& src) {
+}  // namespace
+
+fs::path tokenizer_file(const WordPieceSource& src) {
   fs::path p(src.path);
   if (!fs::is_directory(p)) return p;
   fs::path vocab = p / "vocab.txt", json = p / "tokenizer.json";
@@ -169,13 +169,11 @@ fs::path pick_file(const WordPieceSource& src) {
   throw load_error(src.path, "the tokenizer folder has no " +
                                  std::string(src.format == "tokenizer_json" ? "tokenizer.json"
                                                                             : "vocab.txt or tokenizer.json"),
-                   "point tokenizer.path at a Hugging Face BERT model folder");
+                   "point tokenizer.path at a Hugging Face model folder");
 }
 
-}  // namespace
-
 std::shared_ptr<const WordPieceTokenizer> load_wordpiece(const WordPieceSource& source) {
-  fs::path file = pick_file(source);
+  fs::path file = tokenizer_file(source);
   Loaded loaded;
   if (file.filename() == "tokenizer.json" || file.extension() == ".json")
     load_from_tokenizer_json(file, loaded);
@@ -194,31 +192,6 @@ std::shared_ptr<const WordPieceTokenizer> load_wordpiece(const WordPieceSource& 
                      "the vocabulary must contain the tokenizer's unk_token");
   return std::make_shared<WordPieceTokenizer>(std::move(vocab), loaded.settings,
                                               loaded.digest.hex_digest());
-}
-
-void register_tokenizers(Registry& r) {
-  add_builtin(
-      r,
-      ComponentSpec{
-          Kind::Tokenizer,
-          "wordpiece",
-          "BERT WordPiece with Hugging Face BertTokenizer semantics",
-          {
-              opt::model_path("path", "bert-base-uncased",
-                              "Model folder with vocab.txt and/or tokenizer.json, or one such file; unset: "
-                              "model.pretrained's folder when the recipe names one"),
-              opt::choice("format", {"auto", "vocab_txt", "tokenizer_json"}, "auto",
-                          "Which file to read from a folder; auto prefers vocab.txt"),
-              opt::choice("lowercase", {"auto", "true", "false"}, "auto",
-                          "Lower-case and strip accents; auto reads do_lower_case from the files"),
-          }},
-      TokenizerFactory([](const nlohmann::json& options) -> std::shared_ptr<const Tokenizer> {
-        WordPieceSource src;
-        src.path = options.at("path").get<std::string>();
-        src.format = options.value("format", "auto");
-        src.lowercase = options.value("lowercase", "auto");
-        return load_wordpiece(src);
-      }));
 }
 
 }  // namespace runner

@@ -4,6 +4,7 @@
 
 #include "tokenizer/wordpiece.h"
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -17,8 +18,8 @@ struct WordPieceSource {
 
 std::shared_ptr<const WordPieceTokenizer> load_wordpiece(const WordPieceSource& source);
 
-// The registration of the 'wordpiece' tokenizer component.
-class Registry;
-void register_tokenizers(Registry& r);
+// The file a source reads: itself, or from a folder vocab.txt or tokenizer.json
+// as `format` says. Throws InputError when the folder has neither.
+std::filesystem::path tokenizer_file(const WordPieceSource& source);
 
 }  // namespace runner

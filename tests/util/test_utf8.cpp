@@ -12,7 +12,7 @@ namespace {
 constexpr size_t kValid = std::string_view::npos;
 }
 
-TEST_CASE("find_invalid_utf8 accepts every well-formed sequence length", "[data][utf8]") {
+TEST_CASE("find_invalid_utf8 accepts every well-formed sequence length", "[util][utf8]") {
   CHECK(find_invalid_utf8("") == kValid);
   CHECK(find_invalid_utf8("plain ASCII\t\n") == kValid);
   CHECK(find_invalid_utf8("caf\xc3\xa9") == kValid);              // U+00E9
@@ -22,7 +22,7 @@ TEST_CASE("find_invalid_utf8 accepts every well-formed sequence length", "[data]
   CHECK(find_invalid_utf8("\xf4\x8f\xbf\xbf") == kValid);         // U+10FFFF, the last code point
 }
 
-TEST_CASE("find_invalid_utf8 points at the first byte of an ill-formed sequence", "[data][utf8]") {
+TEST_CASE("find_invalid_utf8 points at the first byte of an ill-formed sequence", "[util][utf8]") {
   CHECK(find_invalid_utf8("caf\xe9") == 3);                       // Latin-1: a lead byte, no continuation
   CHECK(find_invalid_utf8("a\x80") == 1);                         // a lone continuation byte
   CHECK(find_invalid_utf8("\xc0\xaf") == 0);                      // overlong '/' (C0, C1 never appear)
@@ -35,7 +35,7 @@ TEST_CASE("find_invalid_utf8 points at the first byte of an ill-formed sequence"
   CHECK(find_invalid_utf8("\xe2\x82z") == 0);                     // cut short by ASCII
 }
 
-TEST_CASE("first_invalid_utf8 gives the line and column of the bad byte", "[data][utf8]") {
+TEST_CASE("first_invalid_utf8 gives the line and column of the bad byte", "[util][utf8]") {
   CHECK_FALSE(first_invalid_utf8("line one\nline two\n"));
   auto bad = first_invalid_utf8("one\ntwo\n  x\xff");
   REQUIRE(bad);
@@ -48,7 +48,7 @@ TEST_CASE("first_invalid_utf8 gives the line and column of the bad byte", "[data
   CHECK(first->column == 1);
 }
 
-TEST_CASE("terminal_safe escapes control characters, bidi overrides and stray bytes, and keeps text", "[data][utf8]") {
+TEST_CASE("terminal_safe escapes control characters, bidi overrides and stray bytes, and keeps text", "[util][utf8]") {
   CHECK(terminal_safe("plain caf\xC3\xA9 \xE2\x82\xAC") == "plain caf\xC3\xA9 \xE2\x82\xAC");
   CHECK(terminal_safe("\x1b]0;owned\x07\x1b[2J") == "\\x1b]0;owned\\x07\\x1b[2J");
   CHECK(terminal_safe("a\tb\nc\x7f") == "a\\x09b\\x0ac\\x7f");
