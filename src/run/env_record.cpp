@@ -14,12 +14,8 @@
 namespace runner {
 namespace {
 
-// A field as its reader shows it: the string, or the JSON text of another type.
-std::string text_of(const nlohmann::json& record, const char* key) {
-  auto it = record.find(key);
-  if (it == record.end() || it->is_null()) return "";
-  return it->is_string() ? it->get<std::string>() : it->dump();
-}
+// A text field, or "" where a hand edit left another type: readers leave it out.
+std::string text_of(const nlohmann::json& record, const char* key) { return record_string(record, key); }
 
 }  // namespace
 
@@ -59,7 +55,7 @@ EnvRecord env_record_from(const nlohmann::json& record) {
   const nlohmann::json origin = record_object(record, "recipe");
   e.origin.path = record_string(origin, "path");
   for (const auto& o : record_array(origin, "overrides"))
-    e.origin.overrides.push_back(o.is_string() ? o.get<std::string>() : o.dump());
+    if (o.is_string()) e.origin.overrides.push_back(o.get<std::string>());
   const nlohmann::json hashes = record_object(record, "content_sha256");  // items() must not outlive it
   for (const auto& [path, hash] : hashes.items()) e.content_sha256[path] = hash.is_string() ? hash.get<std::string>() : hash.dump();
   return e;

@@ -24,7 +24,8 @@ nlohmann::json origin_json(const RecipeOrigin& origin);
 RecipeOrigin origin_from_env(const nlohmann::json& env, const std::string& env_path);
 
 // env.json read back. A field of another type than the runner writes (a
-// hand-edited file) reads as its JSON text, or 0; readers show what is there.
+// hand-edited file) reads as empty, or 0; a file hash as its JSON text, so
+// that a resume sees it changed.
 struct EnvRecord {
   std::string runner_version, git_commit, compiler, libtorch_version;
   std::string host, cpu_model, gpu_model, device, started_utc;

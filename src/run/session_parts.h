@@ -60,6 +60,7 @@ struct SessionParts {
   void apply_process_settings();
   void prepare_data();
   void build_model();
+  void require_ids_fit();  // the tokenizer's ids inside the model's embedding table
   // What model.pretrained gave, as transformers reports it: the tensors newly
   // initialised from run.seed (a classification head on a bare encoder) and
   // those ignored, in the console and metrics.jsonl (warning) and summary.json.

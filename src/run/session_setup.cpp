@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstring>
 #include <iostream>
 
 namespace runner {
@@ -20,6 +22,29 @@ long long parameter_count(SequenceClassifier& model) {
   long long n = 0;
   for (const auto& p : model.parameters()) n += p.numel();
   return n;
+}
+
+// The rows of the model's token embedding table; 0 when no table has a known name.
+int64_t embedding_rows(SequenceClassifier& model) {
+  for (const auto& p : model.named_parameters())
+    for (const char* name : {"word_embeddings.weight", "tok_embeddings.weight"}) {
+      const std::string& key = p.key();
+      if (key.size() >= std::strlen(name) && key.compare(key.size() - std::strlen(name), std::string::npos, name) == 0)
+        return p.value().size(0);
+    }
+  return 0;
+}
+
+int32_t largest_id(const RunData& data) {
+  int32_t top = -1;
+  auto scan = [&top](const std::shared_ptr<const TokenizedSplit>& split) {
+    if (split && !split->input_ids.empty())
+      top = std::max(top, *std::max_element(split->input_ids.begin(), split->input_ids.end()));
+  };
+  scan(data.train);
+  scan(data.eval);
+  for (const auto& c : data.companions) scan(c.second);
+  return top;
 }
 
 }  // namespace
@@ -92,11 +117,27 @@ void SessionParts::prepare_data() {
                                                device);
 }
 
+// A tokenizer whose ids run past the model's embedding table (a tokenizer.path
+// that is not the model's) would stop the first step with LibTorch's index error.
+void SessionParts::require_ids_fit() {
+  const int64_t rows = embedding_rows(*model);
+  const int32_t top = largest_id(data);
+  if (rows == 0 || top < rows) return;
+  throw InputError(make_error(
+      recipe.location_of("tokenizer.path"), "tokenizer.path",
+      fmt::format("the tokenizer gives token id {}, but the model's embedding table has {} rows (its vocab_size); "
+                  "nothing was trained",
+                  top, rows),
+      "use the tokenizer that came with the model (leave tokenizer.path out to take model.pretrained's own), "
+      "or a model whose vocab_size covers this tokenizer"));
+}
+
 void SessionParts::build_model() {
   const DatasetInfo& info = data.dataset->info();
   torch::manual_seed(static_cast<uint64_t>(settings.run.seed));
   LoadedModel loaded = runner::build_model(settings.model, model_context_of(info));
   model = loaded.model;
+  require_ids_fit();
   record_pretrained_load(loaded.report);
   model->to(device);
   if (!start.dist) return;

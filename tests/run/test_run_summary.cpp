@@ -155,19 +155,20 @@ TEST_CASE("env record: absent reads as empty where it may be missing, torn is re
   CHECK(origin.overrides == std::vector<std::string>{"a=1"});
 }
 
-TEST_CASE("env record: its fields read back typed, and a hand-edited field reads as its text", "[run]") {
+TEST_CASE("env record: its fields read back typed, and a hand-edited field reads as empty", "[run]") {
   RunPaths p{runner::test::tmp_dir("run_env_typed")};
-  std::ofstream(p.env()) << R"({"runner_version": "1.2", "host": "h1", "cpu_model": "c", "gpu_model": "none",
+  std::ofstream(p.env()) << R"({"runner_version": "1.2", "host": "h1", "cpu_model": 7, "gpu_model": "none",
     "device": "cpu", "threads": 4, "started_utc": "2026-01-01T00:00:00Z",
     "recipe": {"path": "/r.toml", "overrides": ["a=1", 7]},
     "content_sha256": {"/d/train.tsv": "ab12", "/d/dev.tsv": 5}, "extra": [1]})";
   const EnvRecord e = read_env_record(p);
   CHECK(e.runner_version == "1.2");
   CHECK(e.host == "h1");
+  CHECK(e.cpu_model.empty());
   CHECK(e.threads == 4);
   CHECK(e.started_utc == "2026-01-01T00:00:00Z");
   CHECK(e.origin.path == "/r.toml");
-  CHECK(e.origin.overrides == std::vector<std::string>{"a=1", "7"});
+  CHECK(e.origin.overrides == std::vector<std::string>{"a=1"});
   CHECK(e.content_sha256.at("/d/train.tsv") == "ab12");
   CHECK(e.content_sha256.at("/d/dev.tsv") == "5");  // shown as written, never dropped
   CHECK(e.record.at("extra") == nlohmann::json::array({1}));  // the whole file stays for diffs
