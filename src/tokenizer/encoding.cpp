@@ -28,6 +28,22 @@ static InputError cannot_fit(const char* strategy, size_t keep_len, size_t other
       "use truncation = \"longest_first\" or a larger max_length"));
 }
 
+// only_first and only_second cut n tokens from their side, or refuse when that
+// side cannot give them; false for longest_first, which each caller does its way.
+static bool cut_named_side(std::vector<int32_t>& a, std::vector<int32_t>& b, size_t n, const EncodeOptions& opts) {
+  if (opts.truncation == Truncation::OnlyFirst) {
+    if (a.size() <= n) throw cannot_fit("only_first", b.size(), a.size(), n, opts.max_length);
+    drop_last(a, n);
+    return true;
+  }
+  if (opts.truncation == Truncation::OnlySecond) {
+    if (b.size() <= n) throw cannot_fit("only_second", a.size(), b.size(), n, opts.max_length);
+    drop_last(b, n);
+    return true;
+  }
+  return false;
+}
+
 void truncate_pair(std::vector<int32_t>& a, std::vector<int32_t>* b, const EncodeOptions& opts) {
   const size_t specials = b ? 3 : 2;
   const size_t total = a.size() + (b ? b->size() : 0) + specials;
@@ -37,30 +53,18 @@ void truncate_pair(std::vector<int32_t>& a, std::vector<int32_t>* b, const Encod
     drop_last(a, n);
     return;
   }
-  switch (opts.truncation) {
-    case Truncation::OnlyFirst:
-      if (a.size() <= n) throw cannot_fit("only_first", b->size(), a.size(), n, opts.max_length);
-      drop_last(a, n);
-      return;
-    case Truncation::OnlySecond:
-      if (b->size() <= n) throw cannot_fit("only_second", a.size(), b->size(), n, opts.max_length);
-      drop_last(*b, n);
-      return;
-    case Truncation::LongestFirst: {
-      // Hugging Face 4.40: cut the difference from the longer side, then split
-      // the rest evenly; on a tie `b` loses the odd token.
-      const size_t la = a.size(), lb = b->size();
-      const size_t first = std::min(la > lb ? la - lb : lb - la, n);
-      const size_t second = n - first;
-      if (la > lb) {
-        drop_last(a, first + second / 2);
-        drop_last(*b, second - second / 2);
-      } else {
-        drop_last(a, second / 2);
-        drop_last(*b, first + second - second / 2);
-      }
-      return;
-    }
+  if (cut_named_side(a, *b, n, opts)) return;
+  // longest_first as Hugging Face 4.40: cut the difference from the longer side,
+  // then split the rest evenly; on a tie `b` loses the odd token.
+  const size_t la = a.size(), lb = b->size();
+  const size_t first = std::min(la > lb ? la - lb : lb - la, n);
+  const size_t second = n - first;
+  if (la > lb) {
+    drop_last(a, first + second / 2);
+    drop_last(*b, second - second / 2);
+  } else {
+    drop_last(a, second / 2);
+    drop_last(*b, first + second - second / 2);
   }
 }
 
@@ -74,31 +78,20 @@ void truncate_like_tokenizers(std::vector<int32_t>& a, std::vector<int32_t>* b, 
     a.resize(target);
     return;
   }
-  switch (opts.truncation) {
-    case Truncation::OnlyFirst:
-      if (a.size() <= n) throw cannot_fit("only_first", b->size(), a.size(), n, opts.max_length);
-      drop_last(a, n);
-      return;
-    case Truncation::OnlySecond:
-      if (b->size() <= n) throw cannot_fit("only_second", a.size(), b->size(), n, opts.max_length);
-      drop_last(*b, n);
-      return;
-    case Truncation::LongestFirst: {
-      // The shorter side keeps all it has when the longer one can take the whole
-      // cut; else both get half the room and the longer (b on a tie) the odd token.
-      const bool swap = a.size() > b->size();
-      size_t n1 = swap ? b->size() : a.size(), n2 = swap ? a.size() : b->size();
-      n2 = n1 > target ? n1 : std::max(n1, target - n1);
-      if (n1 + n2 > target) {
-        n1 = target / 2;
-        n2 = n1 + target % 2;
-      }
-      if (swap) std::swap(n1, n2);
-      a.resize(std::min(a.size(), n1));
-      b->resize(std::min(b->size(), n2));
-      return;
-    }
+  if (cut_named_side(a, *b, n, opts)) return;
+  // longest_first as tokenizers does it: the shorter side keeps all it has when
+  // the longer one can take the whole cut; else both get half the room and the
+  // longer (b on a tie) the odd token.
+  const bool swap = a.size() > b->size();
+  size_t n1 = swap ? b->size() : a.size(), n2 = swap ? a.size() : b->size();
+  n2 = n1 > target ? n1 : std::max(n1, target - n1);
+  if (n1 + n2 > target) {
+    n1 = target / 2;
+    n2 = n1 + target % 2;
   }
+  if (swap) std::swap(n1, n2);
+  a.resize(std::min(a.size(), n1));
+  b->resize(std::min(b->size(), n2));
 }
 
 Encoding assemble(const SpecialTokenIds& special, const std::vector<int32_t>& a,
