@@ -6,6 +6,7 @@
 #include "hub/python_packages.h"
 #include "hub/repo_resolution.h"
 #include "model/model_budget.h"
+#include "registry/registry.h"
 #include "util/diagnostic.h"
 #include "util/paths.h"
 
@@ -84,9 +85,10 @@ std::string pretrained_folder(const std::string& name, std::string& problem) {
 std::string model_type_of(const std::string& folder) {
   std::ifstream in(fs::path(folder) / "config.json");
   nlohmann::json config = nlohmann::json::parse(in, nullptr, false);
-  std::string type = config.is_object() ? config.value("model_type", std::string("bert")) : "bert";
-  for (const char* known : {"distilbert", "electra"})
-    if (type == known) return type;
+  const nlohmann::json type = config.is_object() ? config.value("model_type", nlohmann::json("bert")) : "bert";
+  // The family that reads this model_type, as `runner run` picks it.
+  if (type.is_string())
+    if (const Component* c = find_model_type(registry(), type.get<std::string>())) return c->spec.name;
   return "bert";  // bert and its relatives (MiniLM's config says "bert")
 }
 

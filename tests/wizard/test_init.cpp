@@ -206,3 +206,21 @@ TEST_CASE("runner init on a full disk is exit 2 with the reason, and --force kee
   CHECK(runner::test::read_text(recipe) == "# mine\n");
   CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
 }
+
+TEST_CASE("runner init names the family a pretrained folder's model_type gives", "[wizard]") {
+  const std::string dir = runner::test::tmp_dir("init-model-type");
+  auto folder_of = [&](const std::string& name, const std::string& config) {
+    std::filesystem::create_directories(dir + "/" + name);
+    std::ofstream(dir + "/" + name + "/config.json") << config;
+    return dir + "/" + name;
+  };
+  CHECK(model_type_of(folder_of("r", R"({"model_type": "roberta"})")) == "roberta");
+  CHECK(model_type_of(folder_of("x", R"({"model_type": "xlm-roberta"})")) == "xlm-roberta");
+  CHECK(model_type_of(folder_of("d", R"({"model_type": "deberta-v2"})")) == "deberta-v2");
+  CHECK(model_type_of(folder_of("m", R"({"model_type": "modernbert"})")) == "modernbert");
+  CHECK(model_type_of(folder_of("e", R"({"model_type": "electra"})")) == "electra");
+  // Unknown, missing or mistyped: BERT, whose relatives (MiniLM) say "bert".
+  CHECK(model_type_of(folder_of("u", R"({"model_type": "t5"})")) == "bert");
+  CHECK(model_type_of(folder_of("n", R"({"hidden_size": 8})")) == "bert");
+  CHECK(model_type_of(folder_of("t", R"({"model_type": 3})")) == "bert");
+}
