@@ -27,8 +27,10 @@ OptionalBiasNorm::OptionalBiasNorm(int64_t width, double eps_, bool with_bias) :
   if (with_bias) bias = register_parameter("bias", torch::zeros({width}));
 }
 
+// In the weights' precision, as autocast runs layer_norm: LibTorch 1.13's CPU
+// autocast leaves it out and would refuse a bf16 input with fp32 weights.
 torch::Tensor OptionalBiasNorm::forward(const torch::Tensor& x) {
-  return torch::layer_norm(x, {weight.size(0)}, weight, bias, eps);
+  return torch::layer_norm(x.to(weight.scalar_type()), {weight.size(0)}, weight, bias, eps);
 }
 
 std::pair<torch::Tensor, torch::Tensor> rotary_tables(int64_t length, int64_t head_dim, double theta,

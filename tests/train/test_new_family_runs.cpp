@@ -40,14 +40,16 @@ std::string tokenizer_folder(const std::string& dir, const std::string& name) {
 }
 
 // A width-32, two-layer model of the family from its preset, 4 steps of 8 MRPC pairs.
-std::string write_recipe(const std::string& dir, const FamilyCase& c, const std::string& tokenizer) {
-  const std::string path = dir + "/" + std::string(c.type) + ".toml";
+std::string write_recipe(const std::string& dir, const FamilyCase& c, const std::string& tokenizer,
+                         const std::string& precision = "fp32") {
+  const std::string path = dir + "/" + std::string(c.type) + "_" + precision + ".toml";
   std::ofstream(path) << "[run]\nname = \"fam\"\nseed = 5\ndevice = \"cpu\"\n"
                       << "[data]\ndataset = \"glue/mrpc\"\nmax_length = 48\ntrain_batch_size = 8\neval_batch_size = 64\n"
                       << "[tokenizer]\npath = \"" << tokenizer << "\"\n"
                       << "[model]\ntype = \"" << c.type << "\"\npreset = \"" << c.preset << "\"\n"
                       << "hidden_size = 32\nnum_hidden_layers = 2\nnum_attention_heads = 4\nintermediate_size = 64\n"
-                      << "[optimizer]\nlr = 1e-3\n[train]\nmax_steps = 4\nlog_every = 2\n";
+                      << "[optimizer]\nlr = 1e-3\n[train]\nmax_steps = 4\nlog_every = 2\nprecision = \""
+                      << precision << "\"\n";
   return path;
 }
 
@@ -88,4 +90,16 @@ TEST_CASE("a tokenizer whose ids pass the model's vocabulary is refused before t
   CHECK(r.out.find("tokenizer.path") != std::string::npos);
   CHECK(r.out.find("embedding table has 1000 rows") != std::string::npos);
   CHECK(r.out.find("index out of range") == std::string::npos);
+}
+
+TEST_CASE("roberta, deberta-v3 and modernbert train under bf16 autocast on the CPU", "[e2e][new_families]") {
+  for (const auto& c : kCases) {
+    INFO(c.type);
+    const std::string dir = runner::test::tmp_dir(std::string("new_family_bf16_") + c.type);
+    auto r = runner_cmd("", write_recipe(dir, c, tokenizer_folder(dir, c.tokenizer), "bf16") + isolated_run_sets(dir));
+    INFO(r.out);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("expected scalar type") == std::string::npos);
+    if (r.exit_code == 0) CHECK(run_summary(only_run_dir(dir, "fam")).at("final").at("loss").is_number());
+  }
 }
