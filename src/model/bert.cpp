@@ -29,6 +29,14 @@ torch::Tensor additive_attention_mask(const torch::Tensor& attention_mask) {
   return (1.0 - m) * std::numeric_limits<float>::lowest();
 }
 
+AttentionInputs attention_inputs(const ModelBatch& b) {
+  AttentionInputs a;
+  a.batch = b.input_ids.size(0);
+  a.length = b.input_ids.size(1);
+  a.additive_mask = additive_attention_mask(b.attention_mask);
+  return a;
+}
+
 BertEmbeddings::BertEmbeddings(const BertConfig& c) : dropout_p(c.hidden_dropout_prob) {
   word_embeddings = register_module(
       "word_embeddings",
@@ -170,10 +178,7 @@ torch::Tensor BertForSequenceClassification::pool(const torch::Tensor& first_tok
 torch::Tensor BertForSequenceClassification::encode_padded(const ModelBatch& b,
                                                            const ForwardOptions& o,
                                                            ModelOutput& out) {
-  AttentionInputs a;
-  a.batch = b.input_ids.size(0);
-  a.length = b.input_ids.size(1);
-  a.additive_mask = additive_attention_mask(b.attention_mask);
+  AttentionInputs a = attention_inputs(b);
   auto positions = torch::arange(a.length, b.input_ids.options()).unsqueeze(0);
   auto h = embeddings_->forward(b.input_ids, b.token_type_ids, positions);
   if (o.output_hidden_states) out.hidden_states.push_back(h);

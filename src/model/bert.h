@@ -20,6 +20,8 @@ struct AttentionInputs {
 // [B, 1, 1, L]. It stays float32 under autocast, so bf16 scores are promoted
 // and the softmax runs in float32, as in Python.
 torch::Tensor additive_attention_mask(const torch::Tensor& attention_mask);
+// A padded batch's AttentionInputs: its sizes and additive mask (token_index unset).
+AttentionInputs attention_inputs(const ModelBatch& b);
 
 class BertEmbeddings : public torch::nn::Module {
  public:

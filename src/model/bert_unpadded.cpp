@@ -14,10 +14,7 @@ torch::Tensor BertSelfAttention::forward_unpadded(const torch::Tensor& hidden,
 }
 
 torch::Tensor BertForSequenceClassification::encode_unpadded(const ModelBatch& b) {
-  AttentionInputs a;
-  a.batch = b.input_ids.size(0);
-  a.length = b.input_ids.size(1);
-  a.additive_mask = additive_attention_mask(b.attention_mask);
+  AttentionInputs a = attention_inputs(b);
   PackedTokens packed = packed_tokens(b);
   a.token_index = packed.token_index;
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);

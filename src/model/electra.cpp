@@ -52,10 +52,7 @@ torch::Tensor ElectraForSequenceClassification::embed(const torch::Tensor& ids, 
 
 torch::Tensor ElectraForSequenceClassification::encode_padded(const ModelBatch& b, const ForwardOptions& o,
                                                               ModelOutput& out) {
-  AttentionInputs a;
-  a.batch = b.input_ids.size(0);
-  a.length = b.input_ids.size(1);
-  a.additive_mask = additive_attention_mask(b.attention_mask);
+  AttentionInputs a = attention_inputs(b);
   auto positions = torch::arange(a.length, b.input_ids.options()).unsqueeze(0);
   auto h = embed(b.input_ids, b.token_type_ids, positions);
   if (o.output_hidden_states) out.hidden_states.push_back(h);
@@ -67,10 +64,7 @@ torch::Tensor ElectraForSequenceClassification::encode_padded(const ModelBatch& 
 }
 
 torch::Tensor ElectraForSequenceClassification::encode_unpadded(const ModelBatch& b) {
-  AttentionInputs a;
-  a.batch = b.input_ids.size(0);
-  a.length = b.input_ids.size(1);
-  a.additive_mask = additive_attention_mask(b.attention_mask);
+  AttentionInputs a = attention_inputs(b);
   PackedTokens packed = packed_tokens(b);
   a.token_index = packed.token_index;
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);

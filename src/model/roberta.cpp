@@ -49,10 +49,7 @@ void RobertaForSequenceClassification::init_weights(const std::vector<std::strin
 
 torch::Tensor RobertaForSequenceClassification::encode_padded(const ModelBatch& b, const ForwardOptions& o,
                                                               ModelOutput& out) {
-  AttentionInputs a;
-  a.batch = b.input_ids.size(0);
-  a.length = b.input_ids.size(1);
-  a.additive_mask = additive_attention_mask(b.attention_mask);
+  AttentionInputs a = attention_inputs(b);
   auto h = embeddings_->forward(b.input_ids, torch::zeros_like(b.input_ids),
                                 roberta_position_ids(b.input_ids, config_.pad_token_id));
   if (o.output_hidden_states) out.hidden_states.push_back(h);
@@ -64,10 +61,7 @@ torch::Tensor RobertaForSequenceClassification::encode_padded(const ModelBatch& 
 }
 
 torch::Tensor RobertaForSequenceClassification::encode_unpadded(const ModelBatch& b) {
-  AttentionInputs a;
-  a.batch = b.input_ids.size(0);
-  a.length = b.input_ids.size(1);
-  a.additive_mask = additive_attention_mask(b.attention_mask);
+  AttentionInputs a = attention_inputs(b);
   PackedTokens packed = packed_tokens(b);
   a.token_index = packed.token_index;
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
