@@ -1,30 +1,16 @@
 #include "model/batched_matmul.h"
+#include "model/blas_gemm.h"
 
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <climits>
 
 namespace runner {
 namespace {
-
-// BLAS's Fortran single-precision GEMM (column-major), found in the process:
-// Debian's LibTorch loaded OpenBLAS for its own products. Null when no library
-// in the process exports one: then bmm_out is used. (A pip wheel's libtorch_cpu
-// exports MKL's, but batched_matmul does not come here with MKL.)
-using Sgemm = void (*)(const char* trans_a, const char* trans_b, const int* m, const int* n,
-                       const int* k, const float* alpha, const float* a, const int* lda,
-                       const float* b, const int* ldb, const float* beta, float* c,
-                       const int* ldc);
-
-Sgemm process_sgemm() {
-  static const Sgemm sgemm = reinterpret_cast<Sgemm>(dlsym(RTLD_DEFAULT, "sgemm_"));
-  return sgemm;
-}
 
 // One operand's matrices as BLAS sees them: row-major [rows, cols] is a
 // column-major [cols, rows], so a contiguous matrix is passed as "N" with its

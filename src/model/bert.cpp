@@ -37,6 +37,13 @@ AttentionInputs attention_inputs(const ModelBatch& b) {
   return a;
 }
 
+AttentionInputs unpadded_attention_inputs(const ModelBatch& b, const PackedTokens& packed) {
+  AttentionInputs a = attention_inputs(b);
+  a.token_index = packed.token_index;
+  a.sequences = packed_sequences(a.token_index, a.batch, a.length);
+  return a;
+}
+
 BertEmbeddings::BertEmbeddings(const BertConfig& c) : dropout_p(c.hidden_dropout_prob) {
   word_embeddings = register_module(
       "word_embeddings",

@@ -6,6 +6,7 @@
 
 #include "model/bert_config.h"
 #include "model/model.h"
+#include "model/packed_attention.h"
 
 namespace runner {
 
@@ -13,6 +14,7 @@ namespace runner {
 struct AttentionInputs {
   torch::Tensor additive_mask;  // [B, 1, 1, L]: 0 for tokens, finfo(float).min for padding
   torch::Tensor token_index;    // unpadded only: [T] flat positions of the real tokens in B*L
+  std::shared_ptr<const PackedSequences> sequences;  // unpadded only: the sequences in the T
   int64_t batch = 0, length = 0;
 };
 
@@ -22,6 +24,8 @@ struct AttentionInputs {
 torch::Tensor additive_attention_mask(const torch::Tensor& attention_mask);
 // A padded batch's AttentionInputs: its sizes and additive mask (token_index unset).
 AttentionInputs attention_inputs(const ModelBatch& b);
+// An unpadded batch's: the padded ones plus where its real tokens are.
+AttentionInputs unpadded_attention_inputs(const ModelBatch& b, const PackedTokens& packed);
 
 class BertEmbeddings : public torch::nn::Module {
  public:

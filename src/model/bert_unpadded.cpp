@@ -1,22 +1,26 @@
-// Unpadded execution (as in the MLPerf BERT submissions): everything except the
-// attention product itself runs on the packed real tokens [T, H], so no GEMM,
-// LayerNorm or GELU is spent on padding. Attention scatters the projected
-// tokens into a padded [B, heads, L, d] layout and gathers the context back.
+// Unpadded execution: every op runs on the packed real tokens [T, H], so no
+// GEMM, LayerNorm, GELU or attention product is spent on padding. Attention
+// runs sequence by sequence (model/packed_attention.h); where that kernel does
+// not apply (another device), it scatters the projected tokens into a padded
+// [B, heads, L, d] layout and gathers the context back.
 #include "model/bert.h"
 #include "model/encoder_ops.h"
+#include "model/packed_attention.h"
 
 namespace runner {
 
 torch::Tensor BertSelfAttention::forward_unpadded(const torch::Tensor& hidden,
                                                   const AttentionInputs& a) {
-  auto qkv = padded_qkv(hidden, query, key, value, a.token_index, a.batch, a.length, heads);
-  return packed_context(attend(qkv[0], qkv[1], qkv[2], a.additive_mask), a.token_index);
+  auto qkv = fused_qkv(hidden, query, key, value);  // [T, 3H]
+  if (a.sequences && packed_attention_applies(qkv, ScoreScaling::AfterProduct))
+    return packed_attention(qkv, *a.sequences, {heads, ScoreScaling::AfterProduct, dropout_p, is_training()});
+  auto padded = padded_qkv(qkv, a.token_index, a.batch, a.length, heads);
+  return packed_context(attend(padded[0], padded[1], padded[2], a.additive_mask), a.token_index);
 }
 
 torch::Tensor BertForSequenceClassification::encode_unpadded(const ModelBatch& b) {
-  AttentionInputs a = attention_inputs(b);
   PackedTokens packed = packed_tokens(b);
-  a.token_index = packed.token_index;
+  AttentionInputs a = unpadded_attention_inputs(b, packed);
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
   auto types = b.token_type_ids.reshape({-1}).index_select(0, a.token_index);
   auto positions = a.token_index.remainder(a.length);

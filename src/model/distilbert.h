@@ -5,6 +5,7 @@
 
 #include "model/distilbert_config.h"
 #include "model/model.h"
+#include "model/packed_attention.h"
 
 namespace runner {
 
@@ -12,6 +13,7 @@ namespace runner {
 struct DistilBertAttentionInputs {
   torch::Tensor padding;      // [B, 1, 1, L] bool, true at padding: the scores masked_fill'ed
   torch::Tensor token_index;  // unpadded only: [T] flat positions of the real tokens in B*L
+  std::shared_ptr<const PackedSequences> sequences;  // unpadded only: the sequences in the T
   int64_t batch = 0, length = 0;
 };
 

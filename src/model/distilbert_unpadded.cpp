@@ -1,6 +1,7 @@
-// Unpadded DistilBERT, as bert_unpadded.cpp does it for BERT: embeddings,
-// Linear, LayerNorm and the activation run on the packed real tokens [T, dim];
-// only the attention product is padded to [B, heads, L, d].
+// Unpadded DistilBERT, as bert_unpadded.cpp does it for BERT: every op runs on
+// the packed real tokens [T, dim], attention sequence by sequence; in bf16
+// (whose softmax DistilBERT runs in bf16) and on other devices the attention
+// product is padded to [B, heads, L, d].
 #include "model/distilbert.h"
 
 #include "model/encoder_ops.h"
@@ -9,8 +10,14 @@ namespace runner {
 
 torch::Tensor DistilBertSelfAttention::forward_unpadded(const torch::Tensor& x,
                                                         const DistilBertAttentionInputs& a) {
-  auto qkv = padded_qkv(x, q_lin, k_lin, v_lin, a.token_index, a.batch, a.length, heads);
-  auto context = packed_context(attend(qkv[0], qkv[1], qkv[2], a.padding), a.token_index);
+  auto qkv = fused_qkv(x, q_lin, k_lin, v_lin);  // [T, 3 dim]
+  torch::Tensor context;
+  if (a.sequences && packed_attention_applies(qkv, ScoreScaling::QueryFirst)) {
+    context = packed_attention(qkv, *a.sequences, {heads, ScoreScaling::QueryFirst, dropout_p, is_training()});
+  } else {
+    auto padded = padded_qkv(qkv, a.token_index, a.batch, a.length, heads);
+    context = packed_context(attend(padded[0], padded[1], padded[2], a.padding), a.token_index);
+  }
   return torch::linear(context, out_lin->weight, out_lin->bias);
 }
 
@@ -21,6 +28,7 @@ torch::Tensor DistilBertForSequenceClassification::encode_unpadded(const ModelBa
   a.padding = b.attention_mask.eq(0).view({a.batch, 1, 1, a.length});
   PackedTokens packed = packed_tokens(b);
   a.token_index = packed.token_index;
+  a.sequences = packed_sequences(a.token_index, a.batch, a.length);
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
   auto h = embeddings_->forward(ids, a.token_index.remainder(a.length));  // [T, dim]
   for (const auto& layer : *layers_)

@@ -10,15 +10,6 @@
 namespace runner {
 namespace {
 
-// One draw from the default CPU generator per dropout call: the run's seed and
-// a checkpoint's saved generator state decide every mask, as they did when
-// bernoulli_ drew from it.
-uint64_t draw_seed() {
-  auto gen = at::detail::getDefaultCPUGenerator();
-  std::lock_guard<std::mutex> lock(gen.mutex());
-  return at::check_generator<at::CPUGeneratorImpl>(gen)->random64();
-}
-
 // noise = bernoulli(1 - p) / (1 - p) as torch computes it in the tensor's dtype.
 torch::Tensor masked_scale(const torch::Tensor& x, const DropoutMask& mask, double p) {
   torch::Tensor in = x.contiguous(), out = torch::empty_like(in);
@@ -35,7 +26,7 @@ class CounterDropout : public torch::autograd::Function<CounterDropout> {
  public:
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
                                double p) {
-    const DropoutMask mask = dropout_mask(draw_seed(), p);
+    const DropoutMask mask = dropout_mask(draw_dropout_seed(), p);
     ctx->saved_data["seed"] = static_cast<int64_t>(mask.seed);
     ctx->saved_data["p"] = p;
     return masked_scale(x, mask, p);
@@ -57,6 +48,15 @@ bool counter_dropout_applies(const torch::Tensor& x, double p) {
 }
 
 }  // namespace
+
+// One draw from the default CPU generator per dropout call: the run's seed and
+// a checkpoint's saved generator state decide every mask, as they did when
+// bernoulli_ drew from it.
+uint64_t draw_dropout_seed() {
+  auto gen = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  return at::check_generator<at::CPUGeneratorImpl>(gen)->random64();
+}
 
 torch::Tensor train_dropout(const torch::Tensor& x, double p, bool training) {
   if (p <= 0.0 || !training) return x;

@@ -8,23 +8,13 @@
 namespace runner {
 namespace {
 
-// SplitMix64's finaliser over (seed, index): a full-period bijection of the
-// counter whose outputs pass BigCrush, cheap enough to vectorise.
-inline uint32_t random24(uint64_t seed, uint64_t index) {
-  uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return static_cast<uint32_t>(z >> 40);
-}
-
 // Stamped out per instruction set (util/kernel_isa.h); the products are exact
 // (x scale or x 0), so every variant gives the same values.
 #define RUNNER_DROPOUT_LOOP(NAME, TARGET)                                                   \
   TARGET void NAME(const float* in, float* out, int64_t begin, int64_t end, DropoutMask mask, \
                    float scale) {                                                         \
     for (int64_t i = begin; i < end; ++i)                                                 \
-      out[i] = in[i] * (random24(mask.seed, i) >= mask.keep_threshold ? scale : 0.0f);    \
+      out[i] = in[i] * (dropout_keeps(mask, i) ? scale : 0.0f);    \
   }
 RUNNER_DROPOUT_LOOP(apply_float_avx512, RUNNER_TARGET_AVX512)
 RUNNER_DROPOUT_LOOP(apply_float_avx2, RUNNER_TARGET_AVX2)
@@ -47,7 +37,7 @@ FloatLoop apply_float() {
 void apply_bf16(const c10::BFloat16* in, c10::BFloat16* out, int64_t begin, int64_t end,
                 DropoutMask mask, float scale) {
   for (int64_t i = begin; i < end; ++i) {
-    const float noise = random24(mask.seed, i) >= mask.keep_threshold ? scale : 0.0f;
+    const float noise = dropout_keeps(mask, i) ? scale : 0.0f;
     out[i] = c10::BFloat16(static_cast<float>(in[i]) * noise);
   }
 }

@@ -23,6 +23,21 @@ struct DropoutMask {
 
 DropoutMask dropout_mask(uint64_t seed, double p);
 
+// SplitMix64's finaliser over (seed, index): a full-period bijection of the
+// counter whose outputs pass BigCrush, cheap enough to vectorise.
+inline uint32_t dropout_random24(uint64_t seed, uint64_t index) {
+  uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<uint32_t>(z >> 40);
+}
+
+// Whether element `index` of the masked tensor is kept.
+inline bool dropout_keeps(const DropoutMask& mask, uint64_t index) {
+  return dropout_random24(mask.seed, index) >= mask.keep_threshold;
+}
+
 // out[i] = in[i] * (kept(i) ? scale : 0), over LibTorch's intra-op threads; in
 // and out may be the same array.
 void dropout_apply(const float* in, float* out, int64_t n, const DropoutMask& mask, float scale);

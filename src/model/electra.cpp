@@ -64,9 +64,8 @@ torch::Tensor ElectraForSequenceClassification::encode_padded(const ModelBatch& 
 }
 
 torch::Tensor ElectraForSequenceClassification::encode_unpadded(const ModelBatch& b) {
-  AttentionInputs a = attention_inputs(b);
   PackedTokens packed = packed_tokens(b);
-  a.token_index = packed.token_index;
+  AttentionInputs a = unpadded_attention_inputs(b, packed);
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
   auto types = b.token_type_ids.reshape({-1}).index_select(0, a.token_index);
   auto h = embed(ids, types, a.token_index.remainder(a.length));  // [T, hidden]

@@ -53,12 +53,15 @@ PackedTokens pack_tokens(const torch::Tensor& attention_mask) {
   return p;
 }
 
-torch::Tensor padded_qkv(const torch::Tensor& x, const torch::nn::Linear& q, const torch::nn::Linear& k,
-                         const torch::nn::Linear& v, const torch::Tensor& token_index, int64_t batch,
-                         int64_t length, int64_t heads) {
+torch::Tensor fused_qkv(const torch::Tensor& x, const torch::nn::Linear& q, const torch::nn::Linear& k,
+                        const torch::nn::Linear& v) {
   auto weight = torch::cat({q->weight, k->weight, v->weight}, 0);
   auto bias = torch::cat({q->bias, k->bias, v->bias}, 0);
-  auto qkv = torch::linear(x, weight, bias);  // [T, 3H]
+  return torch::linear(x, weight, bias);
+}
+
+torch::Tensor padded_qkv(const torch::Tensor& qkv, const torch::Tensor& token_index, int64_t batch,
+                         int64_t length, int64_t heads) {
   return torch::zeros({batch * length, qkv.size(1)}, qkv.options())
       .index_copy(0, token_index, qkv)
       .view({batch, length, 3, heads, qkv.size(1) / (3 * heads)})

@@ -16,6 +16,8 @@ namespace runner {
 // one draw from the default generator (model/dropout.cpp), not from bernoulli_:
 // a different mask than torch's for the same seed, the same distribution.
 torch::Tensor train_dropout(const torch::Tensor& x, double p, bool training);
+// The seed of one such mask (model/dropout_kernel.h), drawn as train_dropout draws it.
+uint64_t draw_dropout_seed();
 
 // transformers' ACT2FN by config name: "gelu" (erf), "relu", "gelu_new" and
 // "gelu_pytorch_tanh" (the tanh form).
@@ -36,11 +38,13 @@ PackedTokens pack_tokens(const torch::Tensor& attention_mask);
 // The batch's own packing when its builder made one, else pack_tokens.
 PackedTokens packed_tokens(const ModelBatch& b);
 
-// Unpadded attention's layout: q, k and v projected in one GEMM on the packed
-// tokens x [T, H] (concatenating the weights costs less than two more passes
-// over x), scattered to the padded [3, B, heads, L, d]; padding rows are zero.
-torch::Tensor padded_qkv(const torch::Tensor& x, const torch::nn::Linear& q, const torch::nn::Linear& k,
-                         const torch::nn::Linear& v, const torch::Tensor& token_index, int64_t batch,
+// q, k and v projected in one GEMM on the packed tokens x [T, H]
+// (concatenating the weights costs less than two more passes over x): [T, 3H].
+torch::Tensor fused_qkv(const torch::Tensor& x, const torch::nn::Linear& q, const torch::nn::Linear& k,
+                        const torch::nn::Linear& v);
+// Those projections scattered to the padded [3, B, heads, L, d] for the padded
+// attention product; padding rows are zero.
+torch::Tensor padded_qkv(const torch::Tensor& qkv, const torch::Tensor& token_index, int64_t batch,
                          int64_t length, int64_t heads);
 // An attention context [B, heads, L, d] gathered back to the packed tokens [T, heads * d].
 torch::Tensor packed_context(const torch::Tensor& context, const torch::Tensor& token_index);

@@ -61,9 +61,8 @@ torch::Tensor RobertaForSequenceClassification::encode_padded(const ModelBatch& 
 }
 
 torch::Tensor RobertaForSequenceClassification::encode_unpadded(const ModelBatch& b) {
-  AttentionInputs a = attention_inputs(b);
   PackedTokens packed = packed_tokens(b);
-  a.token_index = packed.token_index;
+  AttentionInputs a = unpadded_attention_inputs(b, packed);
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
   auto positions =
       roberta_position_ids(b.input_ids, config_.pad_token_id).reshape({-1}).index_select(0, a.token_index);

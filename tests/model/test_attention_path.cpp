@@ -58,7 +58,7 @@ TEST_CASE("CPU training draws attention dropout from the counter dropout; eval t
   auto hidden = torch::randn({2, 16, config.hidden_size}).requires_grad_(true);
   auto mask = torch::ones({2, 16}, torch::kLong);
   mask.index_put_({1, torch::indexing::Slice(10)}, 0);  // the second row padded after 10 tokens
-  AttentionInputs a{additive_attention_mask(mask), {}, 2, 16};
+  AttentionInputs a{additive_attention_mask(mask), {}, {}, 2, 16};
 
   torch::Tensor trained, evaluated;
   attention.train();

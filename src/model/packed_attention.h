@@ -1,0 +1,47 @@
+// Padding-free attention: each sequence's real tokens attend to each other
+// on the packed [T, 3 * heads * d] projections, sequence by sequence and head
+// by head, so no product, softmax or dropout of the encoder touches a pad (the
+// way variable-length attention kernels run on GPUs). The numbers are the
+// padded eager path's up to the order of sums, and dropout draws the same mask
+// (model/packed_attention_kernel.h). CPU, float and bf16.
+#pragma once
+
+#include "model/packed_attention_kernel.h"
+
+#include <torch/torch.h>
+
+#include <memory>
+
+namespace runner {
+
+// The batch's sequences within the packed tokens, read on the host once per
+// forward and shared by every layer.
+struct PackedSequences {
+  torch::Tensor starts;       // [B + 1] int64 offsets into the T tokens, on the host
+  torch::Tensor columns;      // [T] int64 each token's column in its padded row, on the host
+  int64_t padded_length = 0;  // L
+};
+
+// From the flat positions of the real tokens in B * L (ascending).
+std::shared_ptr<const PackedSequences> packed_sequences(const torch::Tensor& token_index, int64_t batch,
+                                                        int64_t length);
+
+struct PackedAttentionSpec {
+  int64_t heads = 0;
+  ScoreScaling scaling = ScoreScaling::AfterProduct;
+  double dropout_p = 0.0;
+  bool training = false;
+};
+
+// Whether packed attention runs for projections `qkv`: on the CPU, in float,
+// or in bf16 where the family scales after the product (DistilBERT's bf16
+// softmax runs in bf16 under autocast, which this kernel does not reproduce),
+// with a BLAS in the process.
+bool packed_attention_applies(const torch::Tensor& qkv, ScoreScaling scaling);
+
+// qkv [T, 3 * heads * d] (q, k, v side by side, each head's d columns
+// together) -> context [T, heads * d] in qkv's dtype; differentiable.
+torch::Tensor packed_attention(const torch::Tensor& qkv, const PackedSequences& sequences,
+                               const PackedAttentionSpec& spec);
+
+}  // namespace runner
