@@ -12,8 +12,8 @@ namespace runner {
 torch::Tensor BertSelfAttention::forward_unpadded(const torch::Tensor& hidden,
                                                   const AttentionInputs& a) {
   auto qkv = fused_qkv(hidden, query, key, value);  // [T, 3H]
-  if (a.sequences && packed_attention_applies(qkv, ScoreScaling::AfterProduct))
-    return packed_attention(qkv, *a.sequences, {heads, ScoreScaling::AfterProduct, dropout_p, is_training()});
+  const PackedAttentionSpec spec{heads, ScoreScaling::AfterProduct, dropout_p, is_training()};
+  if (a.sequences && packed_attention_applies(qkv, spec)) return packed_attention(qkv, *a.sequences, spec);
   auto padded = padded_qkv(qkv, a.token_index, a.batch, a.length, heads);
   return packed_context(attend(padded[0], padded[1], padded[2], a.additive_mask), a.token_index);
 }

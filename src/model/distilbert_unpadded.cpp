@@ -12,8 +12,9 @@ torch::Tensor DistilBertSelfAttention::forward_unpadded(const torch::Tensor& x,
                                                         const DistilBertAttentionInputs& a) {
   auto qkv = fused_qkv(x, q_lin, k_lin, v_lin);  // [T, 3 dim]
   torch::Tensor context;
-  if (a.sequences && packed_attention_applies(qkv, ScoreScaling::QueryFirst)) {
-    context = packed_attention(qkv, *a.sequences, {heads, ScoreScaling::QueryFirst, dropout_p, is_training()});
+  const PackedAttentionSpec spec{heads, ScoreScaling::QueryFirst, dropout_p, is_training()};
+  if (a.sequences && packed_attention_applies(qkv, spec)) {
+    context = packed_attention(qkv, *a.sequences, spec);
   } else {
     auto padded = padded_qkv(qkv, a.token_index, a.batch, a.length, heads);
     context = packed_context(attend(padded[0], padded[1], padded[2], a.padding), a.token_index);

@@ -57,8 +57,9 @@ ModernBertLayer::ModernBertLayer(const ModernBertConfig& c, bool first) : config
   mlp_out_ = mlp->register_module("Wo", projection(c.intermediate_size, h, c.mlp_bias));
 }
 
-torch::Tensor ModernBertLayer::attend(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& cos,
-                                      const torch::Tensor& sin) {
+torch::Tensor ModernBertLayer::attend(const torch::Tensor& x, const ModernBertAttentionInputs& a) {
+  if (a.sequences) return attend_unpadded(x, a);
+  const torch::Tensor &mask = a.mask, &cos = a.cos, &sin = a.sin;
   const int64_t b = x.size(0), l = x.size(1), heads = config_.num_attention_heads, d = config_.head_dim();
   auto qkv = project(wqkv_, x).view({b, l, 3, heads, d});
   auto q = qkv.select(2, 0).transpose(1, 2), k = qkv.select(2, 1).transpose(1, 2), v = qkv.select(2, 2).transpose(1, 2);
@@ -72,9 +73,25 @@ torch::Tensor ModernBertLayer::attend(const torch::Tensor& x, const torch::Tenso
   return train_dropout(project(attn_out_, context), config_.attention_dropout, is_training());
 }
 
-torch::Tensor ModernBertLayer::forward(const torch::Tensor& hidden, const torch::Tensor& mask,
-                                       const torch::Tensor& cos, const torch::Tensor& sin) {
-  auto h = hidden + attend(attn_norm_ ? attn_norm_->forward(hidden) : hidden, mask, cos, sin);
+// The same on the packed tokens: the rotary angles of each token's column, then
+// attention sequence by sequence within the layer's window.
+torch::Tensor ModernBertLayer::attend_unpadded(const torch::Tensor& x, const ModernBertAttentionInputs& a) {
+  const int64_t t = x.size(0), heads = config_.num_attention_heads, d = config_.head_dim();
+  auto qkv = project(wqkv_, x).view({t, 3, heads, d});
+  auto q = qkv.select(1, 0), k = qkv.select(1, 1), v = qkv.select(1, 2);  // [T, heads, d]
+  const auto dtype = q.scalar_type();
+  auto cos = a.cos.unsqueeze(1), sin = a.sin.unsqueeze(1);
+  q = (q.to(torch::kFloat32) * cos + rotate_half(q.to(torch::kFloat32)) * sin).to(dtype);
+  k = (k.to(torch::kFloat32) * cos + rotate_half(k.to(torch::kFloat32)) * sin).to(dtype);
+  auto rotated = torch::cat({q.reshape({t, heads * d}), k.reshape({t, heads * d}), v.reshape({t, heads * d})}, 1);
+  const PackedAttentionSpec spec{heads, ScoreScaling::TimesInverseRoot, config_.attention_dropout, is_training(),
+                                 a.window};
+  auto context = packed_attention(rotated, *a.sequences, spec);
+  return train_dropout(project(attn_out_, context), config_.attention_dropout, is_training());
+}
+
+torch::Tensor ModernBertLayer::forward(const torch::Tensor& hidden, const ModernBertAttentionInputs& a) {
+  auto h = hidden + attend(attn_norm_ ? attn_norm_->forward(hidden) : hidden, a);
   auto gated = project(wi_, mlp_norm_->forward(h)).chunk(2, -1);
   auto inner = train_dropout(hf_activation(config_.hidden_activation, gated[0]) * gated[1], config_.mlp_dropout,
                              is_training());

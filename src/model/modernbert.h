@@ -8,6 +8,7 @@
 
 #include "model/model.h"
 #include "model/modernbert_config.h"
+#include "model/packed_attention.h"
 
 namespace runner {
 
@@ -25,16 +26,24 @@ class OptionalBiasNorm : public torch::nn::Module {
 std::pair<torch::Tensor, torch::Tensor> rotary_tables(int64_t length, int64_t head_dim, double theta,
                                                       const torch::Device& device);
 
+// What a layer's attention needs besides its input. Padded: the additive mask
+// [B, 1, L, L] and the rotary tables [L, d]. Unpadded (`sequences` set): the
+// tables at each real token's column [T, d] and the local layers' window.
+struct ModernBertAttentionInputs {
+  torch::Tensor mask, cos, sin;
+  std::shared_ptr<const PackedSequences> sequences;
+  int64_t window = -1;
+};
+
 class ModernBertLayer : public torch::nn::Module {
  public:
   ModernBertLayer(const ModernBertConfig& c, bool first);
-  // `mask`: additive [B, 1, L, L]; `cos`, `sin`: this layer kind's rotary tables.
-  torch::Tensor forward(const torch::Tensor& hidden, const torch::Tensor& mask, const torch::Tensor& cos,
-                        const torch::Tensor& sin);
+  // hidden [B, L, H] (padded) or [T, H] (unpadded); `a` for this layer's kind.
+  torch::Tensor forward(const torch::Tensor& hidden, const ModernBertAttentionInputs& a);
 
  private:
-  torch::Tensor attend(const torch::Tensor& x, const torch::Tensor& mask, const torch::Tensor& cos,
-                       const torch::Tensor& sin);
+  torch::Tensor attend(const torch::Tensor& x, const ModernBertAttentionInputs& a);
+  torch::Tensor attend_unpadded(const torch::Tensor& x, const ModernBertAttentionInputs& a);
   ModernBertConfig config_;
   std::shared_ptr<OptionalBiasNorm> attn_norm_, mlp_norm_;  // attn_norm_ null in the first layer
   torch::nn::Linear wqkv_{nullptr}, attn_out_{nullptr}, wi_{nullptr}, mlp_out_{nullptr};
@@ -47,8 +56,8 @@ class ModernBertForSequenceClassification : public SequenceClassifier {
   ModelOutput forward(const ModelBatch& batch, const ForwardOptions& options = {}) override;
   nlohmann::json hf_config() const override { return modernbert_config_to_json(config_); }
   long long num_labels() const override { return config_.labels.num_labels; }
-  void set_execution(Execution) override {}  // padded, with the window in the mask
-  Execution execution() const override { return Execution::Padded; }
+  void set_execution(Execution e) override { execution_ = e; }
+  Execution execution() const override { return execution_; }
   std::string label_name(long long id) const override { return config_.labels.label_name(id); }
   // ModernBERT's _init_weights: truncated normals (cutoff initializer_cutoff_factor
   // standard deviations), the output projections scaled by 1 / sqrt(2 * layers),
@@ -58,7 +67,12 @@ class ModernBertForSequenceClassification : public SequenceClassifier {
  private:
   torch::Tensor pool(const torch::Tensor& h, const torch::Tensor& attention_mask) const;
 
+  // Whether this forward runs on the packed tokens (model/packed_attention.h).
+  bool runs_packed(const ModelBatch& b, const ForwardOptions& o) const;
+  torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o, ModelOutput& out);
+  torch::Tensor encode_unpadded(const ModelBatch& b);  // the pooled final-norm output
   ModernBertConfig config_;
+  Execution execution_ = Execution::Padded;
   torch::nn::Embedding tok_embeddings_{nullptr};
   std::shared_ptr<OptionalBiasNorm> embeddings_norm_, final_norm_, head_norm_;
   torch::nn::ModuleList layers_;

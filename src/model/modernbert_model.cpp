@@ -2,6 +2,7 @@
 // and rotary tables, the head and its pooling, and the init (model/modernbert.h).
 #include "model/modernbert.h"
 
+#include "model/autocast_state.h"
 #include "model/encoder_ops.h"
 
 #include <cmath>
@@ -69,8 +70,8 @@ torch::Tensor ModernBertForSequenceClassification::pool(const torch::Tensor& h, 
   return (h * m).sum(1) / attention_mask.sum(1, true).to(h.scalar_type());
 }
 
-ModelOutput ModernBertForSequenceClassification::forward(const ModelBatch& b, const ForwardOptions& o) {
-  ModelOutput out;
+torch::Tensor ModernBertForSequenceClassification::encode_padded(const ModelBatch& b, const ForwardOptions& o,
+                                                                ModelOutput& out) {
   auto h = train_dropout(embeddings_norm_->forward(tok_embeddings_(b.input_ids)), config_.embedding_dropout, is_training());
   if (o.output_hidden_states) out.hidden_states.push_back(h);
   const int64_t length = b.input_ids.size(1);
@@ -78,20 +79,61 @@ ModelOutput ModernBertForSequenceClassification::forward(const ModelBatch& b, co
   auto positions = torch::arange(length, b.input_ids.options());
   auto near = (positions.unsqueeze(1) - positions.unsqueeze(0)).abs() <= static_cast<int64_t>(config_.local_attention / 2);
   const auto dtype = h.scalar_type();
-  const torch::Tensor global_mask = additive(keys.expand({-1, 1, length, length}), dtype);
-  const torch::Tensor local_mask = additive(keys & near.unsqueeze(0).unsqueeze(0), dtype);
-  const auto [global_cos, global_sin] = rotary_tables(length, config_.head_dim(), config_.global_rope_theta, h.device());
-  const auto [local_cos, local_sin] = rotary_tables(length, config_.head_dim(), config_.local_rope_theta, h.device());
+  ModernBertAttentionInputs global, local;
+  global.mask = additive(keys.expand({-1, 1, length, length}), dtype);
+  local.mask = additive(keys & near.unsqueeze(0).unsqueeze(0), dtype);
+  std::tie(global.cos, global.sin) = rotary_tables(length, config_.head_dim(), config_.global_rope_theta, h.device());
+  std::tie(local.cos, local.sin) = rotary_tables(length, config_.head_dim(), config_.local_rope_theta, h.device());
   for (size_t i = 0; i < layers_->size(); ++i) {
-    const bool global = config_.global_layers[i];
     auto layer = layers_[i]->as<ModernBertLayer>();
-    torch::Tensor mask = global ? global_mask : local_mask, cos = global ? global_cos : local_cos,
-                  sin = global ? global_sin : local_sin;
-    h = run_layer([layer, mask, cos, sin](const torch::Tensor& x) { return layer->forward(x, mask, cos, sin); }, h);
+    const ModernBertAttentionInputs& a = config_.global_layers[i] ? global : local;
+    h = run_layer([layer, a](const torch::Tensor& x) { return layer->forward(x, a); }, h);
     if (o.output_hidden_states) out.hidden_states.push_back(h);
   }
+  return pool(final_norm_->forward(h), b.attention_mask);
+}
+
+// Every op on the real tokens [T, H]: the rotary tables are read at each
+// token's column, the mean pooling sums each sequence's tokens.
+torch::Tensor ModernBertForSequenceClassification::encode_unpadded(const ModelBatch& b) {
+  const PackedTokens packed = packed_tokens(b);
+  const int64_t batch = b.input_ids.size(0), length = b.input_ids.size(1);
+  auto ids = b.input_ids.reshape({-1}).index_select(0, packed.token_index);
+  auto h = train_dropout(embeddings_norm_->forward(tok_embeddings_(ids)), config_.embedding_dropout, is_training());
+  ModernBertAttentionInputs global, local;
+  global.sequences = local.sequences = packed_sequences(packed.token_index, batch, length);
+  local.window = static_cast<int64_t>(config_.local_attention / 2);
+  const auto columns = global.sequences->columns.to(h.device());
+  auto at_columns = [&](std::pair<torch::Tensor, torch::Tensor> tables, ModernBertAttentionInputs& a) {
+    a.cos = tables.first.index_select(0, columns);
+    a.sin = tables.second.index_select(0, columns);
+  };
+  at_columns(rotary_tables(length, config_.head_dim(), config_.global_rope_theta, h.device()), global);
+  at_columns(rotary_tables(length, config_.head_dim(), config_.local_rope_theta, h.device()), local);
+  for (size_t i = 0; i < layers_->size(); ++i) {
+    auto layer = layers_[i]->as<ModernBertLayer>();
+    const ModernBertAttentionInputs& a = config_.global_layers[i] ? global : local;
+    h = run_layer([layer, a](const torch::Tensor& x) { return layer->forward(x, a); }, h);
+  }
   h = final_norm_->forward(h);
-  auto pooled = pool(h, b.attention_mask);
+  if (config_.classifier_pooling == "cls") return h.index_select(0, packed.first_token);
+  auto rows = packed.token_index.div(length, "floor");
+  auto sums = torch::zeros({batch, h.size(1)}, h.options()).index_add_(0, rows, h);
+  return sums / b.attention_mask.sum(1, true).to(h.scalar_type());
+}
+
+bool ModernBertForSequenceClassification::runs_packed(const ModelBatch& b, const ForwardOptions& o) const {
+  if (!runs_unpadded(execution_, b, o)) return false;
+  const auto device = b.input_ids.device();
+  const auto dtype = autocast_enabled(device.type()) ? autocast_dtype(device.type()) : tok_embeddings_->weight.scalar_type();
+  const PackedAttentionSpec spec{config_.num_attention_heads, ScoreScaling::TimesInverseRoot, config_.attention_dropout,
+                                 is_training()};
+  return packed_attention_applies(torch::empty({0}, torch::TensorOptions().dtype(dtype).device(device)), spec);
+}
+
+ModelOutput ModernBertForSequenceClassification::forward(const ModelBatch& b, const ForwardOptions& o) {
+  ModelOutput out;
+  auto pooled = runs_packed(b, o) ? encode_unpadded(b) : encode_padded(b, o, out);
   out.pooled = head_norm_->forward(hf_activation(config_.classifier_activation,
                                                  torch::linear(pooled, head_dense_->weight, head_dense_->bias)));
   auto dropped = train_dropout(out.pooled, config_.classifier_dropout, is_training());

@@ -78,8 +78,9 @@ void backward_heads(const HeadAttentionSpec& s, const torch::Tensor& qkv, const 
   });
 }
 
-HeadAttentionSpec head_spec(int64_t head_dim, ScoreScaling scaling, double p, uint64_t seed) {
+HeadAttentionSpec head_spec(int64_t head_dim, ScoreScaling scaling, double p, uint64_t seed, int64_t window) {
   HeadAttentionSpec s;
+  s.window = window;
   s.sgemm = process_sgemm();
   s.head_dim = head_dim;
   s.scaling = scaling;
@@ -97,7 +98,7 @@ class PackedAttentionFunction : public torch::autograd::Function<PackedAttention
     const double p = spec.training ? spec.dropout_p : 0.0;
     const uint64_t seed = p > 0.0 ? draw_dropout_seed() : 0;
     const int64_t hidden = qkv.size(1) / 3;
-    const HeadAttentionSpec s = head_spec(hidden / spec.heads, spec.scaling, p, seed);
+    const HeadAttentionSpec s = head_spec(hidden / spec.heads, spec.scaling, p, seed, spec.window);
     torch::Tensor probs, context = torch::empty({qkv.size(0), hidden}, qkv.options());
     if (qkv.scalar_type() == torch::kBFloat16)
       forward_heads<c10::BFloat16>(s, qkv, seq, spec.heads, probs, context);
@@ -108,7 +109,8 @@ class PackedAttentionFunction : public torch::autograd::Function<PackedAttention
     ctx->saved_data["columns"] = seq.columns;
     ctx->saved_data["length"] = seq.padded_length;
     ctx->saved_data["heads"] = spec.heads;
-    ctx->saved_data["query_first"] = spec.scaling == ScoreScaling::QueryFirst;
+    ctx->saved_data["scaling"] = static_cast<int64_t>(spec.scaling);
+    ctx->saved_data["window"] = spec.window;
     ctx->saved_data["p"] = p;
     ctx->saved_data["seed"] = static_cast<int64_t>(seed);
     return context;
@@ -121,10 +123,10 @@ class PackedAttentionFunction : public torch::autograd::Function<PackedAttention
     const PackedSequences seq{ctx->saved_data["starts"].toTensor(), ctx->saved_data["columns"].toTensor(),
                               ctx->saved_data["length"].toInt()};
     const int64_t heads = ctx->saved_data["heads"].toInt();
-    const auto scaling =
-        ctx->saved_data["query_first"].toBool() ? ScoreScaling::QueryFirst : ScoreScaling::AfterProduct;
+    const auto scaling = static_cast<ScoreScaling>(ctx->saved_data["scaling"].toInt());
     const HeadAttentionSpec s = head_spec(qkv.size(1) / 3 / heads, scaling, ctx->saved_data["p"].toDouble(),
-                                          static_cast<uint64_t>(ctx->saved_data["seed"].toInt()));
+                                          static_cast<uint64_t>(ctx->saved_data["seed"].toInt()),
+                                          ctx->saved_data["window"].toInt());
     const torch::Tensor grad = grads[0].to(qkv.scalar_type()).contiguous();
     torch::Tensor dqkv = torch::empty_like(qkv);
     if (qkv.scalar_type() == torch::kBFloat16)
@@ -149,10 +151,12 @@ std::shared_ptr<const PackedSequences> packed_sequences(const torch::Tensor& tok
   return sequences;
 }
 
-bool packed_attention_applies(const torch::Tensor& qkv, ScoreScaling scaling) {
+bool packed_attention_applies(const torch::Tensor& qkv, const PackedAttentionSpec& spec) {
+  const bool dropping = spec.training && spec.dropout_p > 0.0;
+  const bool bf16_ok = spec.scaling == ScoreScaling::AfterProduct ||
+                       (spec.scaling == ScoreScaling::TimesInverseRoot && !dropping);
   const auto dtype = qkv.scalar_type();
-  const bool dtype_ok =
-      dtype == torch::kFloat || (dtype == torch::kBFloat16 && scaling == ScoreScaling::AfterProduct);
+  const bool dtype_ok = dtype == torch::kFloat || (dtype == torch::kBFloat16 && bf16_ok);
   return qkv.device().is_cpu() && dtype_ok && process_sgemm() != nullptr;
 }
 

@@ -31,13 +31,15 @@ struct PackedAttentionSpec {
   ScoreScaling scaling = ScoreScaling::AfterProduct;
   double dropout_p = 0.0;
   bool training = false;
+  int64_t window = -1;  // local attention's reach in columns; negative: global
 };
 
-// Whether packed attention runs for projections `qkv`: on the CPU, in float,
-// or in bf16 where the family scales after the product (DistilBERT's bf16
-// softmax runs in bf16 under autocast, which this kernel does not reproduce),
-// with a BLAS in the process.
-bool packed_attention_applies(const torch::Tensor& qkv, ScoreScaling scaling);
+// Whether packed attention reproduces the family's padded path for projections
+// `qkv`: on the CPU with a BLAS in the process, in float; in bf16 only where
+// the probabilities stay float until the context product (not DistilBERT's,
+// whose softmax runs in bf16 under autocast, nor ModernBERT's with attention
+// dropout, which drops the bf16 probabilities).
+bool packed_attention_applies(const torch::Tensor& qkv, const PackedAttentionSpec& spec);
 
 // qkv [T, 3 * heads * d] (q, k, v side by side, each head's d columns
 // together) -> context [T, heads * d] in qkv's dtype; differentiable.

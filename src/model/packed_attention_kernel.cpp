@@ -33,6 +33,31 @@ float root_head_dim(const HeadAttentionSpec& s) {
   return static_cast<float>(std::sqrt(static_cast<double>(s.head_dim)));
 }
 
+// What the scores are divided or multiplied by.
+float score_factor(const HeadAttentionSpec& s) {
+  if (s.scaling == ScoreScaling::TimesInverseRoot)
+    return static_cast<float>(std::pow(static_cast<double>(s.head_dim), -0.5));
+  return root_head_dim(s);
+}
+
+// A score as the family's op sequence leaves it: the product's output (rounded
+// to T), then its scaling by `factor` (rounded again). The gradient flows back
+// through the same scaling, rounded as each op's backward rounds it.
+template <typename T>
+float scaled(ScoreScaling scaling, float factor, float x) {
+  switch (scaling) {
+    case ScoreScaling::AfterProduct: return held<T>(held<T>(x) / factor);
+    case ScoreScaling::TimesInverseRoot: return held<T>(held<T>(x) * factor);
+    case ScoreScaling::QueryFirst: break;
+  }
+  return held<T>(x);
+}
+
+// Whether query i may see key j (the padded path's mask: -inf, exp gives 0).
+inline bool visible(const HeadAttentionSpec& s, const HeadTask& t, int64_t i, int64_t j) {
+  return s.window < 0 || std::abs(t.columns[i] - t.columns[j]) <= s.window;
+}
+
 // The head's q (scaled first where the family scales it), k and v as floats.
 template <typename T>
 void load_head(const HeadAttentionSpec& s, const HeadTask& t, const HeadBuffers<T>& b, float* q, float* k,
@@ -89,9 +114,12 @@ void attend_head(const HeadAttentionSpec& s, const HeadTask& t, const HeadBuffer
   load_head(s, t, b, q, k, v);
   float* scores = b.probs;
   gemm_row_major(s.sgemm, false, true, n, n, d, q, d, k, d, scores, n);
-  const float root = root_head_dim(s);
-  for (int64_t i = 0; i < n * n; ++i)
-    scores[i] = s.scaling == ScoreScaling::AfterProduct ? held<T>(held<T>(scores[i]) / root) : held<T>(scores[i]);
+  const float factor = score_factor(s);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float& score = scores[i * n + j];
+      score = visible(s, t, i, j) ? scaled<T>(s.scaling, factor, score) : -INFINITY;
+    }
   softmax_rows(scores, n);
   dropped_probs<T>(s, t, scores, dropped);
   gemm_row_major(s.sgemm, false, false, n, d, n, dropped, n, v, d, out, d);
@@ -111,7 +139,7 @@ void attend_head_backward(const HeadAttentionSpec& s, const HeadTask& t, const H
   gemm_row_major(s.sgemm, true, false, n, d, n, dropped, n, grad, d, dv_f, d);
   store(dv_f, n, d, dv, b.ld);
   gemm_row_major(s.sgemm, false, true, n, n, d, grad, d, v, d, dscores, n);
-  const float root = root_head_dim(s);
+  const float factor = score_factor(s);
   for (int64_t i = 0; i < n; ++i) {
     const float* p = b.probs + i * n;
     float* g = dscores + i * n;
@@ -121,15 +149,14 @@ void attend_head_backward(const HeadAttentionSpec& s, const HeadTask& t, const H
       if (s.dropout) g[j] *= keep_factor(s, t, i, j);
       dot += g[j] * p[j];
     }
-    for (int64_t j = 0; j < n; ++j) {
-      const float ds = held<T>((g[j] - dot) * p[j]);
-      g[j] = s.scaling == ScoreScaling::AfterProduct ? held<T>(ds / root) : ds;
-    }
+    for (int64_t j = 0; j < n; ++j) g[j] = scaled<T>(s.scaling, factor, (g[j] - dot) * p[j]);
   }
   gemm_row_major(s.sgemm, false, false, n, d, n, dscores, n, k, d, dq_f, d);
   gemm_row_major(s.sgemm, true, false, n, d, n, dscores, n, q, d, dk_f, d);
-  if (s.scaling == ScoreScaling::QueryFirst)
+  if (s.scaling == ScoreScaling::QueryFirst) {
+    const float root = root_head_dim(s);
     for (int64_t i = 0; i < n * d; ++i) dq_f[i] = held<T>(held<T>(dq_f[i]) / root);
+  }
   store(dq_f, n, d, dq, b.ld);
   store(dk_f, n, d, dk, b.ld);
 }

@@ -15,8 +15,9 @@ namespace runner {
 
 // Where the 1/sqrt(d) goes, as each family's Python writes it.
 enum class ScoreScaling {
-  AfterProduct,  // BERT: (q k^T) / sqrt(d), then + mask
-  QueryFirst,    // DistilBERT: (q / sqrt(d)) k^T, then masked_fill
+  AfterProduct,     // BERT: (q k^T) / sqrt(d), then + mask
+  QueryFirst,       // DistilBERT: (q / sqrt(d)) k^T, then masked_fill
+  TimesInverseRoot, // ModernBERT: (q k^T) * d^-0.5, then + mask
 };
 
 // What every task of one call shares.
@@ -27,6 +28,9 @@ struct HeadAttentionSpec {
   bool dropout = false;  // training with p > 0
   DropoutMask mask;
   float dropout_scale = 1.0f;  // 1 / (1 - p)
+  // Local attention: a token sees the tokens within `window` columns of its
+  // own (ModernBERT's local_attention / 2); negative: every token.
+  int64_t window = -1;
 };
 
 // One (sequence, head): its rows of q, k and v (row-major, leading dimension

@@ -24,6 +24,7 @@ constexpr double kBf16Unit = 1.0 / (1 << 9);    // bf16 keeps 8 significant bits
 struct Layout {
   std::vector<int64_t> lengths{12, 7, 1, 5};
   int64_t length = 12, heads = 2, head_dim = 16;
+  int64_t window = -1;  // local attention's reach, as ModernBERT's local layers
   int64_t batch() const { return static_cast<int64_t>(lengths.size()); }
   int64_t hidden() const { return heads * head_dim; }
   torch::Tensor token_index() const {
@@ -36,6 +37,13 @@ struct Layout {
     auto m = torch::zeros({batch(), length}, torch::kInt64);
     for (int64_t b = 0; b < batch(); ++b) m[b].narrow(0, 0, lengths[b]).fill_(1);
     return m;
+  }
+  torch::Tensor hidden_pairs() const {  // [B, 1, L, L] true where a query may not see a key
+    auto keys = mask().to(torch::kBool).view({batch(), 1, 1, length});
+    if (window < 0) return keys.logical_not().expand({-1, 1, length, length});
+    auto columns = torch::arange(length);
+    auto near = (columns.unsqueeze(1) - columns.unsqueeze(0)).abs() <= window;
+    return (keys & near.view({1, 1, length, length})).logical_not();
   }
 };
 
@@ -54,6 +62,11 @@ torch::Tensor padded_context(const Layout& l, const torch::Tensor& qkv, double p
   torch::Tensor scores;
   if (scaling == ScoreScaling::AfterProduct) {
     scores = torch::matmul(q, k.transpose(-1, -2)) / root + additive_attention_mask(l.mask());
+  } else if (scaling == ScoreScaling::TimesInverseRoot) {  // ModernBERT: the mask in the model's dtype
+    auto mask = torch::zeros(l.hidden_pairs().sizes(), q.options()).masked_fill(l.hidden_pairs(), lowest_value(q.scalar_type()));
+    scores = torch::matmul(q, k.transpose(-1, -2)) * std::pow(static_cast<double>(l.head_dim), -0.5) + mask;
+    auto probs = train_dropout(torch::softmax(scores, -1, torch::kFloat).to(q.scalar_type()), p, true);
+    return packed_context(torch::matmul(probs, v), l.token_index());
   } else {
     auto padding = l.mask().eq(0).view({l.batch(), 1, 1, l.length});
     scores = torch::matmul(q / root, k.transpose(-1, -2));
@@ -70,7 +83,7 @@ Result run(const Layout& l, const torch::Tensor& qkv_in, const torch::Tensor& up
   torch::Tensor context;
   if (packed) {
     auto sequences = packed_sequences(l.token_index(), l.batch(), l.length);
-    context = packed_attention(qkv, *sequences, {l.heads, scaling, p, true});
+    context = packed_attention(qkv, *sequences, {l.heads, scaling, p, true, l.window});
   } else {
     context = padded_context(l, qkv, p, scaling);
   }
@@ -104,8 +117,10 @@ Exact exact(const Layout& l, const torch::Tensor& qkv_in, const torch::Tensor& u
   auto padded = padded_qkv(qkv, l.token_index(), l.batch(), l.length, l.heads);
   auto q = padded[0], k = padded[1], v = padded[2];
   const double root = std::sqrt(static_cast<double>(l.head_dim));
-  auto padding = l.mask().eq(0).view({l.batch(), 1, 1, l.length});
-  auto scores = (torch::matmul(q, k.transpose(-1, -2)) / root).masked_fill(padding, -INFINITY);
+  auto padding = l.hidden_pairs();
+  // The lowest double, not -inf: a padded query row that sees no key (outside
+  // every window) must not turn the whole backward into NaN.
+  auto scores = (torch::matmul(q, k.transpose(-1, -2)) / root).masked_fill(padding, lowest_value(torch::kDouble));
   auto probs = torch::softmax(scores, -1);
   auto dropped = probs * noise;
   auto context = torch::matmul(dropped, v);
@@ -210,6 +225,17 @@ TEST_CASE("packed attention equals the padded path in bf16, as autocast rounds i
   }
 }
 
+TEST_CASE("packed attention keeps ModernBERT's scaling and local window", "[model][packed]") {
+  Layout l;
+  l.window = 3;  // the 12-token sequence's queries see 4 to 7 keys, the 1-token one itself
+  for (double p : {0.0, 0.1}) {
+    INFO("fp32, dropout " << p);
+    check_against_exact_and_padded(l, torch::kFloat, ScoreScaling::TimesInverseRoot, p);
+  }
+  INFO("bf16 without attention dropout (ModernBERT's default)");
+  check_against_exact_and_padded(l, torch::kBFloat16, ScoreScaling::TimesInverseRoot, 0.0);
+}
+
 TEST_CASE("packed attention's sequences come from the packed token positions", "[model][packed]") {
   // Rows of 3, 1 and 2 tokens in a batch padded to 4; the second row has a hole
   // at column 1 (its mask is 1, 0, 1, 0 would not run unpadded, but the
@@ -220,13 +246,20 @@ TEST_CASE("packed attention's sequences come from the packed token positions", "
   CHECK(torch::equal(seq->columns, torch::tensor({0, 1, 2, 0, 0, 2}, torch::kInt64)));
 }
 
-TEST_CASE("packed attention applies on the CPU in float, and in bf16 only where scores scale after the product",
+TEST_CASE("packed attention applies on the CPU in float, and in bf16 where the probabilities stay float",
           "[model][packed]") {
-  CHECK(packed_attention_applies(torch::zeros({2, 6}), ScoreScaling::AfterProduct));
-  CHECK(packed_attention_applies(torch::zeros({2, 6}), ScoreScaling::QueryFirst));
-  CHECK(packed_attention_applies(torch::zeros({2, 6}, torch::kBFloat16), ScoreScaling::AfterProduct));
-  CHECK_FALSE(packed_attention_applies(torch::zeros({2, 6}, torch::kBFloat16), ScoreScaling::QueryFirst));
-  CHECK_FALSE(packed_attention_applies(torch::zeros({2, 6}, torch::kDouble), ScoreScaling::AfterProduct));
+  const auto fp32 = torch::zeros({2, 6}), bf16 = fp32.to(torch::kBFloat16);
+  const PackedAttentionSpec bert{1, ScoreScaling::AfterProduct, 0.1, true};
+  const PackedAttentionSpec distilbert{1, ScoreScaling::QueryFirst, 0.1, true};
+  const PackedAttentionSpec modernbert{1, ScoreScaling::TimesInverseRoot, 0.0, true, 64};
+  PackedAttentionSpec modernbert_dropout = modernbert;
+  modernbert_dropout.dropout_p = 0.1;
+  for (const auto& spec : {bert, distilbert, modernbert, modernbert_dropout}) CHECK(packed_attention_applies(fp32, spec));
+  CHECK(packed_attention_applies(bf16, bert));
+  CHECK_FALSE(packed_attention_applies(bf16, distilbert));
+  CHECK(packed_attention_applies(bf16, modernbert));
+  CHECK_FALSE(packed_attention_applies(bf16, modernbert_dropout));
+  CHECK_FALSE(packed_attention_applies(fp32.to(torch::kDouble), bert));
 }
 
 namespace {
@@ -259,6 +292,12 @@ TEST_CASE("unpadded training with attention dropout equals the padded path, fami
       {{"type", "roberta"}, {"num_hidden_layers", 2}, {"hidden_size", 64}, {"num_attention_heads", 4},
        {"intermediate_size", 128}, {"vocab_size", 30522}, {"hidden_dropout_prob", 0.0},
        {"attention_probs_dropout_prob", 0.1}, {"classifier_dropout", 0.0}},
+      // ModernBERT's dropouts are 0 by default; a window of +-8 on the batch's 74
+      // columns, a global then two local layers, each pooling.
+      {{"type", "modernbert"}, {"num_hidden_layers", 3}, {"hidden_size", 64}, {"num_attention_heads", 4},
+       {"intermediate_size", 96}, {"local_attention", 16}, {"classifier_pooling", "mean"}},
+      {{"type", "modernbert"}, {"num_hidden_layers", 3}, {"hidden_size", 64}, {"num_attention_heads", 4},
+       {"intermediate_size", 96}, {"local_attention", 16}, {"classifier_pooling", "cls"}},
   };
   for (const auto& section : sections) {
     INFO(section.dump());
