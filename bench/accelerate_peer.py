@@ -209,6 +209,7 @@ def cmd_finetune(a):
     batches = step_batches(a, encoded(a, tokenizer))
     save_at = {int(x) for x in a.save_state_at.split(",") if x}
     dev = encoded(a, tokenizer, "dev")
+    save_s = 0.0
     model.train()
     for step in range(1, total + 1):
         batch = {k: v.to(accelerator.device) for k, v in collate(next(batches)).items()}
@@ -217,10 +218,17 @@ def cmd_finetune(a):
             dev_metrics(accelerator, model, collate, dev)  # the job's work; the last one is below
             model.train()
         if step in save_at:
+            began = time.perf_counter()
             accelerator.save_state(os.path.join(a.save_dir, f"step-{step}"))
+            save_s += time.perf_counter() - began
     metrics = dev_metrics(accelerator, model, collate, dev)
+    if a.save_final:  # the trained model as a folder Transformers loads, as the runner's final/
+        began = time.perf_counter()
+        accelerator.unwrap_model(model).save_pretrained(a.save_final, safe_serialization=True)
+        save_s += time.perf_counter() - began
     print(json.dumps({"side": "peer", "task": a.task, "seed": a.seed, "steps": total,
                       "final_train_loss": loss.item(), **metrics, "precision": a.precision,
+                      "save_s": save_s, "states_saved": len(save_at & set(range(1, total + 1))),
                       "threads": torch.get_num_threads(), "seconds": time.perf_counter() - started,
                       "version": stack_versions()}))
     return 0
@@ -285,6 +293,7 @@ def main():
     f.add_argument("--save-state-at", default="", help="optimizer steps (comma-separated) after which "
                    "accelerator.save_state() writes into --save-dir, as the runner's checkpoints")
     f.add_argument("--save-dir", default="peer-states")
+    f.add_argument("--save-final", default="", help="a folder the trained model is saved to at the end")
     for parser in (t, f):
         training_arguments(parser)
     a = p.parse_args()

@@ -14,9 +14,18 @@
 #   mini-mrpc-bf16   the same under bf16 autocast (a CPU with native bf16 only: avx512_bf16/amx)
 #   mini-sst2-fp32   BERT-Mini from a random init, SST-2, 20 warm-up + 400 timed steps
 #   minilm-mrpc-fp32 all-MiniLM-L6-v2 (pretrained, build/python-packages), MRPC, 1 epoch
-# and prints per case the median over rounds of samples/s of each side, the ratio
-# (runner / peer), and each side's model FLOP/s as a share of a GEMM ceiling that
-# the peer's torch measures in the same run (bench/peer_ab_table.py).
+#   mini-mrpc-job    the job a user runs: BERT-Mini, recipes/mrpc_minilm.toml as shipped (3
+#                    epochs, an evaluation at each epoch's end, its checkpoint policy, the
+#                    final export), process start to exit; the peer does the same work:
+#                    accelerator.save_state() after the steps the runner checkpointed, the
+#                    same evaluations, save_pretrained() at the end
+#   mini-mrpc-bf16-job  the same under bf16 autocast (native bf16 only)
+#   minilm-mrpc-job  the same job for all-MiniLM-L6-v2
+# and prints per case, as soon as its rounds are done, the median over rounds of
+# samples/s of each side, the ratio (runner / peer), and each side's model FLOP/s
+# as a share of a GEMM ceiling that the peer's torch measures in the same run
+# (bench/peer_ab_table.py); a job row gives wall seconds, the ratio (peer / runner),
+# the runner's checkpoint stall beside the peer's save time, peak memory, dev F1.
 # --runner2 adds a second runner build as a third side (e.g. build-piptorch/runner,
 # the runner on the venv's LibTorch 2.x: scripts/test.sh pip-torch builds it).
 #
@@ -26,7 +35,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PEER_PINS=(torch==2.11.0 transformers==5.24.0 accelerate==1.15.0 tokenizers safetensors)
 
-device=cpu rounds=2 cases=mini-mrpc-fp32,mini-mrpc-bf16,mini-sst2-fp32,minilm-mrpc-fp32 runner2="" pass=()
+device=cpu rounds=2 runner2="" pass=()
+cases=mini-mrpc-fp32,mini-mrpc-bf16,mini-sst2-fp32,minilm-mrpc-fp32,mini-mrpc-job,mini-mrpc-bf16-job,minilm-mrpc-job
 while (($#)); do
   case $1 in
     --device) device=$2; shift 2 ;;
@@ -61,6 +71,9 @@ case_spec() {
     mini-mrpc-bf16) echo "mrpc $work/init-mini bf16 10 105 1e-4 0.06" ;;
     mini-sst2-fp32) echo "sst2 $work/init-mini fp32 20 400 2e-4 0.06" ;;
     minilm-mrpc-fp32) echo "mrpc $minilm fp32 10 105 5e-5 0.1" ;;
+    mini-mrpc-job) echo "mrpc $work/init-mini fp32 job 3 1e-4 0.06" ;;
+    mini-mrpc-bf16-job) echo "mrpc $work/init-mini bf16 job 3 1e-4 0.06" ;;
+    minilm-mrpc-job) echo "mrpc $minilm fp32 job 3 5e-5 0.1" ;;
     *) echo "peer_ab: unknown case '$1'" >&2; exit 2 ;;
   esac
 }
@@ -96,6 +109,38 @@ peer_round() {
     tail -n 20 "$out.log" >&2; exit 1; }
 }
 
+# CASE ROUND: the runner's job as a user runs it; wall seconds and peak KiB into
+# CASE/r-ROUND.time, its metrics.jsonl (checkpoint stalls, evaluations) beside.
+runner_job_round() {
+  local case=$1 round=$2 task init precision epochs lr ratio
+  read -r task init precision _ epochs lr ratio <<<"$(case_spec "$case")"
+  local dir=$work/runs out=$work/$case/r-$round
+  /usr/bin/time -f "%e %M" -o "$out.time" build/runner run recipes/mrpc_minilm.toml \
+    --set "run.output_dir=$dir" --set "data.dataset=glue/$task" --set "model.pretrained=$init" \
+    --set "tokenizer.path=$shared/models/bert-base-uncased" --set "train.precision=$precision" \
+    --set "train.epochs=$epochs" --set "optimizer.lr=$lr" --set "scheduler.warmup_ratio=$ratio" \
+    --set 'run.loggers=["jsonl"]' >"$out.log" 2>&1 || { tail -n 20 "$out.log" >&2; exit 1; }
+  cp "$(ls "$dir"/*/*/metrics.jsonl)" "$out.jsonl"
+  rm -rf "$dir"
+}
+
+# CASE ROUND: the peer's same job, saving its state after the steps the runner's
+# round ROUND checkpointed.
+peer_job_round() {
+  local case=$1 round=$2 task init precision epochs lr ratio steps
+  read -r task init precision _ epochs lr ratio <<<"$(case_spec "$case")"
+  local out=$work/$case/p-$round
+  steps=$("$py" -c 'import json, sys
+print(",".join(str(e["step"]) for e in map(json.loads, open(sys.argv[1])) if e.get("event") == "checkpoint"))' \
+    "$work/$case/r-$round.jsonl")
+  /usr/bin/time -f "%e %M" -o "$out.time" "$py" bench/accelerate_peer.py finetune --device cpu \
+    --task "$task" --init "$init" --tokenizer "$shared/models/bert-base-uncased" \
+    --data "$shared/data/glue/MRPC" --precision "$precision" --epochs "$epochs" --lr "$lr" \
+    --warmup-ratio "$ratio" --eval-each-epoch --save-state-at "$steps" --save-dir "$work/peer-states" \
+    --save-final "$work/peer-final" >"$out.json" 2>"$out.log" || { tail -n 20 "$out.log" >&2; exit 1; }
+  rm -rf "$work/peer-states" "$work/peer-final"
+}
+
 "$py" bench/accelerate_peer.py init --config "$shared/models/bert-base-uncased" --preset bert-mini \
   --out "$work/init-mini"
 echo "peer_ab: $rounds alternating rounds per case; runner commit $(git rev-parse --short HEAD)" \
@@ -114,10 +159,16 @@ for case in "${case_list[@]}"; do
   [[ $case != minilm-* || -n $minilm ]] || { echo "peer_ab: $case skipped: no MiniLM package (scripts/setup.sh)"; continue; }
   mkdir -p "$work/$case"
   for ((r = 1; r <= rounds; r++)); do
-    runner_round r "$case" "$r"
-    peer_round "$case" "$r"
-    [[ -z $runner2 ]] || runner_round r2 "$case" "$r"
+    if [[ $case == *-job ]]; then
+      runner_job_round "$case" "$r"
+      peer_job_round "$case" "$r"
+    else
+      runner_round r "$case" "$r"
+      peer_round "$case" "$r"
+      [[ -z $runner2 ]] || runner_round r2 "$case" "$r"
+    fi
   done
+  "$py" bench/peer_ab_table.py "$work" "$case"  # this case's row now, in case the bench is cut short
 done
 "$py" bench/accelerate_peer.py gemm --device cpu >"$work/gemm-after.json"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
