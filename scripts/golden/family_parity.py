@@ -34,6 +34,15 @@ Commands used for tests/model/golden/tiny_<family> and <family>_parity.json (rep
   /work/venv-torch/bin/python scripts/golden/family_parity.py --family deberta-v2 --out tests/model/golden
   /work/venv-torch/bin/python scripts/golden/family_parity.py --family modernbert --out tests/model/golden
 
+bf16 trajectory (--bf16-trajectory, writes only <family>_bf16_trajectory.json): the same 20 steps
+from the saved tiny_<family> weights under Accelerate's mixed_precision="bf16" on the CPU:
+Accelerator(mixed_precision="bf16", cpu=True) prepares the model, AdamW, schedule and a DataLoader
+over the same batches; the prepared forward opens and closes torch.autocast("cpu", bfloat16) per
+call, accelerator.backward, accelerator.clip_grad_norm_(1.0); per step the fp32 loss it returns,
+the pre-clip norm and the lr used; one thread; attn_implementation "eager".
+  /work/venv-torch/bin/python scripts/golden/family_parity.py --family roberta --out tests/model/golden --bf16-trajectory
+  (and likewise for deberta-v2 and modernbert; accelerate 1.15 tested)
+
 Requires torch, transformers (5.x tested), safetensors. Python is used only by golden
 generators and benches; the runner never needs it.
 """
@@ -129,19 +138,70 @@ def trajectory(model, batches):
     return steps
 
 
+def bf16_trajectory(model, batches):
+    import torch
+    from accelerate import Accelerator
+    from transformers import get_scheduler
+    accelerator = Accelerator(mixed_precision="bf16", cpu=True)
+    model.train()
+    decay = [p for n, p in model.named_parameters() if "bias" not in n and "LayerNorm.weight" not in n]
+    rest = [p for n, p in model.named_parameters() if "bias" in n or "LayerNorm.weight" in n]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": WEIGHT_DECAY},
+                             {"params": rest, "weight_decay": 0.0}], lr=LR, betas=BETAS, eps=EPS)
+    sched = get_scheduler("linear", opt, num_warmup_steps=WARMUP, num_training_steps=STEPS)
+    dl = torch.utils.data.DataLoader(batches, batch_size=None, shuffle=False)
+    model, opt, dl, sched = accelerator.prepare(model, opt, dl, sched)
+    seen = set()
+    head = accelerator.unwrap_model(model).classifier
+    hook = head.register_forward_hook(lambda m, i, o: seen.add(str(o.dtype)))
+    steps = []
+    for i, batch in enumerate(dl):
+        lr = sched.get_last_lr()[0]
+        loss = model(**batch).loss
+        accelerator.backward(loss)
+        norm = accelerator.clip_grad_norm_(model.parameters(), MAX_NORM)
+        opt.step()
+        sched.step()
+        opt.zero_grad()
+        steps.append({"step": i + 1, "loss": float(loss.detach().double()),
+                      "grad_norm_preclip": float(norm.double()), "lr": lr})
+    hook.remove()
+    if seen != {"torch.bfloat16"}:
+        raise SystemExit(f"autocast was not on: the classifier produced {seen}")
+    return steps
+
+
+def write_json(path, obj):
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(obj, f, indent=1)
+        f.write("\n")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--family", choices=sorted(SPECIAL), required=True)
     p.add_argument("--out", required=True, help="folder: writes tiny_<family>/ and <family>_parity.json")
+    p.add_argument("--bf16-trajectory", action="store_true",
+                   help="only write <family>_bf16_trajectory.json from the saved tiny_<family>")
     a = p.parse_args()
     import torch
     import transformers
     from transformers import AutoModelForSequenceClassification
     torch.set_num_threads(1)
+    folder = os.path.join(a.out, "tiny_" + a.family)
+    if a.bf16_trajectory:
+        import accelerate
+        model = AutoModelForSequenceClassification.from_pretrained(folder, attn_implementation="eager",
+                                                                   dtype=torch.float32)
+        write_json(os.path.join(a.out, a.family + "_bf16_trajectory.json"),
+                   {"generator": "scripts/golden/family_parity.py --bf16-trajectory", "torch": torch.__version__,
+                    "transformers": transformers.__version__, "accelerate": accelerate.__version__,
+                    "cpu_bf16": "avx512_bf16" in open("/proc/cpuinfo").read(),
+                    "trajectory": bf16_trajectory(model, make_batches(a.family))})
+        return
     torch.manual_seed(1234)
     model = AutoModelForSequenceClassification.from_config(config(a.family)).float()
     model.config._attn_implementation = "eager"
-    folder = os.path.join(a.out, "tiny_" + a.family)
     model.save_pretrained(folder)
     batches = make_batches(a.family)
     golden = {"generator": "scripts/golden/family_parity.py", "torch": torch.__version__,

@@ -182,10 +182,11 @@ SMALL_RULES = [
 ]
 
 
-def train_spm(files, rules=None):
+def train_spm(files, rules=None, keep=None):
     """A SentencePiece Unigram model trained on the GLUE text: its pieces and its charsmap.
 
-    rules: None for the nmt_nfkc rule, else (source, target) pairs of a rule table."""
+    rules: None for the nmt_nfkc rule, else (source, target) pairs of a rule table.
+    keep: a path to copy the model file (spm.model) to (scripts/golden/spm_model_golden.py)."""
     import tempfile
 
     import sentencepiece as spm
@@ -209,7 +210,11 @@ def train_spm(files, rules=None):
             user_defined_symbols=["[MASK]"], num_threads=1, minloglevel=2)
         proto = sentencepiece_model_pb2.ModelProto()
         with open(os.path.join(tmp, "m.model"), "rb") as f:
-            proto.ParseFromString(f.read())
+            model_bytes = f.read()
+        proto.ParseFromString(model_bytes)
+        if keep:
+            with open(keep, "wb") as f:
+                f.write(model_bytes)
     return [(p.piece, p.score) for p in proto.pieces], proto.normalizer_spec.precompiled_charsmap
 
 

@@ -24,7 +24,7 @@ std::vector<fs::path> subfolders(const fs::path& dir) {
 
 bool holds_model_or_tokenizer(const fs::path& folder) {
   std::error_code ec;
-  for (const char* file : {"config.json", "vocab.txt", "tokenizer.json"})
+  for (const char* file : {"config.json", "vocab.txt", "tokenizer.json", "spm.model"})
     if (fs::is_regular_file(folder / file, ec)) return true;
   return false;
 }

@@ -81,9 +81,11 @@ void pick_tokenizer(Picker& k) {
   FileProbe::State s;
   if (!k.take("tokenizer_config.json", &s)) return;
   if (!k.take("vocab.txt", &s) || s == FileProbe::Present) return;
-  if (!k.take("tokenizer.json", &s)) return;
+  if (!k.take("tokenizer.json", &s) || s == FileProbe::Present) return;
+  // DeBERTa-v2/v3 repositories ship only their SentencePiece model.
+  if (!k.take("spm.model", &s)) return;
   if (s == FileProbe::Missing)
-    missing(k.owner, k.repo, "neither vocab.txt nor tokenizer.json", "tokenizer.path must name a repository with vocab.txt (WordPiece) or tokenizer.json (a Hugging Face fast tokenizer)");
+    missing(k.owner, k.repo, "neither vocab.txt nor tokenizer.json (nor spm.model)", "tokenizer.path must name a repository with vocab.txt (WordPiece), tokenizer.json (a Hugging Face fast tokenizer) or a DeBERTa spm.model");
 }
 
 }  // namespace

@@ -66,8 +66,7 @@ RelativeAttentionInputs DebertaV2ForSequenceClassification::attention_inputs(con
   if (!config_.relative_attention) return in;
   in.relative_pos = deberta_relative_positions(b.input_ids.size(1), config_.position_buckets,
                                                config_.max_relative(), b.input_ids.device());
-  in.rel_embeddings = rel_norm_ ? rel_norm_(rel_embeddings_->weight) : rel_embeddings_->weight;
-  return in;
+  return in;  // the relative table is normalised by each layer's call (forward)
 }
 
 ModelOutput DebertaV2ForSequenceClassification::forward(const ModelBatch& b, const ForwardOptions& o) {
@@ -75,8 +74,19 @@ ModelOutput DebertaV2ForSequenceClassification::forward(const ModelBatch& b, con
   auto h = embed(b);
   if (o.output_hidden_states) out.hidden_states.push_back(h);
   const RelativeAttentionInputs in = attention_inputs(b);
+  // Each layer's call normalises the relative table itself, so that a layer
+  // recomputed in the backward (gradient checkpointing), whose graph starts at
+  // its input, still back-propagates into the table and its LayerNorm; one
+  // normalised table shared by the layers would have its graph freed by the
+  // first recomputed layer's backward.
   for (const auto& layer : *layers_) {
-    h = run_layer([l = layer->as<DebertaV2Layer>(), in](const torch::Tensor& x) { return l->forward(x, in); }, h);
+    auto call = [l = layer->as<DebertaV2Layer>(), in, table = rel_embeddings_, norm = rel_norm_](
+                    const torch::Tensor& x) mutable {
+      RelativeAttentionInputs with = in;
+      if (table) with.rel_embeddings = norm ? norm(table->weight) : table->weight;
+      return l->forward(x, with);
+    };
+    h = run_layer(call, h);
     if (o.output_hidden_states) out.hidden_states.push_back(h);
   }
   // ContextPooler: the first token, dropout, dense, the pooler's activation.

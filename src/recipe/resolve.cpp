@@ -127,7 +127,8 @@ struct SectionResolver {
   }
 
   // A recipe that names a pretrained model and no tokenizer path reads the model
-  // folder's own tokenizer when it has one (vocab.txt or tokenizer.json), as
+  // folder's own tokenizer when it has one (vocab.txt, tokenizer.json, or a
+  // DeBERTa folder's spm.model), as
   // AutoTokenizer.from_pretrained(model_name_or_path) does: a fine-tune of MiniLM
   // never tokenizes with bert-base-uncased's vocabulary by default. Only for a
   // tokenizer type that takes a path.
@@ -142,7 +143,8 @@ struct SectionResolver {
     const fs::path folder = located_folder(*find_section("model"), *pretrained);
     std::error_code ec;
     if (folder.empty() || !(fs::is_regular_file(folder / "vocab.txt", ec) ||
-                            fs::is_regular_file(folder / "tokenizer.json", ec)))
+                            fs::is_regular_file(folder / "tokenizer.json", ec) ||
+                            fs::is_regular_file(folder / "spm.model", ec)))
       return root;
     Value out = root;
     Value section = tokenizer ? *tokenizer : Value::make_table(pretrained->loc);

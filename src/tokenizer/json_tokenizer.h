@@ -7,6 +7,9 @@
 #include "tokenizer/added_tokens.h"
 #include "tokenizer/pipeline_parts.h"
 #include "tokenizer/tokenizer.h"
+#include "util/sha256.h"
+
+#include <nlohmann/json.hpp>
 
 namespace runner {
 
@@ -42,5 +45,11 @@ class JsonTokenizer : public Tokenizer {
 // tokenizer_config.json for the names of the pad/unk/mask tokens.
 // Throws InputError naming the file and JSON path of anything it cannot run.
 std::shared_ptr<const JsonTokenizer> load_json_tokenizer(const std::string& file);
+
+// The same from a tokenizer.json object already in memory (one converted from
+// another format): `file` names it in errors and locates tokenizer_config.json;
+// `digest` holds what it was made from, and the fingerprint continues it.
+std::shared_ptr<const JsonTokenizer> json_tokenizer_from(const nlohmann::json& tokenizer_json, const std::string& file,
+                                                         digest::Sha256& digest);
 
 }  // namespace runner

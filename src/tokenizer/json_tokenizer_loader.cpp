@@ -61,7 +61,11 @@ std::shared_ptr<const JsonTokenizer> load_json_tokenizer(const std::string& file
   digest::Sha256 digest;
   const std::string text = read_tokenizer_text(file);
   digest.update("tokenizer.json\n").update(text);
-  const nlohmann::json j = parse_json(text, {file, 1, kResave});
+  return json_tokenizer_from(parse_json(text, {file, 1, kResave}), file, digest);
+}
+
+std::shared_ptr<const JsonTokenizer> json_tokenizer_from(const nlohmann::json& j, const std::string& file,
+                                                         digest::Sha256& digest) {
   hf::JsonPart root(j, file, "");
   if (!j.is_object()) root.fail("", "expected a JSON object (a Hugging Face tokenizer.json)");
   if (!root.has("model")) root.fail("model", "missing: a tokenizer.json holds its model (BPE, Unigram or WordPiece)");

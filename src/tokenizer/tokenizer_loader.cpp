@@ -3,6 +3,7 @@
 #include "registry/builtins.h"
 #include "registry/registry.h"
 #include "tokenizer/json_tokenizer.h"
+#include "tokenizer/spm_tokenizer.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
@@ -49,6 +50,14 @@ bool is_bert_wordpiece(const nlohmann::json& j) {
 
 std::shared_ptr<const Tokenizer> load_tokenizer(const WordPieceSource& source) {
   fs::path file = tokenizer_file(source);
+  if (file.extension() == ".model") {
+    if (source.lowercase != "auto")
+      throw InputError(make_error({file.string(), 0, 0, {}}, "tokenizer.lowercase",
+                                  "lowercase = \"" + source.lowercase + "\" applies to WordPiece tokenizers only; "
+                                  "a SentencePiece model's folder says it in tokenizer_config.json (do_lower_case)",
+                                  "remove tokenizer.lowercase"));
+    return load_spm_tokenizer(file.string());
+  }
   if (file.extension() != ".json") return load_wordpiece(source);
   const std::string text = read_input_file({file.string(), "", kMaxDocumentBytes, "check the tokenizer path"});
   nlohmann::json j = parse_json(text, {file.string(), 1, "re-save the tokenizer with save_pretrained"});
@@ -80,7 +89,8 @@ Diagnostics check_tokenizer_in_recipe(const nlohmann::json& recipe) {
   std::error_code ec;
   if (src.path.empty() || !fs::exists(src.path, ec)) return {};
   try {
-    if (tokenizer_file(src).extension() == ".json") load_tokenizer(src);
+    const fs::path file = tokenizer_file(src);
+    if (file.extension() == ".json" || file.extension() == ".model") load_tokenizer(src);
   } catch (const InputError& e) {
     Diagnostic d = e.diagnostic();
     if (d.key_path.empty()) d.key_path = "tokenizer.path";
@@ -97,7 +107,7 @@ ComponentSpec tokenizer_spec() {
           "as Hugging Face tokenizers runs it",
           {
               opt::model_path("path", "bert-base-uncased",
-                              "Model folder with vocab.txt and/or tokenizer.json, or one such file; unset: "
+                              "Model folder with vocab.txt and/or tokenizer.json (or a DeBERTa folder's spm.model), or one such file; unset: "
                               "model.pretrained's folder when the recipe names one"),
               opt::choice("format", {"auto", "vocab_txt", "tokenizer_json"}, "auto",
                           "Which file to read from a folder; auto prefers vocab.txt"),

@@ -1,7 +1,8 @@
 // Chooses and loads the tokenizer of a model folder (or one file in it):
 // vocab.txt, or a tokenizer.json that is BERT's WordPiece, goes to the
 // WordPiece tokenizer (transformers' BertTokenizer parity); any other
-// tokenizer.json runs as a Hugging Face tokenizers pipeline (json_tokenizer.h).
+// tokenizer.json runs as a Hugging Face tokenizers pipeline (json_tokenizer.h), and so
+// does a DeBERTa folder's spm.model when the folder has no tokenizer.json (spm_tokenizer.h).
 #pragma once
 
 #include "tokenizer/tokenizer.h"

@@ -160,15 +160,17 @@ void load_from_tokenizer_json(const fs::path& file, Loaded& out) {
 fs::path tokenizer_file(const WordPieceSource& src) {
   fs::path p(src.path);
   if (!fs::is_directory(p)) return p;
-  fs::path vocab = p / "vocab.txt", json = p / "tokenizer.json";
+  fs::path vocab = p / "vocab.txt", json = p / "tokenizer.json", spm = p / "spm.model";
   if (src.format == "tokenizer_json" || (src.format == "auto" && !fs::exists(vocab))) {
     if (fs::exists(json)) return json;
+    // A DeBERTa-v2/v3 folder as the Hub has it: its SentencePiece model only.
+    if (src.format == "auto" && fs::exists(spm)) return spm;
   } else if (fs::exists(vocab)) {
     return vocab;
   }
   throw load_error(src.path, "the tokenizer folder has no " +
                                  std::string(src.format == "tokenizer_json" ? "tokenizer.json"
-                                                                            : "vocab.txt or tokenizer.json"),
+                                                                            : "vocab.txt, tokenizer.json or spm.model"),
                    "point tokenizer.path at a Hugging Face model folder");
 }
 

@@ -47,3 +47,13 @@ TEST_CASE("the tokenizer defaults to the pretrained model's folder", "[cli]") {
   // Without a pretrained model the declared default stays.
   CHECK(resolved_tokenizer("")["path"].get<std::string>().find("bert-base-uncased") != std::string::npos);
 }
+
+TEST_CASE("the tokenizer defaults to a pretrained folder whose tokenizer is a SentencePiece model", "[cli]") {
+  // DeBERTa-v3 as the Hub has it: spm.model, no tokenizer.json or vocab.txt.
+  std::string dir = runner::test::tmp_dir("model-tokenizer-spm"), model = dir + "/my-deberta";
+  fs::create_directories(model);
+  fs::copy_file(runner::test::shared_dir() + "/models/bert-base-uncased/config.json", model + "/config.json");
+  fs::copy_file(runner::test::source_dir() + "/tests/tokenizer/golden/deberta_spm.spm.model", model + "/spm.model");
+  std::ofstream(model + "/model.safetensors") << "";
+  CHECK(resolved_tokenizer(" --set model.pretrained=" + model)["path"] == model);
+}

@@ -65,6 +65,12 @@ TEST_CASE("gradient checkpointing recomputes every layer and gives the plain bac
        {"hidden_dim", 128}},
       {{"type", "electra"}, {"preset", "electra-small"}, {"num_hidden_layers", 2}, {"embedding_size", 32},
        {"hidden_size", 64}, {"intermediate_size", 128}},
+      {{"type", "roberta"}, {"preset", "roberta-base"}, {"num_hidden_layers", 2}, {"hidden_size", 64},
+       {"num_attention_heads", 2}, {"intermediate_size", 128}, {"execution", "padded"}},
+      {{"type", "deberta-v2"}, {"preset", "deberta-v3-base"}, {"num_hidden_layers", 2}, {"hidden_size", 64},
+       {"num_attention_heads", 2}, {"intermediate_size", 128}, {"execution", "padded"}},
+      {{"type", "modernbert"}, {"preset", "modernbert-base"}, {"num_hidden_layers", 2}, {"hidden_size", 64},
+       {"num_attention_heads", 2}, {"intermediate_size", 128}, {"execution", "padded"}},
   };
   for (const auto& section : sections) {
     INFO(section.dump());

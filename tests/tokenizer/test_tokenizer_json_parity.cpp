@@ -231,3 +231,25 @@ TEST_CASE("byte-level BPE as ModernBERT's matches tokenizers on GLUE", "[tokeniz
 TEST_CASE("byte-level BPE as ModernBERT's matches tokenizers on the edge cases", "[tokenizer][tokenizer_json]") {
   check_edge_cases("modernbert_bpe");
 }
+
+namespace {
+
+// A folder holding only deberta_spm's SentencePiece model (deberta_spm.spm.model,
+// scripts/golden/spm_model_golden.py), as DeBERTa-v3's folder on the Hub has it.
+std::string spm_only_folder() {
+  const std::string dir = test::tmp_dir("tokjson_spm_only");
+  std::ofstream(dir + "/spm.model", std::ios::binary) << test::read_text(golden_dir() + "deberta_spm.spm.model");
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("a folder with only DeBERTa-v3's spm.model tokenizes as its converted tokenizer.json on GLUE",
+          "[tokenizer][tokenizer_json][spm_model]") {
+  check_glue("deberta_spm", spm_only_folder());
+}
+
+TEST_CASE("a folder with only DeBERTa-v3's spm.model tokenizes as its converted tokenizer.json on the edge cases",
+          "[tokenizer][tokenizer_json][spm_model]") {
+  check_edge_cases("deberta_spm", spm_only_folder());
+}
