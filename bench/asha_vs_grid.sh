@@ -10,6 +10,7 @@
 #   bench/asha_vs_grid.sh [--lrs 1e-4,3e-4,1e-3] [--weight-decays 0,0.01,0.1]
 #                         [--seeds 42,43,44] [--min-budget 12] [--max-budget 108]
 #                         [--eta 3] [--max-train N] [--jobs 2] [--out build/asha_vs_grid]
+#                         [--recipe recipes/mrpc_bert_mini.toml]
 #
 # Every evaluation is at a multiple of min_budget (train.eval_every = min_budget),
 # in both sweeps. A sweep started again continues (each is an ordinary
@@ -21,11 +22,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lrs=1e-4,3e-4,1e-3 wds=0,0.01,0.1 seeds=42,43,44 min=12 max=108 eta=3 max_train=0 jobs=2
+recipe=recipes/mrpc_bert_mini.toml
 out=build/asha_vs_grid
 while (($#)); do
   case $1 in
     --lrs) lrs=$2 ;; --weight-decays) wds=$2 ;; --seeds) seeds=$2 ;; --min-budget) min=$2 ;;
     --max-budget) max=$2 ;; --eta) eta=$2 ;; --max-train) max_train=$2 ;; --jobs) jobs=$2 ;; --out) out=$2 ;;
+    --recipe) recipe=$2 ;;
     *) echo "asha_vs_grid: unknown option '$1'" >&2; exit 2 ;;
   esac
   shift 2
@@ -40,7 +43,7 @@ list() { sed 's/,/, /g' <<<"$1"; }
 sweep_file() {
   cat >"$out/$1.toml" <<TOML
 name = "$1"
-base = "$PWD/recipes/mrpc_bert_mini.toml"
+base = "$(cd "$(dirname "$recipe")" && pwd)/$(basename "$recipe")"
 metric = "eval.f1"
 output_dir = "$out/runs"
 
