@@ -137,4 +137,5 @@ TEST_CASE("sweep --dry-run refuses a recipe whose rungs are not evaluation steps
   auto fine = dry_run("\"train.eval_every\" = 3\n");
   INFO(fine.out);
   CHECK(fine.exit_code == 0);
+  CHECK_THAT(fine.out, Catch::Contains("Successive halving: rungs at steps 6, 18 (eta 3)"));
 }
