@@ -40,9 +40,15 @@ int cmd_run(const ParsedArgs& args) {
                              "a given run directory use `runner resume RUN_DIR`\n", resume);
     return kExitBadInput;
   }
+  RunOptions options;
+  try {
+    options.stop_at_step = integer_flag(args, "--stop-at-step", 0);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "error: " << e.what() << "\n  hint: give the optimizer step to stop after, e.g. --stop-at-step 100\n";
+    return kExitBadInput;
+  }
   std::optional<Recipe> recipe = load_recipe_or_report(args);
   if (!recipe) return kExitBadInput;
-  RunOptions options;
   options.command_line = command_line(args);
   options.overrides = args.all("--set");
   options.resume_auto = resume == "auto";

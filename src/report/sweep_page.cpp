@@ -133,13 +133,37 @@ std::string configurations_html(const nlohmann::json& summary) {
   return "<h2>Configurations over replicates of " + xml_escape(over) + "</h2>" + render_table(t);
 }
 
+// Successive halving: the rungs, the points that reached each, the promotions,
+// and the optimizer steps spent against a grid of the same points at max_budget.
+std::string asha_html(const nlohmann::json& summary) {
+  const nlohmann::json asha = record_object(summary, "asha");
+  if (asha.empty()) return "";
+  const double spent = static_cast<double>(record_integer(asha, "steps_spent"));
+  const double grid = static_cast<double>(record_integer(asha, "grid_steps"));
+  HtmlTable t{"sweep-asha", {"rung", "step", "points reached", "running"}, {}, false};
+  for (const auto& r : record_array(asha, "rungs"))
+    t.rows.push_back({std::to_string(record_integer(r, "rung")), std::to_string(record_integer(r, "step")),
+                      std::to_string(record_integer(r, "finished")), std::to_string(record_integer(r, "running"))});
+  return fmt::format("<h2>Successive halving (eta {})</h2><p>{} promotions; {} points stopped by the search; "
+                     "{:.0f} optimizer steps spent, {:.1f}% of the {:.0f} that the same points at max_budget "
+                     "spend</p>",
+                     record_integer(asha, "eta"), record_integer(asha, "promotions"),
+                     record_integer(asha, "stopped"), spent, grid > 0 ? 100.0 * spent / grid : 0.0, grid) +
+         render_table(t);
+}
+
 }  // namespace
 
 nlohmann::json ranked_points(const nlohmann::json& summary) {
   nlohmann::json points = record_array(summary, "points");
   bool higher = record_string(summary, "direction", "higher") != "lower";
+  // Under successive halving a stopped point's best is of a shorter run: the
+  // points that reached max_budget rank first.
+  const bool by_budget = !record_object(summary, "asha").empty();
   std::vector<nlohmann::json> rows(points.begin(), points.end());
-  std::stable_sort(rows.begin(), rows.end(), [higher](const nlohmann::json& a, const nlohmann::json& b) {
+  std::stable_sort(rows.begin(), rows.end(), [higher, by_budget](const nlohmann::json& a, const nlohmann::json& b) {
+    const bool full_a = record_string(a, "status", "") == "completed", full_b = record_string(b, "status", "") == "completed";
+    if (by_budget && full_a != full_b) return full_a;
     auto x = number_at(a, "best"), y = number_at(b, "best");
     if (x.has_value() != y.has_value()) return x.has_value();
     return x && (higher ? *x > *y : *x < *y);
@@ -165,6 +189,7 @@ std::string sweep_report_html(const nlohmann::json& sweep_summary, const std::ve
                                  xml_escape(name), summary["points"].size(), xml_escape(metric),
                                  xml_escape(record_string(summary, "direction", "higher")));
   body += configurations_html(summary);
+  body += asha_html(summary);
   body += "<h2>Points</h2>" + render_table(points_table(summary, keys));
   body += "<h2>" + xml_escape(metric) + " against each swept key</h2>";
   std::set<std::string> taken;

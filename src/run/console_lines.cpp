@@ -1,5 +1,7 @@
 #include "run/console_lines.h"
 
+#include "run/run_summary.h"
+
 #include "util/utf8.h"
 
 #include <fmt/format.h>
@@ -146,7 +148,8 @@ std::string end_line(const nlohmann::json& e) {
   if (status == "failed") line += ": " + e.value("error", std::string("(no reason recorded)"));
   const std::string dir = e.value("run_dir", std::string());
   if (dir.empty()) return line;
-  if (status == "interrupted") return line + "\n  continue with: runner resume " + shell_word(dir);
+  if (status == "interrupted" || status == kStoppedBySearch)
+    return line + "\n  continue with: runner resume " + shell_word(dir);
   return line + "\n  see it with: runner report " + shell_word(dir);
 }
 

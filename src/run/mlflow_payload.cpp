@@ -1,5 +1,7 @@
 #include "run/mlflow_payload.h"
 
+#include "run/run_summary.h"
+
 #include "train/logger.h"
 
 #include <chrono>
@@ -60,7 +62,7 @@ std::vector<mlflow::KeyValue> recipe_params(const std::string& run_dir) {
 
 std::string mlflow_status(const std::string& run_status) {
   if (run_status == "completed") return "FINISHED";
-  if (run_status == "interrupted") return "KILLED";
+  if (run_status == "interrupted" || run_status == kStoppedBySearch) return "KILLED";
   return "FAILED";
 }
 

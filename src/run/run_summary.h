@@ -15,6 +15,10 @@
 
 namespace runner {
 
+// The status of a run that `runner run --stop-at-step` ended at a search's rung
+// (a sweep's successive halving): not failed, not interrupted, resumable.
+inline constexpr const char* kStoppedBySearch = "stopped_by_search";
+
 struct RunSummary {
   std::string path;      // <run>/summary.json
   bool present = false;  // the file exists (and was read)
@@ -22,7 +26,8 @@ struct RunSummary {
   // file holds something else. Its other fields (global_step, best, final ...)
   // are read from here.
   nlohmann::json record = nlohmann::json::object();
-  // "running", "completed", "interrupted", "failed"; empty when none is recorded.
+  // "running", "completed", "interrupted", "failed", "stopped_by_search"; empty
+  // when none is recorded.
   std::string status;
   bool status_not_a_string = false;  // an edited status: neither running nor done
   // The process that last wrote a running summary (pid, host, boot, start time).

@@ -24,6 +24,9 @@ struct RunOptions {
   // (if there is none, start a new one).
   bool resume_auto = false;
   std::vector<std::string> allow_changes;  // with resume_auto
+  // --stop-at-step N: end after step N with an evaluation and a checkpoint there,
+  // the schedule still the recipe's whole one (0: run to the end).
+  long long stop_at_step = 0;
 };
 
 // Trains the recipe in a new run directory (or resumes, see resume_auto).

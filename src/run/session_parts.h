@@ -71,6 +71,9 @@ struct SessionParts {
   void refuse_smoothing_a_regression(const TrainerConfig& cfg) const;
   void resume_trainer();
   void summarize_outcome();
+  // A run ended at --stop-at-step: its summary says stopped_by_search, with the
+  // step and the evaluation there; no final evaluation, no final/ (a resume goes on).
+  int save_stopped();
   // The "end" event: how the run ended, with what the console's last line
   // names (run/console_lines.h): step, wall time, speed, best, the run directory.
   nlohmann::json end_event(const std::string& status, const nlohmann::json& extra) const;

@@ -5,6 +5,7 @@
 #include "model/export.h"
 #include "run/best_weights.h"
 #include "run/record_integrity.h"
+#include "run/run_summary.h"
 #include "util/synced_file.h"
 
 #include <filesystem>
@@ -43,6 +44,16 @@ void SessionParts::summarize_outcome() {
     const std::string& metric = settings.train.metric_for_best;
     sum["best"]["metric"] = metric.empty() || metric.rfind("eval.", 0) == 0 ? metric : "eval." + metric;
   }
+}
+
+int SessionParts::save_stopped() {
+  nlohmann::json& sum = summary.summary;
+  sum["stopped_at_step"] = outcome.global_step;
+  if (outcome.last_eval.is_object() && outcome.last_eval.value("step", -1LL) == outcome.global_step)
+    sum["stop_eval"] = outcome.last_eval;
+  log->emit(end_event(kStoppedBySearch, {{"stopped_at_step", outcome.global_step}}));
+  summary.write(kStoppedBySearch);
+  return 0;
 }
 
 // The "end" event: how the run ended, with what the console's last line

@@ -163,6 +163,7 @@ void SessionParts::record_pretrained_load(const LoadReport& report) {
 void SessionParts::build_trainer() {
   TrainerConfig cfg = settings.train;
   cfg.checkpoints_dir = start.paths.checkpoints();
+  cfg.stop_at_step = start.stop_at_step;
   const DatasetInfo& info = data.dataset->info();
   take_main_metric(cfg, info.main_metric);
   settings.train.metric_for_best = cfg.metric_for_best;

@@ -48,6 +48,7 @@ int TrainingSession::save() {
     p.summary.write("interrupted");
     return interrupt_exit_code(p.outcome.signal);
   }
+  if (p.outcome.status == TrainStatus::Stopped) return p.save_stopped();
   sum["final"] = p.final_evaluation(p.reload_best());
   if (p.primary()) p.export_final_model();
   sum["final_model"] = p.start.paths.final_model();

@@ -1,6 +1,7 @@
 #include "sweep/ledger.h"
 
 #include "run/run_dir.h"
+#include "run/run_summary.h"
 #include "util/json_input.h"
 
 #include <filesystem>
@@ -14,13 +15,14 @@ std::string state_name(PointState s) {
     case PointState::Completed: return "completed";
     case PointState::Failed: return "failed";
     case PointState::Interrupted: return "interrupted";
+    case PointState::Stopped: return kStoppedBySearch;
   }
   return "pending";
 }
 
 PointState parse_state(const std::string& name) {
   for (PointState s : {PointState::Running, PointState::Completed, PointState::Failed,
-                       PointState::Interrupted})
+                       PointState::Interrupted, PointState::Stopped})
     if (state_name(s) == name) return s;
   return PointState::Pending;
 }
@@ -33,6 +35,13 @@ void Ledger::save() const {
     points_json[id] = {{"state", state_name(r.state)},   {"attempts", r.attempts},
                        {"last_error", r.last_error},     {"last_exit_code", r.last_exit_code}, {"pid", r.pid},
                        {"updated_utc", r.updated_utc},   {"overrides", r.overrides}};
+  for (const auto& [id, r] : points) {
+    if (r.rung < 0) continue;
+    nlohmann::json metrics = nlohmann::json::array();
+    for (const auto& m : r.rung_metrics) metrics.push_back(m ? nlohmann::json(*m) : nlohmann::json());
+    points_json[id]["rung"] = r.rung;
+    points_json[id]["rung_metrics"] = metrics;
+  }
   write_json_atomic(path, {{"format", "runner-sweep-ledger"}, {"version", 1},
                            {"sweep", sweep_name}, {"sweep_file", sweep_file},
                            {"points", points_json}});
@@ -55,6 +64,9 @@ Ledger load_ledger(const std::string& path) {
     r.updated_utc = record_string(p, "updated_utc", "");
     r.pid = record_integer(p, "pid", 0);
     r.overrides = record_object(p, "overrides");
+    r.rung = static_cast<int>(record_integer(p, "rung", -1));
+    for (const auto& m : record_array(p, "rung_metrics"))
+      r.rung_metrics.push_back(m.is_number() ? std::optional<double>(m.get<double>()) : std::nullopt);
     ledger.points[id] = std::move(r);
   }
   return ledger;

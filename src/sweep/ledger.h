@@ -7,11 +7,15 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <optional>
+#include <vector>
 #include <string>
 
 namespace runner {
 
-enum class PointState { Pending, Running, Completed, Failed, Interrupted };
+// Stopped: ended at a rung of successive halving and not promoted (while the
+// search runs it may still be; when it ends, it was stopped by the search).
+enum class PointState { Pending, Running, Completed, Failed, Interrupted, Stopped };
 std::string state_name(PointState s);  // "pending", ...
 PointState parse_state(const std::string& name);  // unknown names read as pending
 
@@ -23,6 +27,10 @@ struct PointRecord {
   long pid = 0;  // the process running the point while state is running
   std::string updated_utc;
   nlohmann::json overrides = nlohmann::json::object();  // key -> value, for readers
+  // Successive halving only: the rung the point was last sent to (-1: none)
+  // and the sweep metric at each rung it finished (null where none was reported).
+  int rung = -1;
+  std::vector<std::optional<double>> rung_metrics;
 };
 
 struct Ledger {

@@ -2,6 +2,7 @@
 
 #include "run/run_dir.h"
 #include "run/run_search.h"
+#include "sweep/asha_progress.h"
 #include "sweep/replicates.h"
 #include "sweep/run_result.h"
 #include "sweep/sweep_run.h"
@@ -109,6 +110,7 @@ SweepTable collect_results(const SweepFile& sweep, const std::vector<SweepPoint>
   sort_rows(t);
   t.replicates = sweep.replicates;
   if (!t.replicates.empty()) t.configurations = aggregate_replicates(t, t.replicates);
+  if (sweep.asha.enabled) t.asha = asha_progress_json(asha_progress(sweep, points, ledger));
   return t;
 }
 
@@ -169,7 +171,7 @@ std::string render_markdown(const SweepTable& t) {
                         md_cell(r.last_error));
     out += line + "\n";
   }
-  return out + configurations_markdown(t);
+  return out + configurations_markdown(t) + (t.asha.is_object() ? asha_progress_markdown(t.asha) : "");
 }
 
 std::string render_csv(const SweepTable& t) {
@@ -202,6 +204,7 @@ nlohmann::json render_json(const SweepTable& t) {
   nlohmann::json doc = {{"sweep", t.sweep_name}, {"metric", t.metric},
                         {"direction", t.higher_is_better ? "higher" : "lower"}, {"points", rows}};
   if (!t.replicates.empty()) doc["replicates"] = t.replicates, doc["configurations"] = configurations_json(t);
+  if (t.asha.is_object()) doc["asha"] = t.asha;
   return doc;
 }
 

@@ -44,6 +44,7 @@ struct SweepTable {
   std::vector<PointRow> rows;     // completed best first, then the rest
   std::vector<std::string> replicates;            // keys aggregated over; empty: none
   std::vector<ConfigurationRow> configurations;  // best mean first, then those with no metric
+  nlohmann::json asha;  // successive halving's progress (sweep/asha_progress.h); null without [asha]
 };
 
 SweepTable collect_results(const SweepFile& sweep, const std::vector<SweepPoint>& points,

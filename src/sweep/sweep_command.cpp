@@ -1,5 +1,6 @@
 #include "sweep/sweep_command.h"
 
+#include "sweep/asha.h"
 #include "sweep/expand.h"
 #include "sweep/ledger.h"
 #include "sweep/summary.h"
@@ -58,6 +59,15 @@ std::string points_table(const LoadedSweep& s, const std::vector<Diagnostics>& c
   return out;
 }
 
+// What successive halving will do: its rungs, and the steps the same points
+// would take each trained to max_budget.
+std::string asha_plan_line(const AshaSettings& asha) {
+  std::string rungs;
+  for (long long r : asha_rungs(asha)) rungs += (rungs.empty() ? "" : ", ") + std::to_string(r);
+  return fmt::format("Successive halving: rungs at steps {} (eta {}); the top 1/{} of a rung continue to the "
+                     "next\n\n", rungs, asha.eta, asha.eta);
+}
+
 int dry_run(const LoadedSweep& s, const SweepCommandOptions& o, std::ostream& out,
             std::ostream& err) {
   std::vector<Diagnostics> checks = validate_points(s.sweep, s.points, o.caps);
@@ -65,6 +75,7 @@ int dry_run(const LoadedSweep& s, const SweepCommandOptions& o, std::ostream& ou
   out << terminal_safe(fmt::format("Sweep {}: {} points from {}, runs under {}/<point id>/\n\n", s.sweep.name,
                                    s.points.size(), s.sweep.base, sweep_dir_of(s.sweep)),
                        true);
+  if (s.sweep.asha.enabled) out << asha_plan_line(s.sweep.asha);
   out << terminal_safe(points_table(s, checks), true);
   size_t bad = 0;
   for (size_t i = 0; i < checks.size(); ++i) {

@@ -6,6 +6,7 @@
 #include "recipe/rules.h"
 #include "recipe/schema.h"
 #include "registry/registry.h"
+#include "sweep/asha_file.h"
 #include "sweep/replicates.h"
 #include "sweep/sampling.h"
 #include "sweep/sweep_file_checks.h"
@@ -65,6 +66,7 @@ ojson sweep_schema() {
   ojson props = ojson::object();
   for (const auto& o : sweep_options()) props[o.name] = ojson(o.json_schema());
   for (const auto& t : sweep_table_keys()) props[t.name] = override_table_schema(t.doc, t.leaf);
+  props["asha"] = asha_schema();
   props["points"] = {{"type", "array"},
                      {"description", "Explicit points, each a table of recipe key -> value"},
                      {"items", {{"type", "object"}}}};
@@ -298,6 +300,7 @@ SweepLoad load_sweep_file(const std::string& path, const std::vector<std::string
   read_points(root.find("points"), sweep, out.diags);
   read_random_axes(root, sweep, out.diags);
   add_flag_overrides(set_flags, sweep, out.diags);
+  read_asha(root, sweep, out.diags);
   check_replicates(root, sweep, out.diags);
   check_keys_the_sweep_sets(root, sweep, out.diags);
   if (!has_errors(out.diags)) check_schema(root, out.diags);

@@ -6,6 +6,7 @@
 
 #include "recipe/value.h"
 #include "registry/option.h"
+#include "sweep/asha.h"
 
 #include <nlohmann/json.hpp>
 
@@ -57,6 +58,9 @@ struct SweepFile {
   long long sample_seed = 0;
   // Keys whose values repeat one configuration (run.seed): aggregated, not ranked.
   std::vector<std::string> replicates;
+  // [asha]: successive halving over the points instead of running each to the end.
+  AshaSettings asha;
+  SourceLocation asha_loc;
 };
 
 struct SweepLoad {

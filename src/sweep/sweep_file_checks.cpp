@@ -28,7 +28,7 @@ const std::vector<SweepTableKey>& sweep_table_keys() {
 }
 
 void check_sweep_known_keys(const Value& root, Diagnostics& diags) {
-  std::vector<std::string> known = {"set", "grid", "zip", "random", "points"};
+  std::vector<std::string> known = {"set", "grid", "zip", "random", "points", "asha"};
   for (const auto& o : sweep_options()) known.push_back(o.name);
   for (const auto& [key, v] : root.table) {
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;

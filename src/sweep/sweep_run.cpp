@@ -6,6 +6,9 @@
 #include "run/run_dir.h"
 #include "run/run_search.h"
 #include "run/run_summary.h"
+#include "sweep/asha_file.h"
+#include "sweep/asha_run.h"
+#include "sweep/point_command.h"
 #include "sweep/process.h"
 #include "sweep/summary.h"
 #include "util/json_input.h"
@@ -63,46 +66,20 @@ std::vector<Diagnostics> validate_points(const SweepFile& sweep,
                                          const Capabilities& caps) {
   std::vector<Diagnostics> out;
   for (const auto& p : points) {
-    RecipeLoad load = load_recipe(RecipeRequest{sweep.base, p.set_args(), true, caps}, registry());
+    std::vector<std::string> args = p.set_args();
+    if (sweep.asha.enabled) args.push_back(fmt::format("train.max_steps={}", sweep.asha.max_budget));
+    RecipeLoad load = load_recipe(RecipeRequest{sweep.base, args, true, caps}, registry());
     Diagnostics errors;
     for (auto& d : load.diags)
       if (d.severity == Severity::Error) errors.push_back(std::move(d));
     if (load.recipe) check_metric(sweep, *load.recipe, errors);
+    if (load.recipe) check_asha_recipe(sweep, nlohmann::json(load.recipe->resolved), errors);
     out.push_back(std::move(errors));
   }
   return out;
 }
 
 namespace {
-
-nlohmann::json overrides_json(const SweepPoint& p) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& a : p.varying) j[a.key] = a.value.to_json();
-  return j;
-}
-
-// The last error of a point's log ("error: ..." or "file:line:col: error: ...") with the
-// hint under it; the log's last line when no line says error.
-std::string error_from_log(const std::string& log_path) {
-  std::ifstream in(log_path);
-  std::string line, error, last;
-  bool after_error = false;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    last = line;
-    if (line.rfind("error", 0) == 0 || line.find(": error: ") != std::string::npos) {
-      error = line;
-      after_error = true;
-    } else if (after_error && line.find("hint:") != std::string::npos) {
-      error += " (" + line.substr(line.find("hint:")) + ")";
-      after_error = false;
-    } else {
-      after_error = false;
-    }
-  }
-  std::string msg = error.empty() ? last : error;
-  return msg.size() > 400 ? msg.substr(0, 400) + "..." : msg;
-}
 
 class SweepScheduler {
  public:
@@ -132,29 +109,6 @@ class SweepScheduler {
  private:
   int jobs() const { return std::max(1, options_.jobs); }
 
-  int threads_per_point() const {
-    int cpus = options_.cpu_threads > 0 ? options_.cpu_threads
-                                        : static_cast<int>(std::thread::hardware_concurrency());
-    return std::max(1, cpus / jobs());
-  }
-
-  // An interrupted point continues its run directory; a point that failed
-  // before starts a fresh one (its failed run stays for inspection).
-  std::vector<std::string> command(const SweepPoint& p, bool resume) const {
-    std::string exe = options_.runner_exe.empty() ? self_executable() : options_.runner_exe;
-    std::vector<std::string> argv = {exe, "run", sweep_.base};
-    std::vector<std::string> sets = p.set_args();
-    sets.push_back("run.output_dir=" + dir_);
-    sets.push_back("run.name=" + p.id);
-    sets.push_back(fmt::format("run.threads={}", threads_per_point()));
-    for (const auto& s : sets) {
-      argv.push_back("--set");
-      argv.push_back(s);
-    }
-    if (resume) argv.insert(argv.end(), {"--resume", "auto"});
-    return argv;
-  }
-
   void launch(size_t index) {
     const SweepPoint& p = points_[index];
     fs::create_directories(dir_ + "/" + p.id);
@@ -164,17 +118,10 @@ class SweepScheduler {
     r.attempts += 1;
     r.updated_utc = utc_timestamp();
     r.overrides = overrides_json(p);
-    r.pid = spawn_child(command(p, resume), dir_ + "/" + p.id + "/point.log");
+    r.pid = spawn_child(point_command(sweep_, p, options_, resume), dir_ + "/" + p.id + "/point.log");
     running_[r.pid] = index;
     ledger_.save();
     out_ << fmt::format("[sweep] started {} (attempt {})\n", p.id, r.attempts) << std::flush;
-  }
-
-  static PointState state_of(const ChildExit& e) {
-    if (e.exit_code == 0) return PointState::Completed;
-    if (e.exit_code == 129 || e.exit_code == 130 || e.exit_code == 143 || e.signal == SIGKILL)
-      return PointState::Interrupted;
-    return PointState::Failed;
   }
 
   void finish(const ChildExit& e) {
@@ -183,7 +130,7 @@ class SweepScheduler {
     const SweepPoint& p = points_[it->second];
     running_.erase(it);
     PointRecord& r = ledger_.points[p.id];
-    r.state = state_of(e);
+    r.state = state_of_exit(e);
     r.last_exit_code = e.exit_code;
     r.pid = 0;
     r.updated_utc = utc_timestamp();
@@ -275,10 +222,26 @@ std::vector<size_t> plan(const std::vector<SweepPoint>& points,
   return queue;
 }
 
+// [asha] with a recipe that cannot stop and rank its runs at the rungs refuses
+// the whole search (a sweep without it runs its valid points).
+bool asha_refuses_recipe(const SweepFile& sweep, const std::vector<Diagnostics>& checks, std::ostream& err) {
+  if (!sweep.asha.enabled) return false;
+  for (const auto& c : checks)
+    for (const auto& d : c)
+      if (d.key_path.rfind("asha.", 0) == 0 || d.key_path == "data.eval_split" ||
+          d.key_path == "train.early_stopping_patience") {
+        err << format_all({d});
+        return true;
+      }
+  return false;
+}
+
 }  // namespace
 
 int run_sweep(const SweepFile& sweep, const std::vector<SweepPoint>& points,
               const SweepRunOptions& options, std::ostream& out, std::ostream& err) {
+  const std::vector<Diagnostics> checks = validate_points(sweep, points, options.caps);
+  if (asha_refuses_recipe(sweep, checks, err)) return 2;
   std::string dir = sweep_dir_of(sweep);
   fs::create_directories(dir);
   int lock = try_lock_file(dir + "/.sweep.lock");
@@ -291,17 +254,24 @@ int run_sweep(const SweepFile& sweep, const std::vector<SweepPoint>& points,
   ledger.sweep_name = sweep.name;
   ledger.sweep_file = sweep.path;
   wait_for_leftover_children(ledger, out);
-  std::vector<size_t> queue = plan(points, validate_points(sweep, points, options.caps), options,
-                                   ledger, dir, out);
-  ledger.save();
   install_sweep_signal_handlers();
-  int sig = SweepScheduler(sweep, points, options, ledger, out).run(queue);
+  int sig = 0;
+  if (sweep.asha.enabled) {
+    sig = run_asha(sweep, points, checks, options, ledger, out);
+  } else {
+    std::vector<size_t> queue = plan(points, checks, options, ledger, dir, out);
+    ledger.save();
+    sig = SweepScheduler(sweep, points, options, ledger, out).run(queue);
+  }
   SweepTable table = collect_results(sweep, points, ledger);
   write_summaries(table, dir);
   out << terminal_safe(render_markdown(table), true);  // the ledger's errors and names are records
   if (sig) return 128 + sig;
-  for (const auto& p : points)
-    if (ledger.points[p.id].state != PointState::Completed) return 1;
+  // A point that successive halving stopped at a rung is a result, not a failure.
+  for (const auto& p : points) {
+    const PointState st = ledger.points[p.id].state;
+    if (st != PointState::Completed && !(sweep.asha.enabled && st == PointState::Stopped)) return 1;
+  }
   return 0;
 }
 

@@ -42,6 +42,11 @@ struct TrainerConfig {
   double loss_scale_init{};
   long long loss_scale_growth_interval{};
   CudaGraphs cuda_graphs{};
+  // Not an option: end the run after this optimizer step (0 = never), with the
+  // schedule still that of the whole run. `runner run --stop-at-step` sets it for
+  // a sweep's successive halving; it is no part of the recipe, so a resume with
+  // another stop is no change.
+  long long stop_at_step{};
   // Not an option: the run directory's checkpoints/ folder; empty = no checkpoints.
   std::string checkpoints_dir;
   // Not an option: the loss weights the run trains with (train/class_weights.h).

@@ -153,6 +153,7 @@ void Trainer::after_step(bool epoch_end) {
 TrainOutcome Trainer::outcome() const {
   TrainOutcome out;
   out.status = scheduler_.stopped_early() ? TrainStatus::EarlyStopped : TrainStatus::Completed;
+  if (!scheduler_.stopped_early() && scheduler_.stops_at(state_.global_step)) out.status = TrainStatus::Stopped;
   if (int sig = scheduler_.interrupt()) {
     out.status = TrainStatus::Interrupted;
     out.signal = sig;

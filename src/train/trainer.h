@@ -26,7 +26,8 @@
 
 namespace runner {
 
-enum class TrainStatus { Completed, Interrupted, EarlyStopped };
+// Stopped: ended at the configuration's stop_at_step, before the schedule's end.
+enum class TrainStatus { Completed, Interrupted, EarlyStopped, Stopped };
 
 struct TrainOutcome {
   TrainStatus status = TrainStatus::Completed;

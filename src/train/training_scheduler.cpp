@@ -39,7 +39,7 @@ bool TrainingScheduler::logs_at(long long step) const {
 bool TrainingScheduler::evaluates_at(long long step, bool epoch_end) const {
   if (!evaluates_ || (last_eval_.is_object() && last_eval_.value("step", -1LL) == step)) return false;
   return (config_.eval_every > 0 && step % config_.eval_every == 0) || step >= total_steps_ ||
-         (epoch_end && config_.eval_each_epoch);
+         (epoch_end && config_.eval_each_epoch) || stops_at(step);
 }
 
 bool TrainingScheduler::checkpoints_at(long long step, bool epoch_end) const {

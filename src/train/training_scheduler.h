@@ -42,7 +42,13 @@ class TrainingScheduler {
   // Keep going: steps left, no early stop, no stop signal.
   bool keep_going(long long step) const { return !ending(step); }
   // The run stops after `step`: its last step, an early stop or a stop signal.
-  bool ending(long long step) const { return step >= total_steps_ || stopped_early_ || interrupt() != 0; }
+  bool ending(long long step) const {
+    return step >= total_steps_ || stops_at(step) || stopped_early_ || interrupt() != 0;
+  }
+  // Whether train's stop_at_step ends the run at `step`, before its schedule's end.
+  bool stops_at(long long step) const {
+    return config_.stop_at_step > 0 && step >= config_.stop_at_step && step < total_steps_;
+  }
   bool stopped_early() const { return stopped_early_; }
   // The stop signal, 0 if none: as the ranks last agreed under data parallelism.
   int interrupt() const;
@@ -52,7 +58,8 @@ class TrainingScheduler {
   // Does optimizer step `step` end a log interval? Every log_every steps and the last.
   bool logs_at(long long step) const;
   // train.eval_every's steps and the last one (whose evaluation competes for
-  // best), and an epoch's end under train.eval_each_epoch; never twice at a step.
+  // best), an epoch's end under train.eval_each_epoch, and the stop step (a
+  // search ranks the run by it); never twice at a step.
   bool evaluates_at(long long step, bool epoch_end) const;
   // train.checkpoint_every's steps, and an epoch's end under
   // train.checkpoint_each_epoch, with a checkpoint folder.

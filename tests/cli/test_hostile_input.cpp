@@ -136,7 +136,8 @@ TEST_CASE("every integer flag declares its range, which parsing enforces and --h
     // The flags whose handlers read them with integer_flag (src/cli/cmd_*.cpp).
     static const std::set<std::string> integers = {"--max-length", "--batch-size", "--nproc-per-node",
                                                    "--nnodes", "--node-rank", "--master-port",
-                                                   "--jobs", "--max-points", "--max-restarts"};
+                                                   "--jobs", "--max-points", "--max-restarts",
+                                                   "--stop-at-step"};
     CHECK(integers.count(f.name) == f.integer.has_value());
     if (!f.integer) continue;
     CHECK(f.integer->lo <= f.integer->hi);

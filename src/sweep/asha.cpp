@@ -1,0 +1,55 @@
+#include "sweep/asha.h"
+
+#include <algorithm>
+
+namespace runner {
+
+std::vector<long long> asha_rungs(const AshaSettings& asha) {
+  std::vector<long long> rungs;
+  if (asha.min_budget < 1 || asha.eta < 2) return rungs;
+  for (long long r = asha.min_budget; r < asha.max_budget; r *= asha.eta) {
+    rungs.push_back(r);
+    if (r > asha.max_budget / asha.eta) break;  // the next would pass max_budget (or overflow)
+  }
+  rungs.push_back(asha.max_budget);
+  return rungs;
+}
+
+namespace {
+
+// Whether point a ranks before point b at `rung`: a better metric, one with a
+// metric before one without, else the order given.
+bool ranks_before(const RungPoint& a, const RungPoint& b, int rung, bool higher_is_better) {
+  const std::optional<double>&x = a.metrics[rung], &y = b.metrics[rung];
+  if (x.has_value() != y.has_value()) return x.has_value();
+  if (!x) return false;
+  return higher_is_better ? *x > *y : *x < *y;
+}
+
+std::optional<size_t> promotable_at(const std::vector<RungPoint>& points, int rung, long long eta,
+                                    bool higher_is_better) {
+  std::vector<size_t> finished;
+  for (size_t i = 0; i < points.size(); ++i)
+    if (static_cast<int>(points[i].metrics.size()) > rung) finished.push_back(i);
+  std::stable_sort(finished.begin(), finished.end(), [&](size_t a, size_t b) {
+    return ranks_before(points[a], points[b], rung, higher_is_better);
+  });
+  const size_t top = finished.size() / static_cast<size_t>(eta);
+  for (size_t k = 0; k < top; ++k) {
+    const RungPoint& p = points[finished[k]];
+    // Promoted already when sent past this rung; not running when it finished its target.
+    if (p.target == rung && p.finished_target() && p.metrics[rung].has_value()) return finished[k];
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Promotion> asha_promotion(const std::vector<RungPoint>& points, int rung_count, long long eta,
+                                        bool higher_is_better) {
+  for (int rung = rung_count - 2; rung >= 0; --rung)
+    if (auto i = promotable_at(points, rung, eta, higher_is_better)) return Promotion{*i, rung + 1};
+  return std::nullopt;
+}
+
+}  // namespace runner

@@ -1,0 +1,45 @@
+// Successive halving, asynchronous (ASHA, Li et al. 2018, arXiv 1810.05934):
+// the rungs of a budget and the one decision the search takes whenever a job
+// slot frees. Pure functions, free of processes and files, so that the rule is
+// tested on hand-made rung results.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace runner {
+
+// The [asha] table of a sweep file: budgets in optimizer steps.
+struct AshaSettings {
+  bool enabled = false;
+  long long min_budget = 0;
+  long long max_budget = 0;
+  long long eta = 3;
+};
+
+// The rungs' steps: min_budget * eta^k below max_budget, then max_budget.
+std::vector<long long> asha_rungs(const AshaSettings& asha);
+
+// What the search knows of one point: its metric at each rung it finished
+// (nullopt where the run reported none) and the rung it was last sent to.
+struct RungPoint {
+  std::vector<std::optional<double>> metrics;  // index = rung
+  int target = -1;                             // -1: never started
+  bool finished_target() const { return static_cast<int>(metrics.size()) > target; }
+};
+
+struct Promotion {
+  size_t point = 0;  // index into the points given
+  int rung = 0;      // the rung it goes on to
+};
+
+// The promotion ASHA makes when a slot frees: from the highest rung below the
+// top that has one, the best point in that rung's top 1/eta (floor of its
+// finished points / eta, best first, ties in the order given) that is not
+// promoted yet and is not running; nullopt when there is none (then a new
+// point starts at the bottom rung). A point without a metric ranks last.
+std::optional<Promotion> asha_promotion(const std::vector<RungPoint>& points, int rung_count, long long eta,
+                                        bool higher_is_better);
+
+}  // namespace runner

@@ -1,0 +1,227 @@
+#include "sweep/asha_run.h"
+
+#include "run/run_search.h"
+#include "run/run_summary.h"
+#include "sweep/asha.h"
+#include "sweep/point_command.h"
+#include "sweep/process.h"
+#include "sweep/run_result.h"
+#include "util/json_input.h"
+#include "util/numbers.h"
+#include "util/suggest.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <csignal>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <ostream>
+
+namespace runner {
+namespace fs = std::filesystem;
+
+std::optional<double> metric_at_step(const SweepFile& sweep, const std::string& point_id, long long step) {
+  std::vector<std::string> runs = list_run_dirs(sweep_dir_of(sweep), point_id);
+  if (runs.empty()) return std::nullopt;
+  std::optional<double> value;
+  try {
+    const std::string name = eval_metric_name(sweep.metric);
+    for (const auto& e : load_run(runs.back()).evals)
+      if (e.value("step", -1LL) == step && e.contains(name) && e[name].is_number()) value = e[name].get<double>();
+  } catch (const std::exception&) {
+    return std::nullopt;  // no readable summary: the point has no metric at this rung
+  }
+  return value;
+}
+
+namespace {
+
+class AshaSearch {
+ public:
+  AshaSearch(const SweepFile& sweep, const std::vector<SweepPoint>& points, const SweepRunOptions& options,
+             Ledger& ledger, std::ostream& out)
+      : sweep_(sweep), points_(points), options_(options), ledger_(ledger), out_(out),
+        rungs_(asha_rungs(sweep.asha)), dir_(sweep_dir_of(sweep)) {
+    const char* kill_after = std::getenv("RUNNER_TEST_SWEEP_KILL_AFTER");
+    std::string why;
+    kill_after_ = kill_after ? static_cast<int>(parse_integer(kill_after, why, 0, INT_MAX).value_or(0)) : 0;
+  }
+
+  int run(const std::vector<Diagnostics>& checks) {
+    for (size_t i = 0; i < points_.size(); ++i) prepare(i, checks[i]);
+    ledger_.save();
+    out_ << fmt::format("[asha] rungs at steps {}, eta {}; {} points\n", join_numbers(), sweep_.asha.eta,
+                        points_.size()) << std::flush;
+    for (;;) {
+      if (int sig = pending_stop_signal()) stop_all(sig);
+      while (!stopping_ && running_.size() < static_cast<size_t>(std::max(1, options_.jobs)) && launch_next()) {
+      }
+      if (running_.empty()) break;
+      ChildExit e = wait_any_child();
+      if (!e.interrupted) finish(e);
+    }
+    return stop_signal_;
+  }
+
+ private:
+  PointRecord& record(size_t i) { return ledger_.points[points_[i].id]; }
+  int top() const { return static_cast<int>(rungs_.size()) - 1; }
+
+  std::string join_numbers() const {
+    std::string s;
+    for (long long r : rungs_) s += (s.empty() ? "" : ", ") + std::to_string(r);
+    return s;
+  }
+
+  // Invalid points fail; a point that a killed sweep left behind continues, or
+  // is recorded as finished when its run reached its rung before the kill.
+  void prepare(size_t i, const Diagnostics& check) {
+    PointRecord& r = record(i);
+    r.overrides = overrides_json(points_[i]);
+    valid_.push_back(check.empty());
+    if (!check.empty()) {
+      r.state = PointState::Failed;
+      r.last_error = "invalid point: " + format_all(check);
+      r.last_exit_code = 2;
+      out_ << fmt::format("[sweep] {} is invalid, not run:\n{}", points_[i].id, format_all(check));
+      return;
+    }
+    if (r.rung < 0) return;
+    if (r.state == PointState::Interrupted || r.state == PointState::Running) {
+      if (reached_rung(i)) record_rung(i);
+      else again_.push_back(i);
+    } else if (r.state == PointState::Failed && options_.retry_failed) {
+      again_.push_back(i);
+    } else if (r.state == PointState::Failed) {
+      out_ << fmt::format("[sweep] {} failed before; skipped (use --retry-failed)\n", points_[i].id);
+    }
+  }
+
+  bool reached_rung(size_t i) {
+    std::vector<std::string> runs = list_run_dirs(dir_, points_[i].id);
+    if (runs.empty()) return false;
+    std::optional<RunSummary> s = read_run_summary_if_readable(RunPaths{runs.back()});
+    if (!s) return false;
+    const int rung = record(i).rung;
+    if (rung == top()) return s->completed();
+    return s->status == kStoppedBySearch && record_integer(s->record, "global_step") == rungs_[rung];
+  }
+
+  bool fresh(size_t i) {
+    const PointRecord& r = record(i);
+    if (r.rung >= 0 || !valid_[i]) return false;
+    return r.state != PointState::Failed || options_.retry_failed;
+  }
+
+  std::vector<RungPoint> rung_points() {
+    std::vector<RungPoint> out;
+    for (size_t i = 0; i < points_.size(); ++i) out.push_back({record(i).rung_metrics, record(i).rung});
+    return out;
+  }
+
+  bool launch_next() {
+    if (!again_.empty()) {
+      size_t i = again_.front();
+      again_.pop_front();
+      launch(i, record(i).rung, "continued");
+      return true;
+    }
+    if (auto p = asha_promotion(rung_points(), static_cast<int>(rungs_.size()), sweep_.asha.eta,
+                                sweep_.higher_is_better)) {
+      launch(p->point, p->rung, "promoted");
+      return true;
+    }
+    while (next_ < points_.size() && !fresh(next_)) ++next_;
+    if (next_ == points_.size()) return false;
+    launch(next_++, 0, "started");
+    return true;
+  }
+
+  void launch(size_t i, int rung, const char* how) {
+    const SweepPoint& p = points_[i];
+    fs::create_directories(dir_ + "/" + p.id);
+    PointRecord& r = record(i);
+    const bool resume = r.state != PointState::Failed;
+    r.rung = rung;
+    r.state = PointState::Running;
+    r.attempts += 1;
+    r.updated_utc = utc_timestamp();
+    std::vector<std::string> extra = {"--set", fmt::format("train.max_steps={}", sweep_.asha.max_budget)};
+    if (rung < top()) extra.insert(extra.end(), {"--stop-at-step", std::to_string(rungs_[rung])});
+    r.pid = spawn_child(point_command(sweep_, p, options_, resume, extra), dir_ + "/" + p.id + "/point.log");
+    running_[r.pid] = i;
+    ledger_.save();
+    out_ << fmt::format("[asha] {} {} at rung {} (step {})\n", how, p.id, rung, rungs_[rung]) << std::flush;
+  }
+
+  // The point's metric at its rung: the top rung completes it, a lower one
+  // leaves it stopped by the search until a promotion continues it.
+  void record_rung(size_t i) {
+    PointRecord& r = record(i);
+    r.rung_metrics.resize(static_cast<size_t>(r.rung) + 1);
+    r.rung_metrics[r.rung] = metric_at_step(sweep_, points_[i].id, rungs_[r.rung]);
+    r.state = r.rung == top() ? PointState::Completed : PointState::Stopped;
+    r.last_error.clear();
+  }
+
+  void finish(const ChildExit& e) {
+    auto it = running_.find(e.pid);
+    if (it == running_.end()) return;
+    const size_t i = it->second;
+    running_.erase(it);
+    PointRecord& r = record(i);
+    r.pid = 0;
+    r.last_exit_code = e.exit_code;
+    r.updated_utc = utc_timestamp();
+    r.state = state_of_exit(e);
+    if (r.state == PointState::Completed) record_rung(i);
+    else r.last_error = error_from_log(dir_ + "/" + points_[i].id + "/point.log");
+    ledger_.save();
+    const std::optional<double> m = r.rung_metrics.size() > static_cast<size_t>(r.rung) ? r.rung_metrics[r.rung]
+                                                                                        : std::nullopt;
+    out_ << fmt::format("[asha] {} {} at rung {} (step {}){}{}\n", points_[i].id, state_name(r.state), r.rung,
+                        rungs_[r.rung], m ? fmt::format(": {} = {:.4f}", sweep_.metric, *m) : "",
+                        r.last_error.empty() ? "" : ": " + r.last_error)
+         << std::flush;
+    if (e.exit_code == 0 && kill_after_ > 0 && ++finished_ == kill_after_) std::raise(SIGKILL);
+    if (r.state == PointState::Failed && options_.fail_fast && !stopping_) {
+      out_ << "[sweep] --fail-fast: stopping the other points\n";
+      stop_all(0);
+    }
+  }
+
+  void stop_all(int sig) {
+    if (stopping_) return;
+    stopping_ = true;
+    stop_signal_ = sig;
+    for (const auto& [pid, index] : running_) terminate_child(pid);
+  }
+
+  const SweepFile& sweep_;
+  const std::vector<SweepPoint>& points_;
+  const SweepRunOptions& options_;
+  Ledger& ledger_;
+  std::ostream& out_;
+  std::vector<long long> rungs_;
+  std::string dir_;
+  std::vector<bool> valid_;         // by point: no errors from validation
+  std::deque<size_t> again_;        // points that continue toward the rung they were sent to
+  size_t next_ = 0;                 // the next point that may start fresh
+  std::map<long, size_t> running_;  // pid -> point index
+  bool stopping_ = false;
+  int stop_signal_ = 0;
+  int kill_after_ = 0, finished_ = 0;
+};
+
+}  // namespace
+
+int run_asha(const SweepFile& sweep, const std::vector<SweepPoint>& points, const std::vector<Diagnostics>& checks,
+             const SweepRunOptions& options, Ledger& ledger, std::ostream& out) {
+  return AshaSearch(sweep, points, options, ledger, out).run(checks);
+}
+
+}  // namespace runner
