@@ -4,6 +4,7 @@
 #include "run/run_summary.h"
 #include "sweep/asha.h"
 #include "sweep/point_command.h"
+#include "sweep/point_processes.h"
 #include "sweep/process.h"
 #include "sweep/run_result.h"
 #include "util/json_input.h"
@@ -45,11 +46,7 @@ class AshaSearch {
   AshaSearch(const SweepFile& sweep, const std::vector<SweepPoint>& points, const SweepRunOptions& options,
              Ledger& ledger, std::ostream& out)
       : sweep_(sweep), points_(points), options_(options), ledger_(ledger), out_(out),
-        rungs_(asha_rungs(sweep.asha)), dir_(sweep_dir_of(sweep)) {
-    const char* kill_after = std::getenv("RUNNER_TEST_SWEEP_KILL_AFTER");
-    std::string why;
-    kill_after_ = kill_after ? static_cast<int>(parse_integer(kill_after, why, 0, INT_MAX).value_or(0)) : 0;
-  }
+        rungs_(asha_rungs(sweep.asha)), dir_(sweep_dir_of(sweep)) {}
 
   int run(const std::vector<Diagnostics>& checks) {
     for (size_t i = 0; i < points_.size(); ++i) prepare(i, checks[i]);
@@ -57,14 +54,13 @@ class AshaSearch {
     out_ << fmt::format("[asha] rungs at steps {}, eta {}; {} points\n", join_numbers(), sweep_.asha.eta,
                         points_.size()) << std::flush;
     for (;;) {
-      if (int sig = pending_stop_signal()) stop_all(sig);
-      while (!stopping_ && running_.size() < static_cast<size_t>(std::max(1, options_.jobs)) && launch_next()) {
+      children_.stop_on_pending_signal();
+      while (children_.has_room(options_.jobs) && launch_next()) {
       }
-      if (running_.empty()) break;
-      ChildExit e = wait_any_child();
-      if (!e.interrupted) finish(e);
+      if (children_.empty()) break;
+      if (auto exited = children_.wait()) finish(exited->first, exited->second);
     }
-    return stop_signal_;
+    return children_.stop_signal();
   }
 
  private:
@@ -152,8 +148,7 @@ class AshaSearch {
     r.updated_utc = utc_timestamp();
     std::vector<std::string> extra = {"--set", fmt::format("train.max_steps={}", sweep_.asha.max_budget)};
     if (rung < top()) extra.insert(extra.end(), {"--stop-at-step", std::to_string(rungs_[rung])});
-    r.pid = spawn_child(point_command(sweep_, p, options_, resume, extra), dir_ + "/" + p.id + "/point.log");
-    running_[r.pid] = i;
+    r.pid = children_.start(i, point_command(sweep_, p, options_, resume, extra), dir_ + "/" + p.id + "/point.log");
     ledger_.save();
     out_ << fmt::format("[asha] {} {} at rung {} (step {})\n", how, p.id, rung, rungs_[rung]) << std::flush;
   }
@@ -168,11 +163,7 @@ class AshaSearch {
     r.last_error.clear();
   }
 
-  void finish(const ChildExit& e) {
-    auto it = running_.find(e.pid);
-    if (it == running_.end()) return;
-    const size_t i = it->second;
-    running_.erase(it);
+  void finish(size_t i, const ChildExit& e) {
     PointRecord& r = record(i);
     r.pid = 0;
     r.last_exit_code = e.exit_code;
@@ -187,18 +178,7 @@ class AshaSearch {
                         rungs_[r.rung], m ? fmt::format(": {} = {:.4f}", sweep_.metric, *m) : "",
                         r.last_error.empty() ? "" : ": " + r.last_error)
          << std::flush;
-    if (e.exit_code == 0 && kill_after_ > 0 && ++finished_ == kill_after_) std::raise(SIGKILL);
-    if (r.state == PointState::Failed && options_.fail_fast && !stopping_) {
-      out_ << "[sweep] --fail-fast: stopping the other points\n";
-      stop_all(0);
-    }
-  }
-
-  void stop_all(int sig) {
-    if (stopping_) return;
-    stopping_ = true;
-    stop_signal_ = sig;
-    for (const auto& [pid, index] : running_) terminate_child(pid);
+    children_.after_exit(e.exit_code == 0, r.state == PointState::Failed, options_.fail_fast, out_);
   }
 
   const SweepFile& sweep_;
@@ -211,10 +191,7 @@ class AshaSearch {
   std::vector<bool> valid_;         // by point: no errors from validation
   std::deque<size_t> again_;        // points that continue toward the rung they were sent to
   size_t next_ = 0;                 // the next point that may start fresh
-  std::map<long, size_t> running_;  // pid -> point index
-  bool stopping_ = false;
-  int stop_signal_ = 0;
-  int kill_after_ = 0, finished_ = 0;
+  PointProcesses children_;
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "sweep/asha_file.h"
 #include "sweep/asha_run.h"
 #include "sweep/point_command.h"
+#include "sweep/point_processes.h"
 #include "sweep/process.h"
 #include "sweep/summary.h"
 #include "util/json_input.h"
@@ -86,28 +87,21 @@ class SweepScheduler {
   SweepScheduler(const SweepFile& sweep, const std::vector<SweepPoint>& points,
                  const SweepRunOptions& options, Ledger& ledger, std::ostream& out)
       : sweep_(sweep), points_(points), options_(options), ledger_(ledger), out_(out),
-        dir_(sweep_dir_of(sweep)) {
-    const char* kill_after = std::getenv("RUNNER_TEST_SWEEP_KILL_AFTER");
-    std::string why;
-    kill_after_ = kill_after ? static_cast<int>(parse_integer(kill_after, why, 0, INT_MAX).value_or(0)) : 0;
-  }
+        dir_(sweep_dir_of(sweep)) {}
 
   // Runs the queued point indexes; returns the stop signal, 0 when none.
   int run(std::vector<size_t> queue) {
     size_t next = 0;
-    while (next < queue.size() || !running_.empty()) {
-      if (int sig = pending_stop_signal()) stop_all(sig);
-      while (!stopping_ && running_.size() < static_cast<size_t>(jobs()) && next < queue.size())
-        launch(queue[next++]);
-      if (running_.empty()) break;
-      ChildExit e = wait_any_child();
-      if (!e.interrupted) finish(e);
+    while (next < queue.size() || !children_.empty()) {
+      children_.stop_on_pending_signal();
+      while (children_.has_room(options_.jobs) && next < queue.size()) launch(queue[next++]);
+      if (children_.empty()) break;
+      if (auto exited = children_.wait()) finish(exited->first, exited->second);
     }
-    return stop_signal_;
+    return children_.stop_signal();
   }
 
  private:
-  int jobs() const { return std::max(1, options_.jobs); }
 
   void launch(size_t index) {
     const SweepPoint& p = points_[index];
@@ -118,17 +112,13 @@ class SweepScheduler {
     r.attempts += 1;
     r.updated_utc = utc_timestamp();
     r.overrides = overrides_json(p);
-    r.pid = spawn_child(point_command(sweep_, p, options_, resume), dir_ + "/" + p.id + "/point.log");
-    running_[r.pid] = index;
+    r.pid = children_.start(index, point_command(sweep_, p, options_, resume), dir_ + "/" + p.id + "/point.log");
     ledger_.save();
     out_ << fmt::format("[sweep] started {} (attempt {})\n", p.id, r.attempts) << std::flush;
   }
 
-  void finish(const ChildExit& e) {
-    auto it = running_.find(e.pid);
-    if (it == running_.end()) return;
-    const SweepPoint& p = points_[it->second];
-    running_.erase(it);
+  void finish(size_t index, const ChildExit& e) {
+    const SweepPoint& p = points_[index];
     PointRecord& r = ledger_.points[p.id];
     r.state = state_of_exit(e);
     r.last_exit_code = e.exit_code;
@@ -143,19 +133,7 @@ class SweepScheduler {
     out_ << fmt::format("[sweep] {} {} (exit {}){}\n", p.id, state_name(r.state), e.exit_code,
                         r.last_error.empty() ? "" : ": " + r.last_error)
          << std::flush;
-    if (r.state == PointState::Completed && kill_after_ > 0 && ++completed_ == kill_after_)
-      std::raise(SIGKILL);
-    if (r.state == PointState::Failed && options_.fail_fast && !stopping_) {
-      out_ << "[sweep] --fail-fast: stopping the other points\n";
-      stop_all(0);
-    }
-  }
-
-  void stop_all(int sig) {
-    if (stopping_) return;
-    stopping_ = true;
-    stop_signal_ = sig;
-    for (const auto& [pid, index] : running_) terminate_child(pid);
+    children_.after_exit(r.state == PointState::Completed, r.state == PointState::Failed, options_.fail_fast, out_);
   }
 
   const SweepFile& sweep_;
@@ -164,10 +142,7 @@ class SweepScheduler {
   Ledger& ledger_;
   std::ostream& out_;
   std::string dir_;
-  std::map<long, size_t> running_;  // pid -> point index
-  bool stopping_ = false;
-  int stop_signal_ = 0;
-  int kill_after_ = 0, completed_ = 0;
+  PointProcesses children_;
 };
 
 // A point left "running" by a killed sweep may still be checkpointing after its
