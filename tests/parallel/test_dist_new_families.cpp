@@ -4,6 +4,7 @@
 // so each step averages the gradients of the same 16 pairs), dropout off: the
 // same losses and the same final weights up to float summation order.
 #include "dist_runs.h"
+#include "new_family_cases.h"
 #include "toy_ranks.h"
 
 #include "model/model_factory.h"
@@ -20,24 +21,14 @@ using runner::test::run_command;
 
 namespace {
 
-struct FamilyCase {
-  const char* type;
-  const char* preset;
-  const char* tokenizer;  // tests/tokenizer/golden/<name>.tokenizer.json
-};
-
-const FamilyCase kCases[] = {{"roberta", "roberta-base", "roberta_bpe"},
-                             {"deberta-v2", "deberta-v3-base", "deberta_spm"},
-                             {"modernbert", "modernbert-base", "modernbert_bpe"}};
+using FamilyCase = runner::test::NewFamilyCase;
+const auto& kCases = runner::test::kNewFamilyCases;
 
 constexpr double kLr = 1e-3;
 constexpr int kSteps = 4;
 
 std::string write_recipe(const std::string& dir, const FamilyCase& c) {
-  const std::string tok = dir + "/tok";
-  std::filesystem::create_directories(tok);
-  std::filesystem::copy_file(runner::test::source_dir() + "/tests/tokenizer/golden/" + c.tokenizer + ".tokenizer.json",
-                             tok + "/tokenizer.json", std::filesystem::copy_options::overwrite_existing);
+  const std::string tok = runner::test::golden_tokenizer_folder(dir, c.tokenizer);
   const std::string path = dir + "/recipe.toml";
   std::ofstream(path) << "[run]\nname = \"fam\"\nseed = 5\ndevice = \"cpu\"\n"
                       << "[data]\ndataset = \"glue/mrpc\"\nmax_length = 48\nmax_train_examples = 64\n"

@@ -4,6 +4,7 @@
 // random init, evaluates, exports a folder Transformers' layout names, and
 // `runner predict` reads the export back. A tokenizer whose ids run past the
 // model's embedding table is refused before the first step.
+#include "new_family_cases.h"
 #include "run_files.h"
 #include "shared.h"
 
@@ -20,24 +21,8 @@ using runner::test::runner_cmd;
 
 namespace {
 
-struct FamilyCase {
-  const char* type;
-  const char* preset;
-  const char* tokenizer;  // tests/tokenizer/golden/<name>.tokenizer.json
-};
-
-const FamilyCase kCases[] = {{"roberta", "roberta-base", "roberta_bpe"},
-                             {"deberta-v2", "deberta-v3-base", "deberta_spm"},
-                             {"modernbert", "modernbert-base", "modernbert_bpe"}};
-
-// A folder holding the golden tokenizer as tokenizer.json, as a model folder would.
-std::string tokenizer_folder(const std::string& dir, const std::string& name) {
-  const std::string folder = dir + "/tok_" + name;
-  fs::create_directories(folder);
-  fs::copy_file(runner::test::source_dir() + "/tests/tokenizer/golden/" + name + ".tokenizer.json",
-                folder + "/tokenizer.json", fs::copy_options::overwrite_existing);
-  return folder;
-}
+using FamilyCase = runner::test::NewFamilyCase;
+const auto& kCases = runner::test::kNewFamilyCases;
 
 // A width-32, two-layer model of the family from its preset, 4 steps of 8 MRPC pairs.
 std::string write_recipe(const std::string& dir, const FamilyCase& c, const std::string& tokenizer,
@@ -60,7 +45,7 @@ TEST_CASE("roberta, deberta-v3 and modernbert train on MRPC with their tokenizer
   for (const auto& c : kCases) {
     INFO(c.type);
     const std::string dir = runner::test::tmp_dir(std::string("new_family_run_") + c.type);
-    const std::string recipe = write_recipe(dir, c, tokenizer_folder(dir, c.tokenizer));
+    const std::string recipe = write_recipe(dir, c, runner::test::golden_tokenizer_folder(dir, c.tokenizer));
     auto r = runner_cmd("", recipe + isolated_run_sets(dir));
     INFO(r.out);
     REQUIRE(r.exit_code == 0);
@@ -81,7 +66,7 @@ TEST_CASE("roberta, deberta-v3 and modernbert train on MRPC with their tokenizer
 
 TEST_CASE("a tokenizer whose ids pass the model's vocabulary is refused before training", "[e2e][new_families]") {
   const std::string dir = runner::test::tmp_dir("new_family_vocab");
-  const std::string recipe = write_recipe(dir, kCases[0], tokenizer_folder(dir, "roberta_bpe"));
+  const std::string recipe = write_recipe(dir, kCases[0], runner::test::golden_tokenizer_folder(dir, "roberta_bpe"));
   // roberta_bpe has about 2,000 tokens; a 100-row table cannot hold them.
   auto r = runner_cmd("", recipe + isolated_run_sets(dir) +
                               " --set model.pretrained=" + runner::test::source_dir() + "/tests/model/golden/tiny_roberta");
@@ -96,7 +81,7 @@ TEST_CASE("roberta, deberta-v3 and modernbert train under bf16 autocast on the C
   for (const auto& c : kCases) {
     INFO(c.type);
     const std::string dir = runner::test::tmp_dir(std::string("new_family_bf16_") + c.type);
-    auto r = runner_cmd("", write_recipe(dir, c, tokenizer_folder(dir, c.tokenizer), "bf16") + isolated_run_sets(dir));
+    auto r = runner_cmd("", write_recipe(dir, c, runner::test::golden_tokenizer_folder(dir, c.tokenizer), "bf16") + isolated_run_sets(dir));
     INFO(r.out);
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("expected scalar type") == std::string::npos);
