@@ -88,6 +88,7 @@ struct ArgParser {
     bool allowed = command_has_flag(cmd, name);
     const FlagSpec* spec = find_flag(name);
     if (!allowed || !spec) return unknown_flag(name);
+    if (spec->takes_rest) return rest(spec->name, args, i, inline_value ? std::optional<std::string>(value) : std::nullopt);
     if (spec->metavar.empty()) {
       if (inline_value) {
         error = fmt::format("flag {} takes no value (found \"{}\")", name, value);
@@ -106,6 +107,15 @@ struct ArgParser {
       return false;
     }
     values.push_back(value);
+    return true;
+  }
+
+  // A flag that hands the rest of the command line to another tool.
+  bool rest(const std::string& name, const std::vector<std::string>& args, size_t& i,
+            const std::optional<std::string>& inline_value) {
+    auto& values = out.flags_[name];
+    if (inline_value) values.push_back(*inline_value);
+    for (++i; i < args.size(); ++i) values.push_back(args[i]);
     return true;
   }
 

@@ -22,6 +22,7 @@ struct FlagSpec {
   std::string help;
   bool repeatable = false;
   std::optional<IntRange> integer = std::nullopt;  // set for the flags that take an integer
+  bool takes_rest = false;  // every argument after it is one of its values (a tool's own options)
 };
 
 struct PositionalSpec {

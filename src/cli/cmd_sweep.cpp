@@ -22,8 +22,10 @@ int cmd_sweep(const ParsedArgs& args) {
   o.fail_fast = args.has("--fail-fast");
   o.json = args.has("--json");
   o.set_overrides = args.all("--set");
+  if (args.has("--slurm")) o.slurm = args.all("--slurm");
   try {
-    o.jobs = static_cast<int>(integer_flag(args, "--jobs", 1));
+    // Slurm queues the points itself: by default every one is submitted at once.
+    o.jobs = static_cast<int>(integer_flag(args, "--jobs", o.slurm ? 4096 : 1));
     o.max_points = integer_flag(args, "--max-points", o.max_points);
   } catch (const std::invalid_argument& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -50,6 +50,10 @@ const std::vector<FlagSpec>& flag_table() {
       {"--max-points", "N", "Refuse a sweep of more points than N (default 10000)", false,
        IntRange{1, 10000000}},
       {"--retry-failed", "", "Run again the points that failed before (they are skipped otherwise)"},
+      {"--slurm", "[SBATCH_OPTION...]", "Submit each point as a Slurm job through sbatch, with the options that "
+                                        "follow (all the rest of the line), and follow the jobs until they end; "
+                                        "--jobs then caps the jobs queued at once (default all)",
+       false, std::nullopt, true},
       {"--fail-fast", "", "Stop the sweep (interrupting the running points) at the first failed point"},
       {"--schema", "", "Print the sweep file's JSON Schema (draft-07)"},
       {"--metric", "NAME", "A metric to check: eval.NAME (final evaluation) or best.NAME", true},
@@ -115,7 +119,7 @@ const std::vector<CommandSpec>& command_table() {
       {"sweep", "Run a sweep file's points (grid, zip, points) as separate runs, resumably",
        {{"SWEEP", "a .toml or .yaml sweep file", false}},
        {"--set", "--dry-run", "--status", "--json", "--jobs", "--retry-failed", "--fail-fast", "--schema",
-        "--max-points"},
+        "--max-points", "--slurm"},
        cmd_sweep},
       {"compare", "Diff two runs (or a run and a baseline); with --metric, check for regressions",
        {{"A", "the reference: a run directory or a baseline JSON", false},

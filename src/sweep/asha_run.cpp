@@ -142,13 +142,13 @@ class AshaSearch {
     fs::create_directories(dir_ + "/" + p.id);
     PointRecord& r = record(i);
     const bool resume = r.state != PointState::Failed;
+    std::vector<std::string> extra = {"--set", fmt::format("train.max_steps={}", sweep_.asha.max_budget)};
+    if (rung < top()) extra.insert(extra.end(), {"--stop-at-step", std::to_string(rungs_[rung])});
+    children_.start(i, point_command(sweep_, p, options_, resume, extra), dir_ + "/" + p.id, sweep_.name + ":" + p.id, r);
     r.rung = rung;
     r.state = PointState::Running;
     r.attempts += 1;
     r.updated_utc = utc_timestamp();
-    std::vector<std::string> extra = {"--set", fmt::format("train.max_steps={}", sweep_.asha.max_budget)};
-    if (rung < top()) extra.insert(extra.end(), {"--stop-at-step", std::to_string(rungs_[rung])});
-    r.pid = children_.start(i, point_command(sweep_, p, options_, resume, extra), dir_ + "/" + p.id + "/point.log");
     ledger_.save();
     out_ << fmt::format("[asha] {} {} at rung {} (step {})\n", how, p.id, rung, rungs_[rung]) << std::flush;
   }
@@ -166,6 +166,7 @@ class AshaSearch {
   void finish(size_t i, const ChildExit& e) {
     PointRecord& r = record(i);
     r.pid = 0;
+    r.slurm_job = 0;
     r.last_exit_code = e.exit_code;
     r.updated_utc = utc_timestamp();
     r.state = state_of_exit(e);
@@ -191,7 +192,7 @@ class AshaSearch {
   std::vector<bool> valid_;         // by point: no errors from validation
   std::deque<size_t> again_;        // points that continue toward the rung they were sent to
   size_t next_ = 0;                 // the next point that may start fresh
-  PointProcesses children_;
+  PointProcesses children_{options_.slurm};
 };
 
 }  // namespace

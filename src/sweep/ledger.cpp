@@ -35,6 +35,8 @@ void Ledger::save() const {
     points_json[id] = {{"state", state_name(r.state)},   {"attempts", r.attempts},
                        {"last_error", r.last_error},     {"last_exit_code", r.last_exit_code}, {"pid", r.pid},
                        {"updated_utc", r.updated_utc},   {"overrides", r.overrides}};
+  for (const auto& [id, r] : points)
+    if (r.slurm_job > 0) points_json[id]["slurm_job"] = r.slurm_job;
   for (const auto& [id, r] : points) {
     if (r.rung < 0) continue;
     nlohmann::json metrics = nlohmann::json::array();
@@ -63,6 +65,7 @@ Ledger load_ledger(const std::string& path) {
     r.last_exit_code = record_integer(p, "last_exit_code", 0);
     r.updated_utc = record_string(p, "updated_utc", "");
     r.pid = record_integer(p, "pid", 0);
+    r.slurm_job = record_integer(p, "slurm_job", 0);
     r.overrides = record_object(p, "overrides");
     r.rung = static_cast<int>(record_integer(p, "rung", -1));
     for (const auto& m : record_array(p, "rung_metrics"))

@@ -25,6 +25,7 @@ struct PointRecord {
   std::string last_error;
   int last_exit_code = 0;
   long pid = 0;  // the process running the point while state is running
+  long slurm_job = 0;  // with --slurm: the job running the point while state is running
   std::string updated_utc;
   nlohmann::json overrides = nlohmann::json::object();  // key -> value, for readers
   // Successive halving only: the rung the point was last sent to (-1: none)

@@ -30,7 +30,8 @@ std::vector<std::string> point_command(const SweepFile& sweep, const SweepPoint&
   std::vector<std::string> sets = p.set_args();
   sets.push_back("run.output_dir=" + sweep_dir_of(sweep));
   sets.push_back("run.name=" + p.id);
-  sets.push_back(fmt::format("run.threads={}", threads_per_point(options)));
+  // Under Slurm the job's allocation gives the threads (its script sets them).
+  if (!options.slurm) sets.push_back(fmt::format("run.threads={}", threads_per_point(options)));
   for (const auto& s : sets) {
     argv.push_back("--set");
     argv.push_back(s);

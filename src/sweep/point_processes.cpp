@@ -3,6 +3,8 @@
 #include "util/numbers.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <climits>
 #include <csignal>
 #include <cstdlib>
@@ -10,7 +12,14 @@
 
 namespace runner {
 
-PointProcesses::PointProcesses() {
+namespace {
+// Two seconds between two questions to the Slurm controller: a point ends
+// minutes apart from the next, and a sweep of hundreds of jobs must not load it.
+constexpr int kSlurmPollTenths = 20;
+}  // namespace
+
+PointProcesses::PointProcesses(const std::optional<std::vector<std::string>>& sbatch_options) {
+  if (sbatch_options) slurm_.emplace(*sbatch_options);
   const char* kill_after = std::getenv("RUNNER_TEST_SWEEP_KILL_AFTER");
   std::string why;
   kill_after_ = kill_after ? static_cast<int>(parse_integer(kill_after, why, 0, INT_MAX).value_or(0)) : 0;
@@ -20,10 +29,18 @@ bool PointProcesses::has_room(int jobs) const {
   return !stopping_ && running_.size() < static_cast<size_t>(std::max(1, jobs));
 }
 
-long PointProcesses::start(size_t index, const std::vector<std::string>& command, const std::string& log_path) {
-  const long pid = spawn_child(command, log_path);
-  running_[pid] = index;
-  return pid;
+void PointProcesses::start(size_t index, const std::vector<std::string>& command, const std::string& point_dir,
+                           const std::string& name, PointRecord& record) {
+  const std::string log = point_dir + "/point.log";
+  if (slurm_) {
+    record.slurm_job = slurm_->submit(command, point_dir + "/slurm-job.sh", log, name);
+    record.pid = 0;
+    running_[record.slurm_job] = index;
+    return;
+  }
+  record.pid = spawn_child(command, log);
+  record.slurm_job = 0;
+  running_[record.pid] = index;
 }
 
 void PointProcesses::stop_on_pending_signal() {
@@ -31,6 +48,7 @@ void PointProcesses::stop_on_pending_signal() {
 }
 
 std::optional<std::pair<size_t, ChildExit>> PointProcesses::wait() {
+  if (slurm_) return wait_for_job();
   const ChildExit e = wait_any_child();
   if (e.interrupted) return std::nullopt;
   auto it = running_.find(e.pid);
@@ -38,6 +56,24 @@ std::optional<std::pair<size_t, ChildExit>> PointProcesses::wait() {
   const size_t index = it->second;
   running_.erase(it);
   return std::make_pair(index, e);
+}
+
+// Polls the controller; a stop signal not yet acted on returns at once.
+std::optional<std::pair<size_t, ChildExit>> PointProcesses::wait_for_job() {
+  for (;;) {
+    std::vector<long> jobs;
+    for (const auto& [job, index] : running_) jobs.push_back(job);
+    for (const auto& [job, state] : slurm_->states(jobs)) {
+      if (!slurm_job_ended(state.state)) continue;
+      const size_t index = running_.at(job);
+      running_.erase(job);
+      return std::make_pair(index, exit_of_job(job, state));
+    }
+    for (int i = 0; i < kSlurmPollTenths; ++i) {
+      if (!stopping_ && pending_stop_signal()) return std::nullopt;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
 }
 
 void PointProcesses::after_exit(bool counts, bool failed, bool fail_fast, std::ostream& out) {
@@ -52,7 +88,10 @@ void PointProcesses::stop_all(int sig) {
   if (stopping_) return;
   stopping_ = true;
   stop_signal_ = sig;
-  for (const auto& [pid, index] : running_) terminate_child(pid);
+  for (const auto& [id, index] : running_) {
+    if (slurm_) slurm_->stop(id);
+    else terminate_child(id);
+  }
 }
 
 }  // namespace runner

@@ -29,6 +29,16 @@ bool process_alive(long pid);
 void install_sweep_signal_handlers();
 int pending_stop_signal();  // 0 when none arrived
 
+// A program's exit and what it printed (stdout and stderr together).
+struct CommandOutput {
+  bool started = false;  // false: the program could not be run (not on PATH)
+  int exit_code = 0;
+  std::string text;
+};
+// Runs `argv` (argv[0] looked up on PATH) to its end and captures its output;
+// for short client commands (sbatch, scontrol, scancel).
+CommandOutput run_command(const std::vector<std::string>& argv);
+
 // The path of the running executable.
 std::string self_executable();
 

@@ -117,6 +117,12 @@ int run_sweep_command(const SweepCommandOptions& o, std::ostream& out, std::ostr
            "  hint: runner sweep SWEEP --status --json\n";
     return 2;
   }
+  if (o.slurm && (o.dry_run || o.status)) {
+    err << fmt::format("error: --slurm submits the points; --{} reads the sweep and submits nothing\n"
+                       "  hint: runner sweep {} --{} (from any node that sees the sweep's folder)\n",
+                       o.dry_run ? "dry-run" : "status", o.sweep_path, o.dry_run ? "dry-run" : "status");
+    return 2;
+  }
   if (o.jobs < 1) {
     err << fmt::format("error: --jobs: expected an integer >= 1, found {}\n", o.jobs);
     return 2;
@@ -131,6 +137,7 @@ int run_sweep_command(const SweepCommandOptions& o, std::ostream& out, std::ostr
   run.fail_fast = o.fail_fast;
   run.runner_exe = o.runner_exe;
   run.caps = o.caps;
+  run.slurm = o.slurm;
   return run_sweep(s->sweep, s->points, run, out, err);
 }
 

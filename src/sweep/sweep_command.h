@@ -1,11 +1,12 @@
 // `runner sweep SWEEP [--dry-run | --status] [--jobs N] [--retry-failed]
-// [--fail-fast]` and `runner sweep --schema`, as a plain function the CLI calls.
+// [--fail-fast] [--slurm [SBATCH_OPTION...]]` and `runner sweep --schema`, as a plain function the CLI calls.
 #pragma once
 
 #include "recipe/rules.h"
 #include "sweep/expand.h"
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,9 @@ struct SweepCommandOptions {
   bool print_schema = false;  // print the sweep file's JSON Schema
   bool json = false;          // --status as JSON (sweep_summary.json's form)
   std::vector<std::string> set_overrides;  // --set KEY=VALUE: joins the sweep's [set]
-  int jobs = 1;
+  int jobs = 1;  // with --slurm: points queued or running at once
+  // --slurm: the sbatch options each point's job is submitted with.
+  std::optional<std::vector<std::string>> slurm;
   long long max_points = kDefaultMaxPoints;  // --max-points: refuse larger sweeps
   bool retry_failed = false;
   bool fail_fast = false;

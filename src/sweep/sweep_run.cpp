@@ -11,6 +11,7 @@
 #include "sweep/point_command.h"
 #include "sweep/point_processes.h"
 #include "sweep/process.h"
+#include "sweep/slurm_jobs.h"
 #include "sweep/summary.h"
 #include "util/json_input.h"
 #include "util/numbers.h"
@@ -82,6 +83,19 @@ std::vector<Diagnostics> validate_points(const SweepFile& sweep,
 
 namespace {
 
+// A job stays in the queue after the sweep that submitted it was stopped; the
+// point continues once it has ended. False when a stop signal ended the wait.
+bool wait_for_leftover_job(const std::string& id, long job, std::ostream& out) {
+  const SlurmJobs slurm({});
+  for (int i = 0; !pending_stop_signal(); ++i) {
+    const SlurmJobState s = slurm.states({job})[job];
+    if (s.state.empty() || slurm_job_ended(s.state)) return true;
+    if (i == 0) out << fmt::format("[sweep] waiting for {}'s Slurm job {} ({}) to end\n", id, job, s.state) << std::flush;
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+  }
+  return false;
+}
+
 class SweepScheduler {
  public:
   SweepScheduler(const SweepFile& sweep, const std::vector<SweepPoint>& points,
@@ -108,11 +122,11 @@ class SweepScheduler {
     fs::create_directories(dir_ + "/" + p.id);
     PointRecord& r = ledger_.points[p.id];
     bool resume = r.state != PointState::Failed;
+    children_.start(index, point_command(sweep_, p, options_, resume), dir_ + "/" + p.id, sweep_.name + ":" + p.id, r);
     r.state = PointState::Running;
     r.attempts += 1;
     r.updated_utc = utc_timestamp();
     r.overrides = overrides_json(p);
-    r.pid = children_.start(index, point_command(sweep_, p, options_, resume), dir_ + "/" + p.id + "/point.log");
     ledger_.save();
     out_ << fmt::format("[sweep] started {} (attempt {})\n", p.id, r.attempts) << std::flush;
   }
@@ -123,6 +137,7 @@ class SweepScheduler {
     r.state = state_of_exit(e);
     r.last_exit_code = e.exit_code;
     r.pid = 0;
+    r.slurm_job = 0;
     r.updated_utc = utc_timestamp();
     std::string log = dir_ + "/" + p.id + "/point.log";
     r.last_error = r.state == PointState::Completed ? "" : error_from_log(log);
@@ -142,20 +157,23 @@ class SweepScheduler {
   Ledger& ledger_;
   std::ostream& out_;
   std::string dir_;
-  PointProcesses children_;
+  PointProcesses children_{options_.slurm};
 };
 
 // A point left "running" by a killed sweep may still be checkpointing after its
-// SIGTERM; wait for it before anything resumes the same run directory.
+// SIGTERM, or, under Slurm, still queued or running; wait for it before
+// anything resumes the same run directory.
 void wait_for_leftover_children(Ledger& ledger, std::ostream& out) {
   for (auto& [id, r] : ledger.points) {
     if (r.state != PointState::Running) continue;
+    if (r.slurm_job > 0 && !wait_for_leftover_job(id, r.slurm_job, out)) continue;  // still the job's
     for (int i = 0; i < 600 && process_alive(r.pid); ++i) {
       if (i == 0) out << fmt::format("[sweep] waiting for {} (pid {}) to stop\n", id, r.pid);
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     r.state = PointState::Interrupted;
     r.pid = 0;
+    r.slurm_job = 0;
   }
 }
 
@@ -228,15 +246,22 @@ int run_sweep(const SweepFile& sweep, const std::vector<SweepPoint>& points,
   Ledger ledger = load_ledger(ledger_path(dir));
   ledger.sweep_name = sweep.name;
   ledger.sweep_file = sweep.path;
-  wait_for_leftover_children(ledger, out);
   install_sweep_signal_handlers();
   int sig = 0;
-  if (sweep.asha.enabled) {
-    sig = run_asha(sweep, points, checks, options, ledger, out);
-  } else {
-    std::vector<size_t> queue = plan(points, checks, options, ledger, dir, out);
+  try {
+    wait_for_leftover_children(ledger, out);
+    if (sweep.asha.enabled) {
+      sig = run_asha(sweep, points, checks, options, ledger, out);
+    } else {
+      std::vector<size_t> queue = plan(points, checks, options, ledger, dir, out);
+      ledger.save();
+      sig = SweepScheduler(sweep, points, options, ledger, out).run(queue);
+    }
+  } catch (const SlurmError& e) {
+    // The jobs already submitted stay queued; a restarted sweep waits for them.
     ledger.save();
-    sig = SweepScheduler(sweep, points, options, ledger, out).run(queue);
+    err << "error: " << terminal_safe(e.what(), true) << "\n";
+    return 2;
   }
   SweepTable table = collect_results(sweep, points, ledger);
   write_summaries(table, dir);

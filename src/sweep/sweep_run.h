@@ -13,6 +13,7 @@
 #include "sweep/ledger.h"
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct SweepRunOptions {
   bool fail_fast = false;
   std::string runner_exe;  // what runs each point; empty means this executable
   int cpu_threads = 0;     // divided between the jobs; 0 means every CPU
+  // --slurm: each point is a Slurm job submitted with these sbatch options,
+  // its threads the job's CPUs (sweep/slurm_jobs.h).
+  std::optional<std::vector<std::string>> slurm;
   Capabilities caps;
 };
 

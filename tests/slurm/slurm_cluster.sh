@@ -244,6 +244,90 @@ check "the requeued job's final weights equal the uninterrupted run's" \
 check "its events equal the uninterrupted run's" test "$(reproducible "$run")" = "$(reproducible "$launch")"
 end
 
+# NAME SET_LINES TAIL: a sweep file of 4 points (2 learning rates x 2 seeds) of
+# the smoke recipe, 128 MRPC pairs in batches of 8, a checkpoint every 4 steps.
+sweep_file() {
+  cat >"$work/$1.toml" <<EOF
+name = "$1"
+base = "$recipe"
+metric = "eval.accuracy"
+output_dir = "$work/sweeps"
+[set]
+"data.max_train_examples" = 128
+"data.max_eval_examples" = 64
+"data.eval_batch_size" = 32
+"data.train_batch_size" = 8
+"train.checkpoint_every" = 4
+"run.loggers" = ["jsonl"]
+$2
+[grid]
+"optimizer.lr" = [1e-4, 5e-4]
+"run.seed" = [1, 2]
+$3
+EOF
+}
+# What a sweep's results are, in rank order, without timings and attempts.
+results() {
+  jq -S -c '[.points[] | {point, status, best, final, final_metrics, overrides}]' "$work/sweeps/$1/sweep_summary.json"
+}
+
+begin "runner sweep --slurm: each point a job; a cancelled one resumes when the sweep starts again"
+sweep_file sw_slurm '"train.epochs" = 2' ""
+sweep_file sw_local '"train.epochs" = 2' ""
+# 100 ms a step, so that the cancel lands between a checkpoint and the run's end (32 steps).
+RUNNER_TEST_STEP_PAUSE_MS=100 "$runner" sweep "$work/sw_slurm.toml" --slurm --cpus-per-task=1 >sweep1.log 2>&1 &
+driver=$!
+ledger=$work/sweeps/sw_slurm/sweep_ledger.json
+t=$SECONDS point="" cancelled=""
+until [[ -n $cancelled ]] || ((SECONDS - t > 300)); do
+  checkpoint=$(find "$work/sweeps/sw_slurm" -path '*/checkpoints/step-*' -name 'step-*' 2>/dev/null | head -n1)
+  if [[ -n $checkpoint ]]; then
+    point=$(basename "$(dirname "$(dirname "$(dirname "$checkpoint")")")")
+    cancelled=$(jq -r --arg p "$point" '.points[$p].slurm_job // empty' "$ledger")
+  fi
+  sleep 0.2
+done
+check "point $point's job ($cancelled) was found running" test -n "$cancelled"
+scancel "$cancelled"
+wait "$driver"
+check "the sweep with a cancelled point exits 1 (sweep1.log)" test $? -eq 1
+check "every point was submitted as its own job" test "$(grep -c '^\[sweep\] started' sweep1.log)" -eq 4
+check "the cancelled point is interrupted" test "$(jq -r --arg p "$point" '.points[$p].state' "$ledger")" = interrupted
+check "the other 3 completed" test "$(jq '[.points[] | select(.state == "completed")] | length' "$ledger")" -eq 3
+"$runner" sweep "$work/sw_slurm.toml" --slurm --cpus-per-task=1 >sweep2.log 2>&1
+check "the sweep started again completes (sweep2.log)" test $? -eq 0
+check "only the cancelled point ran again" test "$(grep -c '^\[sweep\] started' sweep2.log)" -eq 1
+run=$(ls -d "$work/sweeps/sw_slurm/$point"/*/ | sed 's:/$::')
+check "the point kept one run directory" test "$(wc -l <<<"$run")" -eq 1
+check "the point resumed from a checkpoint" test "$(jq -r '.resumed_from // ""' "$run/summary.json" | grep -c step-)" -eq 1
+"$runner" sweep "$work/sw_local.toml" --jobs 2 >local.log 2>&1
+check "the same sweep run here completes (local.log)" test $? -eq 0
+check "both rank the points alike with the same metrics" test "$(results sw_slurm)" = "$(results sw_local)"
+check "the resumed point's weights equal the uninterrupted one's" \
+  cmp -s "$run/final/model.safetensors" "$(ls -d "$work/sweeps/sw_local/$point"/*/)final/model.safetensors"
+end
+
+begin "runner sweep --slurm with [asha]: the promotions are new jobs; the search equals the one run here"
+asha='[asha]
+min_budget = 4
+max_budget = 16
+eta = 2'
+sweep_file sw_asha_slurm '"train.eval_every" = 4' "$asha"
+sweep_file sw_asha_local '"train.eval_every" = 4' "$asha"
+# One point at a time on both sides, with 2 threads each: the same promotions in the same order.
+"$runner" sweep "$work/sw_asha_slurm.toml" --jobs 1 --slurm --cpus-per-task=2 >asha_slurm.log 2>&1
+check "the search under Slurm completes (asha_slurm.log)" test $? -eq 0
+"$runner" sweep "$work/sw_asha_local.toml" --jobs 1 >asha_local.log 2>&1
+check "the search run here completes (asha_local.log)" test $? -eq 0
+launches=$(jq '[.points[].attempts] | add' "$work/sweeps/sw_asha_slurm/sweep_ledger.json")
+jobs=$(scontrol -o show job | grep -c 'JobName=sw_asha_slurm:')
+check "each start and promotion was a job of its own ($jobs jobs, $launches launches)" test "$jobs" -eq "$launches"
+check "some point was promoted" grep -q '^\[asha\] promoted' asha_slurm.log
+check "the same rungs, promotions and metrics" test "$(results sw_asha_slurm)" = "$(results sw_asha_local)"
+check "the same rung metrics" test "$(jq -S -c '[.points[] | .rung_metrics]' "$work/sweeps/sw_asha_slurm/sweep_ledger.json")" = \
+  "$(jq -S -c '[.points[] | .rung_metrics]' "$work/sweeps/sw_asha_local/sweep_ledger.json")"
+end
+
 echo "slurm: the test took $(($(date +%s) - t0)) s after the cluster started"
 summary_line
 ((failed == 0))
