@@ -43,8 +43,14 @@ int cmd_run(const ParsedArgs& args) {
   RunOptions options;
   try {
     options.stop_at_step = integer_flag(args, "--stop-at-step", 0);
+    options.stop_at_epoch = integer_flag(args, "--stop-at-epoch", 0);
   } catch (const std::invalid_argument& e) {
-    std::cerr << "error: " << e.what() << "\n  hint: give the optimizer step to stop after, e.g. --stop-at-step 100\n";
+    std::cerr << "error: " << e.what() << "\n  hint: give the optimizer step (or epoch) to stop after, e.g. "
+                                          "--stop-at-step 100\n";
+    return kExitBadInput;
+  }
+  if (options.stop_at_step > 0 && options.stop_at_epoch > 0) {
+    std::cerr << "error: --stop-at-step and --stop-at-epoch both name where the run stops\n  hint: give one\n";
     return kExitBadInput;
   }
   std::optional<Recipe> recipe = load_recipe_or_report(args);

@@ -30,6 +30,8 @@ const std::vector<FlagSpec>& flag_table() {
                               "its schedule still the recipe's whole one; its status is then stopped_by_search "
                               "(what a sweep's [asha] uses), and --resume auto continues it", false,
        IntRange{1, 4000000000000000000LL}},
+      {"--stop-at-epoch", "N", "As --stop-at-step, at the end of epoch N (what a sweep's [asha] with unit = "
+                               "\"epochs\" uses)", false, IntRange{1, 1000000000LL}},
       {"--allow-changes", "KEY,...", "Resume even though these recipe keys (or key prefixes, or "
                                      "content_sha256.<file>) differ from the run's", true},
       {"--nproc-per-node", "N", "Worker processes to start on this machine (default topology.processes_per_node)",
@@ -101,7 +103,8 @@ const std::vector<CommandSpec>& command_table() {
        {}, {"--tokenizer", "--tokenizer-format", "--max-length", "--truncation", "--input", "--attention-mask"},
        cmd_tokenize},
       {"run", "Train a recipe end to end into runs/<name>/<UTC time>-<id>/ (also: runner RECIPE)",
-       {{"RECIPE", "a .toml or .yaml recipe"}}, {"--set", "--resume", "--allow-changes", "--stop-at-step"}, cmd_run,
+       {{"RECIPE", "a .toml or .yaml recipe"}}, {"--set", "--resume", "--allow-changes", "--stop-at-step", "--stop-at-epoch"},
+       cmd_run,
        Needs::LibTorch},
       {"resume", "Continue a run from its newest valid checkpoint, checking that nothing changed",
        {{"RUN_DIR", "a run directory written by runner run"}}, {"--set", "--allow-changes", "--runs"},

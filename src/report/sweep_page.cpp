@@ -140,7 +140,8 @@ std::string asha_html(const nlohmann::json& summary) {
   if (asha.empty()) return "";
   const double spent = static_cast<double>(record_integer(asha, "steps_spent"));
   const double grid = static_cast<double>(record_integer(asha, "grid_steps"));
-  HtmlTable t{"sweep-asha", {"rung", "step", "points reached", "running"}, {}, false};
+  const std::string budget = record_string(asha, "unit", "steps") == "epochs" ? "epoch" : "step";
+  HtmlTable t{"sweep-asha", {"rung", budget, "points reached", "running"}, {}, false};
   for (const auto& r : record_array(asha, "rungs"))
     t.rows.push_back({std::to_string(record_integer(r, "rung")), std::to_string(record_integer(r, "step")),
                       std::to_string(record_integer(r, "finished")), std::to_string(record_integer(r, "running"))});

@@ -62,7 +62,8 @@ int run_recipe(const Recipe& recipe, const RunOptions& options) {
   SessionStart s{RunPaths{start.choice.dir, start.created_output_dir}, start.choice.resuming(),
                  RecipeOrigin{fs::absolute(recipe.path).string(), options.overrides}, options.command_line,
                  start.choice.resuming() ? options.allow_changes : std::vector<std::string>{}, dist,
-                 std::move(settings), nullptr, options.stop_at_step};
+                 std::move(settings), nullptr, options.stop_at_step,
+                 options.stop_at_epoch};
   return start.choice.resuming() ? resume_session(recipe, std::move(s)) : run_session(recipe, std::move(s));
 }
 

@@ -27,6 +27,8 @@ struct RunOptions {
   // --stop-at-step N: end after step N with an evaluation and a checkpoint there,
   // the schedule still the recipe's whole one (0: run to the end).
   long long stop_at_step = 0;
+  // --stop-at-epoch N: the same at the end of epoch N (0: run to the end).
+  long long stop_at_epoch = 0;
 };
 
 // Trains the recipe in a new run directory (or resumes, see resume_auto).

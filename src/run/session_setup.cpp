@@ -164,6 +164,7 @@ void SessionParts::build_trainer() {
   TrainerConfig cfg = settings.train;
   cfg.checkpoints_dir = start.paths.checkpoints();
   cfg.stop_at_step = start.stop_at_step;
+  cfg.stop_at_epoch = start.stop_at_epoch;
   const DatasetInfo& info = data.dataset->info();
   take_main_metric(cfg, info.main_metric);
   settings.train.metric_for_best = cfg.metric_for_best;

@@ -39,7 +39,8 @@ struct SessionStart {
   // A resume's plan (run/resume_plan.h), made and checked before the session
   // rewrites any record; null for a new run. The session restores from it.
   std::shared_ptr<ResumePlan> resume;
-  long long stop_at_step = 0;  // RunOptions::stop_at_step
+  long long stop_at_step = 0;   // RunOptions::stop_at_step
+  long long stop_at_epoch = 0;  // RunOptions::stop_at_epoch
 };
 
 class TrainingSession {

@@ -10,15 +10,18 @@
 
 namespace runner {
 
-// The [asha] table of a sweep file: budgets in optimizer steps.
+// The [asha] table of a sweep file: budgets in optimizer steps, or with
+// unit = "epochs" in whole epochs.
 struct AshaSettings {
   bool enabled = false;
   long long min_budget = 0;
   long long max_budget = 0;
   long long eta = 3;
+  bool epochs = false;
+  const char* unit() const { return epochs ? "epochs" : "steps"; }
 };
 
-// The rungs' steps: min_budget * eta^k below max_budget, then max_budget.
+// The rungs' budgets: min_budget * eta^k below max_budget, then max_budget.
 std::vector<long long> asha_rungs(const AshaSettings& asha);
 
 // What the search knows of one point: its metric at each rung it finished

@@ -13,15 +13,18 @@ using ojson = nlohmann::ordered_json;
 
 const std::vector<OptionSpec>& asha_options() {
   static const std::vector<OptionSpec> specs = {
-      opt::required(opt::integer("min_budget", 0, "Optimizer steps of the bottom rung: every point runs "
-                                                  "this many before the first promotion")
+      opt::required(opt::integer("min_budget", 0, "Optimizer steps (or epochs) of the bottom rung: every "
+                                                  "point runs this many before the first promotion")
                         .at_least(1)),
-      opt::required(opt::integer("max_budget", 0, "Optimizer steps of the top rung: the whole run "
-                                                  "(each point's train.max_steps)")
+      opt::required(opt::integer("max_budget", 0, "Optimizer steps (or epochs) of the top rung: the whole "
+                                                  "run (each point's train.max_steps, or train.epochs)")
                         .at_least(1)),
-      opt::integer("eta", 3, "Reduction factor: rung k is min_budget * eta^k steps, and the top 1/eta "
+      opt::integer("eta", 3, "Reduction factor: rung k is min_budget * eta^k, and the top 1/eta "
                              "of a rung go on to the next")
           .at_least(2),
+      opt::choice("unit", {"steps", "epochs"}, "steps",
+                  "What the budgets count: optimizer steps, or whole epochs (each rung then ends at an "
+                  "epoch's end, where the runs evaluate)"),
   };
   return specs;
 }
@@ -59,6 +62,18 @@ std::optional<long long> whole_number(const Value& table, const OptionSpec& o, D
   return std::nullopt;
 }
 
+void read_unit(const Value& table, AshaSettings& a, Diagnostics& diags) {
+  const Value* v = table.find("unit");
+  if (!v) return;
+  if (v->type == Value::Type::String && (v->s == "steps" || v->s == "epochs")) {
+    a.epochs = v->s == "epochs";
+    return;
+  }
+  diags.push_back(make_error(v->loc, "asha.unit", fmt::format("expected \"steps\" or \"epochs\", found {} {}",
+                                                              v->type_name(), v->short_str()),
+                             "write unit = \"epochs\" for budgets in whole epochs (default \"steps\")"));
+}
+
 void check_known_keys(const Value& table, Diagnostics& diags) {
   std::vector<std::string> known;
   for (const auto& o : asha_options()) known.push_back(o.name);
@@ -88,8 +103,8 @@ void check_values(const Value& table, const AshaSettings& a, Diagnostics& diags)
                                "lower min_budget or raise max_budget (e.g. max_budget = min_budget * eta^2)"));
 }
 
-// The search decides each point's length: train.max_steps is max_budget, and
-// an epoch count would be ignored beside it.
+// The search decides each point's length: train.max_steps (or train.epochs)
+// is max_budget, and the other would override it or be ignored.
 void refuse_budget_keys(const SweepFile& sweep, Diagnostics& diags) {
   for (const char* key : {"train.max_steps", "train.epochs"}) {
     SourceLocation where = sweep.asha_loc;
@@ -99,7 +114,8 @@ void refuse_budget_keys(const SweepFile& sweep, Diagnostics& diags) {
     if (!set && !sweep_varies(sweep, key) && !sweep_samples(sweep, key)) continue;
     diags.push_back(make_error(where, key,
                                fmt::format("{} is set or swept beside [asha]: the search gives every point "
-                                           "train.max_steps = max_budget and stops it at its rungs", key),
+                                           "train.{} = max_budget and stops it at its rungs", key,
+                                           sweep.asha.epochs ? "epochs" : "max_steps"),
                                "remove it, and give the run's length as [asha] max_budget"));
   }
 }
@@ -123,11 +139,16 @@ void read_asha(const Value& root, SweepFile& sweep, Diagnostics& diags) {
   std::optional<long long> lo = whole_number(*table, asha_options()[0], diags);
   std::optional<long long> hi = whole_number(*table, asha_options()[1], diags);
   std::optional<long long> eta = whole_number(*table, asha_options()[2], diags);
+  read_unit(*table, a, diags);
   if (diags.size() != before) return;
   a.min_budget = *lo, a.max_budget = *hi, a.eta = eta.value_or(3);
   check_values(*table, a, diags);
-  refuse_budget_keys(sweep, diags);
   sweep.asha = a;
+  refuse_budget_keys(sweep, diags);
+}
+
+std::string asha_length_set(const AshaSettings& asha) {
+  return fmt::format("train.{}={}", asha.epochs ? "epochs" : "max_steps", asha.max_budget);
 }
 
 void check_asha_recipe(const SweepFile& sweep, const nlohmann::json& resolved, Diagnostics& errors) {
@@ -150,8 +171,25 @@ void check_asha_recipe(const SweepFile& sweep, const nlohmann::json& resolved, D
                                 "points itself"));
     return;
   }
-  const long long every = train.value("eval_every", 0LL);
   const std::vector<long long> rungs = asha_rungs(sweep.asha);
+  if (sweep.asha.epochs) {
+    if (train.value("max_steps", 0LL) > 0) {
+      errors.push_back(make_error(sweep.asha_loc, "train.max_steps",
+                                  fmt::format("the base recipe sets train.max_steps = {}, which bounds each run "
+                                              "before its epochs: [asha] unit = \"epochs\" needs runs of "
+                                              "train.epochs", train.value("max_steps", 0LL)),
+                                  "set [set] \"train.max_steps\" = 0, or give the budgets in steps"));
+      return;
+    }
+    if (rungs.size() < 2 || train.value("eval_each_epoch", true)) return;
+    errors.push_back(make_error(sweep.asha_loc, "train.eval_each_epoch",
+                                "[asha] unit = \"epochs\" stops runs at epoch ends, but the recipe does not "
+                                "evaluate there (train.eval_each_epoch = false): a run stopped at a rung would "
+                                "be evaluated where the whole run is not",
+                                "set [set] \"train.eval_each_epoch\" = true"));
+    return;
+  }
+  const long long every = train.value("eval_every", 0LL);
   if (rungs.size() < 2 || (every > 0 && sweep.asha.min_budget % every == 0)) return;
   errors.push_back(make_error(
       sweep.asha_loc, "asha.min_budget",

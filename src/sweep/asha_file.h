@@ -25,6 +25,10 @@ nlohmann::ordered_json asha_schema();
 // (train.max_steps, train.epochs).
 void read_asha(const Value& root, SweepFile& sweep, Diagnostics& diags);
 
+// The --set that gives a point its whole length: train.max_steps=max_budget,
+// or train.epochs=max_budget with unit = "epochs".
+std::string asha_length_set(const AshaSettings& asha);
+
 // What a point's resolved recipe must allow: an evaluation split (the rungs
 // rank by it), no early stopping (a run that ends before its rung has no
 // metric there), and every rung below the top an evaluation step of the whole

@@ -12,13 +12,17 @@ namespace runner {
 
 namespace {
 
-// The steps every run directory of the point made, a failed first try included.
-long long steps_of_point(const std::string& sweep_dir, const std::string& id) {
-  long long steps = 0;
+// The steps every run directory of the point made, a failed first try
+// included, and the steps of its whole schedule (its newest run's total; 0
+// when no run says).
+std::pair<long long, long long> steps_of_point(const std::string& sweep_dir, const std::string& id) {
+  long long steps = 0, whole = 0;
   for (const auto& dir : list_run_dirs(sweep_dir, id))
-    if (std::optional<RunSummary> s = read_run_summary_if_readable(RunPaths{dir}))
+    if (std::optional<RunSummary> s = read_run_summary_if_readable(RunPaths{dir})) {
       steps += record_integer(s->record, "global_step");
-  return steps;
+      whole = record_integer(s->record, "total_steps");
+    }
+  return {steps, whole};
 }
 
 }  // namespace
@@ -29,9 +33,12 @@ AshaProgress asha_progress(const SweepFile& sweep, const std::vector<SweepPoint>
   p.rungs = asha_rungs(sweep.asha);
   p.finished.assign(p.rungs.size(), 0);
   p.running.assign(p.rungs.size(), 0);
-  p.grid_steps = static_cast<long long>(points.size()) * sweep.asha.max_budget;
+  p.unit = sweep.asha.unit();
   const std::string dir = sweep_dir_of(sweep);
   for (const auto& point : points) {
+    // Budgets in steps make every whole run max_budget steps; in epochs, its summary says.
+    const auto [spent, whole] = steps_of_point(dir, point.id);
+    p.grid_steps += sweep.asha.epochs ? whole : sweep.asha.max_budget;
     auto it = ledger.points.find(point.id);
     if (it == ledger.points.end() || it->second.rung < 0) continue;
     const PointRecord& r = it->second;
@@ -40,16 +47,20 @@ AshaProgress asha_progress(const SweepFile& sweep, const std::vector<SweepPoint>
     if (reached <= static_cast<size_t>(r.rung) && static_cast<size_t>(r.rung) < p.rungs.size()) ++p.running[r.rung];
     p.promotions += r.rung;
     if (r.state == PointState::Stopped) ++p.stopped;
-    p.steps_spent += steps_of_point(dir, point.id);
+    p.steps_spent += spent;
   }
   return p;
+}
+
+std::string asha_rung_column(const nlohmann::json& progress) {
+  return record_string(progress, "unit", "steps") == "epochs" ? "epoch" : "step";
 }
 
 nlohmann::json asha_progress_json(const AshaProgress& p) {
   nlohmann::json rungs = nlohmann::json::array();
   for (size_t k = 0; k < p.rungs.size(); ++k)
     rungs.push_back({{"rung", k}, {"step", p.rungs[k]}, {"finished", p.finished[k]}, {"running", p.running[k]}});
-  return {{"eta", p.eta},           {"rungs", rungs},           {"promotions", p.promotions},
+  return {{"eta", p.eta},           {"unit", p.unit},           {"rungs", rungs},           {"promotions", p.promotions},
           {"stopped", p.stopped},   {"steps_spent", p.steps_spent}, {"grid_steps", p.grid_steps}};
 }
 
@@ -57,9 +68,9 @@ std::string asha_progress_markdown(const nlohmann::json& j) {
   const long long spent = record_integer(j, "steps_spent"), grid = record_integer(j, "grid_steps");
   std::string out = fmt::format(
       "\nSuccessive halving (eta {}): {} promotions, {} points stopped by the search; {} optimizer steps spent, "
-      "{:.1f}% of the {} a grid at max_budget spends\n\n| rung | step | points reached | running |\n|---|---|---|---|\n",
+      "{:.1f}% of the {} a grid at max_budget spends\n\n| rung | {} | points reached | running |\n|---|---|---|---|\n",
       record_integer(j, "eta"), record_integer(j, "promotions"), record_integer(j, "stopped"), spent,
-      grid > 0 ? 100.0 * static_cast<double>(spent) / static_cast<double>(grid) : 0.0, grid);
+      grid > 0 ? 100.0 * static_cast<double>(spent) / static_cast<double>(grid) : 0.0, grid, asha_rung_column(j));
   for (const auto& r : record_array(j, "rungs"))
     out += fmt::format("| {} | {} | {} | {} |\n", record_integer(r, "rung"), record_integer(r, "step"),
                        record_integer(r, "finished"), record_integer(r, "running"));

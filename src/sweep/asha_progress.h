@@ -17,17 +17,20 @@ namespace runner {
 
 struct AshaProgress {
   long long eta = 3;
-  std::vector<long long> rungs;      // their steps
+  std::string unit = "steps";        // what the rungs count: steps or epochs
+  std::vector<long long> rungs;      // their budgets
   std::vector<long long> finished;   // per rung: points that reached it
   std::vector<long long> running;    // per rung: points sent to it, not there yet
   long long promotions = 0;          // each rung a point was sent past the bottom one
   long long stopped = 0;             // points stopped by the search below the top rung
   long long steps_spent = 0;         // optimizer steps of every run of the points
-  long long grid_steps = 0;          // points x max_budget
+  long long grid_steps = 0;          // each point's steps trained to max_budget
 };
 
 AshaProgress asha_progress(const SweepFile& sweep, const std::vector<SweepPoint>& points, const Ledger& ledger);
 nlohmann::json asha_progress_json(const AshaProgress& p);
+// The rung table's budget column: "step", or "epoch" for budgets in epochs.
+std::string asha_rung_column(const nlohmann::json& progress);
 // Markdown: one line of totals and a table of the rungs.
 std::string asha_progress_markdown(const nlohmann::json& progress);
 

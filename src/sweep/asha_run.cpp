@@ -51,7 +51,7 @@ class AshaSearch {
   int run(const std::vector<Diagnostics>& checks) {
     for (size_t i = 0; i < points_.size(); ++i) prepare(i, checks[i]);
     ledger_.save();
-    out_ << fmt::format("[asha] rungs at steps {}, eta {}; {} points\n", join_numbers(), sweep_.asha.eta,
+    out_ << fmt::format("[asha] rungs at {} {}, eta {}; {} points\n", sweep_.asha.unit(), join_numbers(), sweep_.asha.eta,
                         points_.size()) << std::flush;
     for (;;) {
       children_.stop_on_pending_signal();
@@ -66,6 +66,7 @@ class AshaSearch {
  private:
   PointRecord& record(size_t i) { return ledger_.points[points_[i].id]; }
   int top() const { return static_cast<int>(rungs_.size()) - 1; }
+  const char* budget_word() const { return sweep_.asha.epochs ? "epoch" : "step"; }
 
   std::string join_numbers() const {
     std::string s;
@@ -104,7 +105,23 @@ class AshaSearch {
     if (!s) return false;
     const int rung = record(i).rung;
     if (rung == top()) return s->completed();
-    return s->status == kStoppedBySearch && record_integer(s->record, "global_step") == rungs_[rung];
+    return s->status == kStoppedBySearch && record_integer(s->record, "global_step") == rung_step(*s, rung);
+  }
+
+  // The optimizer step that ends `rung` in a run of the point: the rung itself,
+  // or with budgets in epochs that epoch's end (the run's steps per epoch are
+  // its total steps over max_budget epochs).
+  long long rung_step(const RunSummary& s, int rung) const {
+    if (!sweep_.asha.epochs) return rungs_[rung];
+    return rungs_[rung] * record_integer(s.record, "total_steps") / sweep_.asha.max_budget;
+  }
+
+  std::optional<double> metric_at_rung(size_t i, int rung) {
+    std::vector<std::string> runs = list_run_dirs(dir_, points_[i].id);
+    if (runs.empty()) return std::nullopt;
+    std::optional<RunSummary> s = read_run_summary_if_readable(RunPaths{runs.back()});
+    if (!s) return std::nullopt;
+    return metric_at_step(sweep_, points_[i].id, rung_step(*s, rung));
   }
 
   bool fresh(size_t i) {
@@ -142,15 +159,16 @@ class AshaSearch {
     fs::create_directories(dir_ + "/" + p.id);
     PointRecord& r = record(i);
     const bool resume = r.state != PointState::Failed;
-    std::vector<std::string> extra = {"--set", fmt::format("train.max_steps={}", sweep_.asha.max_budget)};
-    if (rung < top()) extra.insert(extra.end(), {"--stop-at-step", std::to_string(rungs_[rung])});
+    std::vector<std::string> extra = {"--set", asha_length_set(sweep_.asha)};
+    if (rung < top())
+      extra.insert(extra.end(), {sweep_.asha.epochs ? "--stop-at-epoch" : "--stop-at-step", std::to_string(rungs_[rung])});
     children_.start(i, point_command(sweep_, p, options_, resume, extra), dir_ + "/" + p.id, sweep_.name + ":" + p.id, r);
     r.rung = rung;
     r.state = PointState::Running;
     r.attempts += 1;
     r.updated_utc = utc_timestamp();
     ledger_.save();
-    out_ << fmt::format("[asha] {} {} at rung {} (step {})\n", how, p.id, rung, rungs_[rung]) << std::flush;
+    out_ << fmt::format("[asha] {} {} at rung {} ({} {})\n", how, p.id, rung, budget_word(), rungs_[rung]) << std::flush;
   }
 
   // The point's metric at its rung: the top rung completes it, a lower one
@@ -158,7 +176,7 @@ class AshaSearch {
   void record_rung(size_t i) {
     PointRecord& r = record(i);
     r.rung_metrics.resize(static_cast<size_t>(r.rung) + 1);
-    r.rung_metrics[r.rung] = metric_at_step(sweep_, points_[i].id, rungs_[r.rung]);
+    r.rung_metrics[r.rung] = metric_at_rung(i, r.rung);
     r.state = r.rung == top() ? PointState::Completed : PointState::Stopped;
     r.last_error.clear();
   }
@@ -175,7 +193,7 @@ class AshaSearch {
     ledger_.save();
     const std::optional<double> m = r.rung_metrics.size() > static_cast<size_t>(r.rung) ? r.rung_metrics[r.rung]
                                                                                         : std::nullopt;
-    out_ << fmt::format("[asha] {} {} at rung {} (step {}){}{}\n", points_[i].id, state_name(r.state), r.rung,
+    out_ << fmt::format("[asha] {} {} at rung {} ({} {}){}{}\n", points_[i].id, state_name(r.state), r.rung, budget_word(),
                         rungs_[r.rung], m ? fmt::format(": {} = {:.4f}", sweep_.metric, *m) : "",
                         r.last_error.empty() ? "" : ": " + r.last_error)
          << std::flush;

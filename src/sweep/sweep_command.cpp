@@ -64,8 +64,8 @@ std::string points_table(const LoadedSweep& s, const std::vector<Diagnostics>& c
 std::string asha_plan_line(const AshaSettings& asha) {
   std::string rungs;
   for (long long r : asha_rungs(asha)) rungs += (rungs.empty() ? "" : ", ") + std::to_string(r);
-  return fmt::format("Successive halving: rungs at steps {} (eta {}); the top 1/{} of a rung continue to the "
-                     "next\n\n", rungs, asha.eta, asha.eta);
+  return fmt::format("Successive halving: rungs at {} {} (eta {}); the top 1/{} of a rung continue to the "
+                     "next\n\n", asha.unit(), rungs, asha.eta, asha.eta);
 }
 
 int dry_run(const LoadedSweep& s, const SweepCommandOptions& o, std::ostream& out,

@@ -69,7 +69,7 @@ std::vector<Diagnostics> validate_points(const SweepFile& sweep,
   std::vector<Diagnostics> out;
   for (const auto& p : points) {
     std::vector<std::string> args = p.set_args();
-    if (sweep.asha.enabled) args.push_back(fmt::format("train.max_steps={}", sweep.asha.max_budget));
+    if (sweep.asha.enabled) args.push_back(asha_length_set(sweep.asha));
     RecipeLoad load = load_recipe(RecipeRequest{sweep.base, args, true, caps}, registry());
     Diagnostics errors;
     for (auto& d : load.diags)

@@ -47,6 +47,8 @@ struct TrainerConfig {
   // a sweep's successive halving; it is no part of the recipe, so a resume with
   // another stop is no change.
   long long stop_at_step{};
+  // The same at the end of epoch N: the trainer turns it into that epoch's last step.
+  long long stop_at_epoch{};
   // Not an option: the run directory's checkpoints/ folder; empty = no checkpoints.
   std::string checkpoints_dir;
   // Not an option: the loss weights the run trains with (train/class_weights.h).

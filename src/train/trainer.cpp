@@ -57,10 +57,20 @@ void end_checkpoints(Checkpointer* checkpointer, const EventLog& events, bool fa
 
 }  // namespace
 
+namespace {
+
+// --stop-at-epoch E stops at the step that ends epoch E.
+TrainerConfig with_epoch_stop(TrainerConfig c, const BatchSource& data) {
+  if (c.stop_at_epoch > 0) c.stop_at_step = c.stop_at_epoch * steps_in_epoch(data.batches_per_epoch(), c.grad_accum);
+  return c;
+}
+
+}  // namespace
+
 Trainer::Trainer(TrainerConfig config, std::shared_ptr<SequenceClassifier> model,
                  std::unique_ptr<Optimizer> optimizer, ScheduleMaker schedule,
                  BatchSource& data, const EvalSet* eval, std::vector<Logger*> loggers)
-    : config_(std::move(config)),
+    : config_(with_epoch_stop(std::move(config), data)),
       model_(std::move(model)),
       data_(data),
       eval_(eval),

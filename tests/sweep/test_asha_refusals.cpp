@@ -139,3 +139,50 @@ TEST_CASE("sweep --dry-run refuses a recipe whose rungs are not evaluation steps
   CHECK(fine.exit_code == 0);
   CHECK_THAT(fine.out, Catch::Contains("Successive halving: rungs at steps 6, 18 (eta 3)"));
 }
+
+TEST_CASE("[asha] unit = \"epochs\": rungs in epochs, refused where the runs cannot stop at epoch ends",
+          "[sweep][asha]") {
+  SweepLoad load = load_sweep_file(write_sweep("[asha]\nmin_budget = 1\nmax_budget = 9\nunit = \"epochs\"\n"));
+  INFO(format_all(load.diags));
+  REQUIRE(load.sweep);
+  CHECK(load.sweep->asha.epochs);
+  // Neither length may be set beside it: train.epochs is the search's.
+  SweepLoad set = load_sweep_file(
+      write_sweep("[set]\n\"train.epochs\" = 4\n[asha]\nmin_budget = 1\nmax_budget = 9\nunit = \"epochs\"\n"));
+  REQUIRE(error_about(set, "train.epochs"));
+  CHECK_THAT(error_about(set, "train.epochs")->message, Catch::Contains("train.epochs = max_budget"));
+  const Diagnostic* d = refused(load, "min_budget = 1\nmax_budget = 9\nunit = \"epoch\"\n", "asha.unit");
+  REQUIRE(d);
+  CHECK(d->where.line == 6);
+  CHECK_THAT(d->message, Catch::Contains("expected \"steps\" or \"epochs\""));
+
+  auto dry_run = [](const std::string& set) {
+    return test::run_command(test::runner_exe() + " sweep --dry-run " +
+                             write_sweep("[set]\n" + set + "[asha]\nmin_budget = 1\nmax_budget = 9\nunit = \"epochs\"\n"));
+  };
+  // The smoke recipe evaluates at each epoch's end: the rungs are evaluation points.
+  auto fine = dry_run("");
+  INFO(fine.out);
+  CHECK(fine.exit_code == 0);
+  CHECK_THAT(fine.out, Catch::Contains("Successive halving: rungs at epochs 1, 3, 9 (eta 3)"));
+  auto no_epoch_eval = dry_run("\"train.eval_each_epoch\" = false\n\"train.eval_every\" = 5\n");
+  INFO(no_epoch_eval.out);
+  CHECK(no_epoch_eval.exit_code == 2);
+  CHECK_THAT(no_epoch_eval.out, Catch::Contains("train.eval_each_epoch\" = true"));
+  // A base recipe bounded by steps would end the runs before their epochs.
+  const std::string base = test::tmp_dir("sweep-asha-by-steps") + "/base.toml";
+  std::ofstream(base) << test::read_text(test::smoke_recipe()) << "max_steps = 100\n";
+  const std::string path = test::tmp_dir("sweep-asha-by-steps-sweep") + "/s.toml";
+  std::ofstream(path) << "base = \"" << base << "\"\nmetric = \"eval.f1\"\n"
+                      << "[asha]\nmin_budget = 1\nmax_budget = 9\nunit = \"epochs\"\n";
+  auto by_steps = test::run_command(test::runner_exe() + " sweep --dry-run " + path);
+  INFO(by_steps.out);
+  CHECK(by_steps.exit_code == 2);
+  CHECK_THAT(by_steps.out, Catch::Contains("sets train.max_steps = 100"));
+  // A run takes one stop: a step or an epoch's end.
+  auto both = test::run_command(test::runner_exe() + " run " + test::smoke_recipe() +
+                                " --stop-at-step 2 --stop-at-epoch 1");
+  INFO(both.out);
+  CHECK(both.exit_code == 2);
+  CHECK_THAT(both.out, Catch::Contains("--stop-at-step and --stop-at-epoch both"));
+}

@@ -128,3 +128,52 @@ TEST_CASE("ASHA: a promoted point ends bitwise equal to its run in one go; the o
   CHECK(sweep_report.exit_code == 0);
   CHECK_THAT(read_text(dir + "/sweep.html"), Catch::Contains("Successive halving (eta 3)"));
 }
+
+TEST_CASE("ASHA in epochs: rungs end at epoch ends and a promoted point equals its run in one go",
+          "[sweep][asha]") {
+  std::string dir = runner::test::tmp_dir("sweep-asha-epochs");
+  std::string path = dir + "/sweep.toml", sweep_dir = dir + "/runs/asha_epochs";
+  // 64 pairs in batches of 16: 4 steps an epoch; rungs at epochs 1 and 3 (steps 4 and 12),
+  // each an epoch's end, where the smoke recipe evaluates.
+  std::ofstream(path) << "name = \"asha_epochs\"\nbase = \"" << runner::test::smoke_recipe()
+                      << "\"\nmetric = \"eval.f1\"\noutput_dir = \"" << dir << "/runs\"\n[set]\n"
+                      << "\"data.max_train_examples\" = 64\n\"data.max_eval_examples\" = 64\n"
+                      << "\"run.loggers\" = [\"jsonl\"]\n[grid]\n\"optimizer.lr\" = [1e-3, 3e-4, 1e-4]\n"
+                      << "[asha]\nmin_budget = 1\nmax_budget = 3\neta = 3\nunit = \"epochs\"\n";
+  auto search = run_command(runner::test::runner_exe() + " sweep " + path);
+  INFO(search.out);
+  REQUIRE(search.exit_code == 0);
+  CHECK_THAT(search.out, Catch::Contains("[asha] rungs at epochs 1, 3"));
+  std::string promoted, stopped;
+  const nlohmann::json points = json_of(sweep_dir + "/sweep_ledger.json")["points"];
+  for (const auto& [id, p] : points.items()) {
+    if (p["state"] == "completed") promoted = id;
+    else if (p["state"] == "stopped_by_search") stopped = id;
+    CHECK(p["rung_metrics"][0].is_number());  // every point ranked at its first epoch's end
+  }
+  REQUIRE(!promoted.empty());
+  REQUIRE(!stopped.empty());
+  nlohmann::json s = json_of(only_run_dir(sweep_dir + "/" + stopped) + "/summary.json");
+  CHECK(s["stopped_at_step"] == 4);
+  CHECK(s["stop_eval"]["step"] == 4);
+  std::string promoted_run = only_run_dir(sweep_dir + "/" + promoted);
+  CHECK(json_of(promoted_run + "/summary.json")["global_step"] == 12);
+
+  nlohmann::json resolved = json_of(promoted_run + "/recipe.resolved.json");
+  auto full = run_command(runner::test::runner_exe() + " run " + runner::test::smoke_recipe() +
+                          " --set data.max_train_examples=64 --set data.max_eval_examples=64"
+                          " --set 'run.loggers=[\"jsonl\"]' --set train.epochs=3 --set optimizer.lr=" +
+                          resolved["optimizer"]["lr"].dump() + " --set run.threads=" +
+                          resolved["run"]["threads"].dump() + " --set run.output_dir=" + dir +
+                          "/one_go --set run.name=one_go");
+  INFO(full.out);
+  REQUIRE(full.exit_code == 0);
+  // fp32 weights compared as bytes: equal files are equal tensors, bit for bit.
+  std::string a = read_text(promoted_run + "/final/model.safetensors");
+  CHECK(!a.empty());
+  CHECK(a == read_text(only_run_dir(dir + "/one_go/one_go") + "/final/model.safetensors"));
+  // Steps spent: 3 points x 4 to the first rung, 8 more for the promoted one, against 3 x 12.
+  auto status = run_command(runner::test::runner_exe() + " sweep " + path + " --status");
+  CHECK_THAT(status.out, Catch::Contains("20 optimizer steps spent, 55.6% of the 36"));
+  CHECK_THAT(status.out, Catch::Contains("| rung | epoch |"));
+}
