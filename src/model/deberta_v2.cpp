@@ -2,6 +2,7 @@
 
 #include "model/encoder_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -50,20 +51,24 @@ torch::Tensor DisentangledSelfAttention::heads(const torch::Tensor& x) const {
 torch::Tensor DisentangledSelfAttention::relative_scores(const torch::Tensor& q, const torch::Tensor& k,
                                                          const RelativeAttentionInputs& in, double scale) {
   const int64_t span = config_.relative_span(), length = q.size(2);
+  // Dropout over the whole table, as Transformers draws it; then only the rows
+  // a score reads (clamp(+-rel + span) lies in [lo, hi)): the products and the
+  // gathers shrink from 2 * span columns to 2 * reach + 1, the values unchanged.
+  const int64_t lo = std::max<int64_t>(0, span - in.reach), hi = std::min<int64_t>(2 * span, span + in.reach + 1);
   auto rel = train_dropout(in.rel_embeddings.slice(0, 0, 2 * span), config_.encoder.hidden_dropout_prob,
-                           is_training()).unsqueeze(0);
+                           is_training()).slice(0, lo, hi).unsqueeze(0);
   const std::vector<int64_t> shape = {q.size(0), heads_, length, length};
   torch::Tensor score;
   if (config_.c2p) {
-    auto pos_key = heads(deberta_linear(config_.share_att_key ? key_proj : pos_key_proj, rel));  // [1, heads, 2span, d]
+    auto pos_key = heads(deberta_linear(config_.share_att_key ? key_proj : pos_key_proj, rel));  // [1, heads, hi-lo, d]
     auto c2p = torch::matmul(q, pos_key.transpose(-1, -2));
-    auto index = torch::clamp(in.relative_pos + span, 0, 2 * span - 1).expand(shape);
+    auto index = (torch::clamp(in.relative_pos + span, 0, 2 * span - 1) - lo).expand(shape);
     score = torch::gather(c2p, -1, index) / scale;
   }
   if (config_.p2c) {
     auto pos_query = heads(deberta_linear(config_.share_att_key ? query_proj : pos_query_proj, rel));
     auto p2c = torch::matmul(k, pos_query.transpose(-1, -2));
-    auto index = torch::clamp(-in.relative_pos + span, 0, 2 * span - 1).expand(shape);
+    auto index = (torch::clamp(-in.relative_pos + span, 0, 2 * span - 1) - lo).expand(shape);
     auto term = torch::gather(p2c, -1, index).transpose(-1, -2) / scale;
     score = score.defined() ? score + term : term;
   }

@@ -21,6 +21,9 @@ torch::Tensor deberta_relative_positions(int64_t length, long long buckets, long
 // (bool), the relative positions [L, L] and the relative table [2 * span, H].
 struct RelativeAttentionInputs {
   torch::Tensor mask, relative_pos, rel_embeddings;
+  // The largest |relative_pos|: the scores read only the table's rows
+  // span - reach .. span + reach, so only those are projected and multiplied.
+  int64_t reach = 0;
 };
 
 class DisentangledSelfAttention : public torch::nn::Module {

@@ -64,8 +64,15 @@ RelativeAttentionInputs DebertaV2ForSequenceClassification::attention_inputs(con
   auto m = b.attention_mask.to(torch::kBool);
   in.mask = (m.unsqueeze(1).unsqueeze(2) & m.unsqueeze(1).unsqueeze(3));  // query and key both real
   if (!config_.relative_attention) return in;
-  in.relative_pos = deberta_relative_positions(b.input_ids.size(1), config_.position_buckets,
-                                               config_.max_relative(), b.input_ids.device());
+  // Its reach is read on the CPU, without waiting for a device; on a device the
+  // table is made there (no copy from the host inside a captured graph).
+  const int64_t length = b.input_ids.size(1);
+  auto rel = deberta_relative_positions(length, config_.position_buckets, config_.max_relative(), torch::kCPU);
+  in.reach = rel.numel() > 0 ? rel.abs().max().item<int64_t>() : 0;
+  in.relative_pos = b.input_ids.device().is_cpu()
+                        ? rel
+                        : deberta_relative_positions(length, config_.position_buckets, config_.max_relative(),
+                                                     b.input_ids.device());
   return in;  // the relative table is normalised by each layer's call (forward)
 }
 
