@@ -76,7 +76,15 @@ torch::Tensor DisentangledSelfAttention::relative_scores(const torch::Tensor& q,
 }
 
 torch::Tensor DisentangledSelfAttention::forward(const torch::Tensor& hidden, const RelativeAttentionInputs& in) {
-  auto q = heads(deberta_linear(query_proj, hidden)), k = heads(deberta_linear(key_proj, hidden)), v = heads(deberta_linear(value_proj, hidden));
+  torch::Tensor q, k, v;
+  if (in.token_index.defined()) {  // the real tokens projected at once, then placed in their rows
+    auto qkv = padded_qkv(fused_qkv(hidden, query_proj, key_proj, value_proj), in.token_index, in.batch, in.length,
+                          heads_);
+    q = qkv[0], k = qkv[1], v = qkv[2];
+  } else {
+    q = heads(deberta_linear(query_proj, hidden)), k = heads(deberta_linear(key_proj, hidden)),
+    v = heads(deberta_linear(value_proj, hidden));
+  }
   const int factor = 1 + (config_.relative_attention && config_.c2p) + (config_.relative_attention && config_.p2c);
   // sqrt(d * factor) in float32, as transformers' scaled_size_sqrt; the keys are
   // divided before the product, as there.
@@ -88,7 +96,9 @@ torch::Tensor DisentangledSelfAttention::forward(const torch::Tensor& hidden, co
   }
   scores = scores.masked_fill(in.mask.logical_not(), lowest_value(scores.scalar_type()));
   auto probs = train_dropout(torch::softmax(scores, -1), config_.encoder.attention_probs_dropout_prob, is_training());
-  auto context = torch::matmul(probs, v).permute({0, 2, 1, 3}).contiguous();
+  auto context = torch::matmul(probs, v);
+  if (in.token_index.defined()) return packed_context(context, in.token_index);
+  context = context.permute({0, 2, 1, 3}).contiguous();
   return context.view({context.size(0), context.size(1), -1});
 }
 

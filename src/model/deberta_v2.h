@@ -2,8 +2,10 @@
 // (DeBERTa-v3 checkpoints are this architecture). Its feed-forward half and
 // residual outputs are BERT's (bert.h); its attention adds to the content
 // scores a content-to-position and a position-to-content term read from a
-// table of relative distances (log-bucketed past position_buckets / 2). It runs
-// padded only: the relative table is per sequence and rows are short.
+// table of relative distances (log-bucketed past position_buckets / 2).
+// Unpadded (the default) its projections, norms and feed-forward take only the
+// real tokens; the attention itself runs on the padded [B, heads, L, L] scores,
+// which the relative terms index by column.
 #pragma once
 
 #include "model/bert.h"
@@ -24,6 +26,9 @@ struct RelativeAttentionInputs {
   // The largest |relative_pos|: the scores read only the table's rows
   // span - reach .. span + reach, so only those are projected and multiplied.
   int64_t reach = 0;
+  // Unpadded only: [T] flat positions of the real tokens in B * L; hidden is [T, H].
+  torch::Tensor token_index;
+  int64_t batch = 0, length = 0;
 };
 
 class DisentangledSelfAttention : public torch::nn::Module {
@@ -61,14 +66,16 @@ class DebertaV2ForSequenceClassification : public SequenceClassifier {
   ModelOutput forward(const ModelBatch& batch, const ForwardOptions& options = {}) override;
   nlohmann::json hf_config() const override { return deberta_v2_config_to_json(config_); }
   long long num_labels() const override { return config_.encoder.num_labels; }
-  void set_execution(Execution) override {}  // padded only (see above)
-  Execution execution() const override { return Execution::Padded; }
+  void set_execution(Execution e) override { execution_ = e; }
+  Execution execution() const override { return execution_; }
   std::string label_name(long long id) const override { return config_.encoder.label_name(id); }
   void init_weights(const std::vector<std::string>& only = {}) override;
 
  private:
   torch::Tensor embed(const ModelBatch& b);
+  torch::Tensor embed_unpadded(const ModelBatch& b, const torch::Tensor& token_index);
   RelativeAttentionInputs attention_inputs(const ModelBatch& b);
+  torch::Tensor encode(torch::Tensor h, const RelativeAttentionInputs& in, const ForwardOptions& o, ModelOutput& out);
 
   DebertaV2Config config_;
   torch::nn::Embedding word_embeddings_{nullptr}, position_embeddings_{nullptr}, token_type_embeddings_{nullptr};
@@ -76,6 +83,7 @@ class DebertaV2ForSequenceClassification : public SequenceClassifier {
   torch::nn::Embedding rel_embeddings_{nullptr};
   torch::nn::ModuleList layers_;
   torch::nn::Linear pooler_{nullptr}, classifier_{nullptr};
+  Execution execution_ = Execution::Unpadded;
 };
 
 }  // namespace runner

@@ -59,6 +59,14 @@ torch::Tensor DebertaV2ForSequenceClassification::embed(const ModelBatch& b) {
   return train_dropout(x, config_.encoder.hidden_dropout_prob, is_training());
 }
 
+// The same for the real tokens alone [T, H]; the mask's product is 1 there.
+torch::Tensor DebertaV2ForSequenceClassification::embed_unpadded(const ModelBatch& b, const torch::Tensor& token_index) {
+  auto x = word_embeddings_(b.input_ids.reshape({-1}).index_select(0, token_index));
+  if (position_embeddings_) x = x + position_embeddings_(torch::remainder(token_index, b.input_ids.size(1)));
+  if (token_type_embeddings_) x = x + token_type_embeddings_(b.token_type_ids.reshape({-1}).index_select(0, token_index));
+  return train_dropout(embeddings_norm_(x), config_.encoder.hidden_dropout_prob, is_training());
+}
+
 RelativeAttentionInputs DebertaV2ForSequenceClassification::attention_inputs(const ModelBatch& b) {
   RelativeAttentionInputs in;
   auto m = b.attention_mask.to(torch::kBool);
@@ -76,11 +84,10 @@ RelativeAttentionInputs DebertaV2ForSequenceClassification::attention_inputs(con
   return in;  // the relative table is normalised by each layer's call (forward)
 }
 
-ModelOutput DebertaV2ForSequenceClassification::forward(const ModelBatch& b, const ForwardOptions& o) {
-  ModelOutput out;
-  auto h = embed(b);
+// The layers over h ([B, L, H], or [T, H] unpadded); the hidden states after each when asked.
+torch::Tensor DebertaV2ForSequenceClassification::encode(torch::Tensor h, const RelativeAttentionInputs& in,
+                                                         const ForwardOptions& o, ModelOutput& out) {
   if (o.output_hidden_states) out.hidden_states.push_back(h);
-  const RelativeAttentionInputs in = attention_inputs(b);
   // Each layer's call normalises the relative table itself, so that a layer
   // recomputed in the backward (gradient checkpointing), whose graph starts at
   // its input, still back-propagates into the table and its LayerNorm; one
@@ -96,8 +103,22 @@ ModelOutput DebertaV2ForSequenceClassification::forward(const ModelBatch& b, con
     h = run_layer(call, h);
     if (o.output_hidden_states) out.hidden_states.push_back(h);
   }
+  return h;
+}
+
+ModelOutput DebertaV2ForSequenceClassification::forward(const ModelBatch& b, const ForwardOptions& o) {
+  ModelOutput out;
+  RelativeAttentionInputs in = attention_inputs(b);
+  torch::Tensor first;
+  if (runs_unpadded(execution_, b, o)) {
+    const PackedTokens packed = packed_tokens(b);
+    in.token_index = packed.token_index, in.batch = b.input_ids.size(0), in.length = b.input_ids.size(1);
+    first = encode(embed_unpadded(b, packed.token_index), in, o, out).index_select(0, packed.first_token);
+  } else {
+    first = encode(embed(b), in, o, out).select(1, 0);
+  }
   // ContextPooler: the first token, dropout, dense, the pooler's activation.
-  auto first = train_dropout(h.select(1, 0), config_.pooler_dropout, is_training());
+  first = train_dropout(first, config_.pooler_dropout, is_training());
   out.pooled = hf_activation(config_.pooler_hidden_act, torch::linear(first, pooler_->weight, pooler_->bias));
   auto pooled = train_dropout(out.pooled, config_.classifier_dropout(), is_training());
   out.logits = torch::linear(pooled, classifier_->weight, classifier_->bias);

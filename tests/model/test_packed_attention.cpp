@@ -298,6 +298,16 @@ TEST_CASE("unpadded training with attention dropout equals the padded path, fami
        {"intermediate_size", 96}, {"local_attention", 16}, {"classifier_pooling", "mean"}},
       {{"type", "modernbert"}, {"num_hidden_layers", 3}, {"hidden_size", 64}, {"num_attention_heads", 4},
        {"intermediate_size", 96}, {"local_attention", 16}, {"classifier_pooling", "cls"}},
+      // DeBERTa-v3 attends padded in both paths (its relative terms index the
+      // padded columns); unpadded, everything around the attention takes the
+      // real tokens only. Buckets 256 (distances as they are) and 16 (log
+      // buckets past +-8 on the batch's 74 columns).
+      {{"type", "deberta-v2"}, {"preset", "deberta-v3-base"}, {"num_hidden_layers", 2}, {"hidden_size", 64},
+       {"num_attention_heads", 4}, {"intermediate_size", 128}, {"vocab_size", 30522}, {"hidden_dropout_prob", 0.0},
+       {"attention_probs_dropout_prob", 0.1}, {"pooler_dropout", 0.0}},
+      {{"type", "deberta-v2"}, {"preset", "deberta-v3-base"}, {"num_hidden_layers", 2}, {"hidden_size", 64},
+       {"num_attention_heads", 4}, {"intermediate_size", 128}, {"vocab_size", 30522}, {"position_buckets", 16},
+       {"hidden_dropout_prob", 0.0}, {"attention_probs_dropout_prob", 0.1}, {"pooler_dropout", 0.0}},
   };
   for (const auto& section : sections) {
     INFO(section.dump());
