@@ -17,13 +17,19 @@ std::vector<long long> asha_rungs(const AshaSettings& asha) {
 
 namespace {
 
+std::optional<double> loss_at(const RungPoint& p, int rung) {
+  return static_cast<int>(p.losses.size()) > rung ? p.losses[rung] : std::nullopt;
+}
+
 // Whether point a ranks before point b at `rung`: a better metric, one with a
-// metric before one without, else the order given.
+// metric before one without; equal metrics by the lower loss; else the order given.
 bool ranks_before(const RungPoint& a, const RungPoint& b, int rung, bool higher_is_better) {
   const std::optional<double>&x = a.metrics[rung], &y = b.metrics[rung];
   if (x.has_value() != y.has_value()) return x.has_value();
   if (!x) return false;
-  return higher_is_better ? *x > *y : *x < *y;
+  if (*x != *y) return higher_is_better ? *x > *y : *x < *y;
+  const std::optional<double> u = loss_at(a, rung), v = loss_at(b, rung);
+  return u && v && *u < *v;
 }
 
 std::optional<size_t> promotable_at(const std::vector<RungPoint>& points, int rung, long long eta,

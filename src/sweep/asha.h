@@ -29,6 +29,10 @@ std::vector<long long> asha_rungs(const AshaSettings& asha);
 struct RungPoint {
   std::vector<std::optional<double>> metrics;  // index = rung
   int target = -1;                             // -1: never started
+  // The evaluation loss at each rung: equal metrics rank by it (lower first), so
+  // that a rung where every point scores alike (all predicting the majority
+  // class early in training) still promotes the points that learned most.
+  std::vector<std::optional<double>> losses = {};
   bool finished_target() const { return static_cast<int>(metrics.size()) > target; }
 };
 
@@ -39,7 +43,7 @@ struct Promotion {
 
 // The promotion ASHA makes when a slot frees: from the highest rung below the
 // top that has one, the best point in that rung's top 1/eta (floor of its
-// finished points / eta, best first, ties in the order given) that is not
+// finished points / eta, best first, equal metrics by the lower loss, then in the order given) that is not
 // promoted yet and is not running; nullopt when there is none (then a new
 // point starts at the bottom rung). A point without a metric ranks last.
 std::optional<Promotion> asha_promotion(const std::vector<RungPoint>& points, int rung_count, long long eta,

@@ -25,12 +25,13 @@
 namespace runner {
 namespace fs = std::filesystem;
 
-std::optional<double> metric_at_step(const SweepFile& sweep, const std::string& point_id, long long step) {
+std::optional<double> metric_at_step(const SweepFile& sweep, const std::string& point_id, long long step,
+                                     const std::string& metric) {
   std::vector<std::string> runs = list_run_dirs(sweep_dir_of(sweep), point_id);
   if (runs.empty()) return std::nullopt;
   std::optional<double> value;
   try {
-    const std::string name = eval_metric_name(sweep.metric);
+    const std::string name = eval_metric_name(metric);
     for (const auto& e : load_run(runs.back()).evals)
       if (e.value("step", -1LL) == step && e.contains(name) && e[name].is_number()) value = e[name].get<double>();
   } catch (const std::exception&) {
@@ -116,12 +117,12 @@ class AshaSearch {
     return rungs_[rung] * record_integer(s.record, "total_steps") / sweep_.asha.max_budget;
   }
 
-  std::optional<double> metric_at_rung(size_t i, int rung) {
+  std::optional<double> metric_at_rung(size_t i, int rung, const std::string& metric) {
     std::vector<std::string> runs = list_run_dirs(dir_, points_[i].id);
     if (runs.empty()) return std::nullopt;
     std::optional<RunSummary> s = read_run_summary_if_readable(RunPaths{runs.back()});
     if (!s) return std::nullopt;
-    return metric_at_step(sweep_, points_[i].id, rung_step(*s, rung));
+    return metric_at_step(sweep_, points_[i].id, rung_step(*s, rung), metric);
   }
 
   bool fresh(size_t i) {
@@ -132,7 +133,8 @@ class AshaSearch {
 
   std::vector<RungPoint> rung_points() {
     std::vector<RungPoint> out;
-    for (size_t i = 0; i < points_.size(); ++i) out.push_back({record(i).rung_metrics, record(i).rung});
+    for (size_t i = 0; i < points_.size(); ++i)
+      out.push_back({record(i).rung_metrics, record(i).rung, record(i).rung_losses});
     return out;
   }
 
@@ -176,7 +178,9 @@ class AshaSearch {
   void record_rung(size_t i) {
     PointRecord& r = record(i);
     r.rung_metrics.resize(static_cast<size_t>(r.rung) + 1);
-    r.rung_metrics[r.rung] = metric_at_rung(i, r.rung);
+    r.rung_metrics[r.rung] = metric_at_rung(i, r.rung, sweep_.metric);
+    r.rung_losses.resize(static_cast<size_t>(r.rung) + 1);
+    r.rung_losses[r.rung] = metric_at_rung(i, r.rung, "eval.loss");
     r.state = r.rung == top() ? PointState::Completed : PointState::Stopped;
     r.last_error.clear();
   }

@@ -39,10 +39,14 @@ void Ledger::save() const {
     if (r.slurm_job > 0) points_json[id]["slurm_job"] = r.slurm_job;
   for (const auto& [id, r] : points) {
     if (r.rung < 0) continue;
-    nlohmann::json metrics = nlohmann::json::array();
-    for (const auto& m : r.rung_metrics) metrics.push_back(m ? nlohmann::json(*m) : nlohmann::json());
+    auto numbers = [](const std::vector<std::optional<double>>& values) {
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& m : values) out.push_back(m ? nlohmann::json(*m) : nlohmann::json());
+      return out;
+    };
     points_json[id]["rung"] = r.rung;
-    points_json[id]["rung_metrics"] = metrics;
+    points_json[id]["rung_metrics"] = numbers(r.rung_metrics);
+    points_json[id]["rung_losses"] = numbers(r.rung_losses);
   }
   write_json_atomic(path, {{"format", "runner-sweep-ledger"}, {"version", 1},
                            {"sweep", sweep_name}, {"sweep_file", sweep_file},
@@ -70,6 +74,8 @@ Ledger load_ledger(const std::string& path) {
     r.rung = static_cast<int>(record_integer(p, "rung", -1));
     for (const auto& m : record_array(p, "rung_metrics"))
       r.rung_metrics.push_back(m.is_number() ? std::optional<double>(m.get<double>()) : std::nullopt);
+    for (const auto& m : record_array(p, "rung_losses"))
+      r.rung_losses.push_back(m.is_number() ? std::optional<double>(m.get<double>()) : std::nullopt);
     ledger.points[id] = std::move(r);
   }
   return ledger;

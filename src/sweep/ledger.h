@@ -32,6 +32,7 @@ struct PointRecord {
   // and the sweep metric at each rung it finished (null where none was reported).
   int rung = -1;
   std::vector<std::optional<double>> rung_metrics;
+  std::vector<std::optional<double>> rung_losses;  // the evaluation loss there (the tie-break)
 };
 
 struct Ledger {

@@ -34,6 +34,11 @@ const Diagnostic* refused(SweepLoad& load, const std::string& asha, const std::s
   return error_about(load, key);
 }
 
+// `runner sweep --dry-run` of a sweep with these [set] lines and this [asha] table.
+test::CommandResult dry_run_with(const std::string& set, const std::string& asha) {
+  return test::run_command(test::runner_exe() + " sweep --dry-run " + write_sweep("[set]\n" + set + "[asha]\n" + asha));
+}
+
 }  // namespace
 
 TEST_CASE("[asha] reads its budgets and eta, eta 3 by default", "[sweep][asha]") {
@@ -103,10 +108,7 @@ TEST_CASE("[asha] refuses a sweep that also sets or varies the run's length", "[
 
 TEST_CASE("sweep --dry-run refuses a recipe whose rungs are not evaluation steps or that evaluates nothing",
           "[sweep][asha]") {
-  auto dry_run = [](const std::string& set) {
-    return test::run_command(test::runner_exe() + " sweep --dry-run " +
-                             write_sweep("[set]\n" + set + "[asha]\nmin_budget = 6\nmax_budget = 18\n"));
-  };
+  auto dry_run = [](const std::string& set) { return dry_run_with(set, "min_budget = 6\nmax_budget = 18\n"); };
   // The smoke recipe evaluates per epoch only (eval_every 0).
   auto per_epoch = dry_run("");
   INFO(per_epoch.out);
@@ -157,8 +159,7 @@ TEST_CASE("[asha] unit = \"epochs\": rungs in epochs, refused where the runs can
   CHECK_THAT(d->message, Catch::Contains("expected \"steps\" or \"epochs\""));
 
   auto dry_run = [](const std::string& set) {
-    return test::run_command(test::runner_exe() + " sweep --dry-run " +
-                             write_sweep("[set]\n" + set + "[asha]\nmin_budget = 1\nmax_budget = 9\nunit = \"epochs\"\n"));
+    return dry_run_with(set, "min_budget = 1\nmax_budget = 9\nunit = \"epochs\"\n");
   };
   // The smoke recipe evaluates at each epoch's end: the rungs are evaluation points.
   auto fine = dry_run("");

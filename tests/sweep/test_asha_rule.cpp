@@ -82,3 +82,23 @@ TEST_CASE("ASHA ranks by the direction, ties in order, no metric last, never fro
   // Every point at the top rung: there is no rung above it.
   CHECK_FALSE(asha_promotion({at({0.1, 0.3}, 1), at({0.2, 0.4}, 1), at({0.3, 0.5}, 1)}, 2, 3, true));
 }
+
+TEST_CASE("ASHA breaks equal metrics by the lower evaluation loss", "[sweep][asha]") {
+  // Three points at the majority class's F1 (0.8122) after rung 0 of two rungs:
+  // floor(3 / 3) = 1 goes on. The metric ties; C has the lowest loss (0.60
+  // against 0.69 and 0.65), so C goes on, not A, the first in order.
+  std::vector<RungPoint> tied = {{{0.8122}, 0, {0.69}}, {{0.8122}, 0, {0.65}}, {{0.8122}, 0, {0.60}}};
+  auto p = asha_promotion(tied, 2, 3, true);
+  REQUIRE(p);
+  CHECK(p->point == 2);
+  // A better metric still wins whatever its loss: B at 0.83 with loss 0.70 goes first.
+  tied[1] = {{0.83}, 0, {0.70}};
+  p = asha_promotion(tied, 2, 3, true);
+  REQUIRE(p);
+  CHECK(p->point == 1);
+  // Without losses (a ledger of an older search), ties keep the order given.
+  std::vector<RungPoint> no_loss = {at({0.8122}, 0), at({0.8122}, 0), at({0.8122}, 0)};
+  p = asha_promotion(no_loss, 2, 3, true);
+  REQUIRE(p);
+  CHECK(p->point == 0);
+}
