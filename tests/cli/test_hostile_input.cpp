@@ -137,7 +137,7 @@ TEST_CASE("every integer flag declares its range, which parsing enforces and --h
     static const std::set<std::string> integers = {"--max-length", "--batch-size", "--nproc-per-node",
                                                    "--nnodes", "--node-rank", "--master-port",
                                                    "--jobs", "--max-points", "--max-restarts",
-                                                   "--stop-at-step"};
+                                                   "--stop-at-step", "--stop-at-epoch"};
     CHECK(integers.count(f.name) == f.integer.has_value());
     if (!f.integer) continue;
     CHECK(f.integer->lo <= f.integer->hi);
