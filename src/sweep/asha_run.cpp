@@ -25,19 +25,17 @@
 namespace runner {
 namespace fs = std::filesystem;
 
-std::optional<double> metric_at_step(const SweepFile& sweep, const std::string& point_id, long long step,
-                                     const std::string& metric) {
+nlohmann::json eval_at_step(const SweepFile& sweep, const std::string& point_id, long long step) {
   std::vector<std::string> runs = list_run_dirs(sweep_dir_of(sweep), point_id);
-  if (runs.empty()) return std::nullopt;
-  std::optional<double> value;
+  if (runs.empty()) return nullptr;
+  nlohmann::json found;
   try {
-    const std::string name = eval_metric_name(metric);
     for (const auto& e : load_run(runs.back()).evals)
-      if (e.value("step", -1LL) == step && e.contains(name) && e[name].is_number()) value = e[name].get<double>();
+      if (e.value("step", -1LL) == step) found = e;
   } catch (const std::exception&) {
-    return std::nullopt;  // no readable summary: the point has no metric at this rung
+    return nullptr;  // no readable summary: the point has no metric at this rung
   }
-  return value;
+  return found;
 }
 
 namespace {
@@ -117,12 +115,13 @@ class AshaSearch {
     return rungs_[rung] * record_integer(s.record, "total_steps") / sweep_.asha.max_budget;
   }
 
-  std::optional<double> metric_at_rung(size_t i, int rung, const std::string& metric) {
+  // The point's evaluation at the end of `rung`; null when there is none.
+  nlohmann::json eval_at_rung(size_t i, int rung) {
     std::vector<std::string> runs = list_run_dirs(dir_, points_[i].id);
-    if (runs.empty()) return std::nullopt;
+    if (runs.empty()) return nullptr;
     std::optional<RunSummary> s = read_run_summary_if_readable(RunPaths{runs.back()});
-    if (!s) return std::nullopt;
-    return metric_at_step(sweep_, points_[i].id, rung_step(*s, rung), metric);
+    if (!s) return nullptr;
+    return eval_at_step(sweep_, points_[i].id, rung_step(*s, rung));
   }
 
   bool fresh(size_t i) {
@@ -177,10 +176,15 @@ class AshaSearch {
   // leaves it stopped by the search until a promotion continues it.
   void record_rung(size_t i) {
     PointRecord& r = record(i);
+    const nlohmann::json eval = eval_at_rung(i, r.rung);
+    auto number = [&eval](const std::string& name) {
+      return eval.is_object() && eval.contains(name) && eval[name].is_number() ? std::optional(eval[name].get<double>())
+                                                                             : std::nullopt;
+    };
     r.rung_metrics.resize(static_cast<size_t>(r.rung) + 1);
-    r.rung_metrics[r.rung] = metric_at_rung(i, r.rung, sweep_.metric);
+    r.rung_metrics[r.rung] = number(eval_metric_name(sweep_.metric));
     r.rung_losses.resize(static_cast<size_t>(r.rung) + 1);
-    r.rung_losses[r.rung] = metric_at_rung(i, r.rung, "eval.loss");
+    r.rung_losses[r.rung] = number("loss");
     r.state = r.rung == top() ? PointState::Completed : PointState::Stopped;
     r.last_error.clear();
   }

@@ -23,10 +23,8 @@ namespace runner {
 int run_asha(const SweepFile& sweep, const std::vector<SweepPoint>& points, const std::vector<Diagnostics>& checks,
              const SweepRunOptions& options, Ledger& ledger, std::ostream& out);
 
-// Metric `metric` ("eval.f1", "eval.loss", ...) of a point's newest run at
-// optimizer step `step`: its evaluation there (the last one when a resume
-// repeated it); nullopt when none.
-std::optional<double> metric_at_step(const SweepFile& sweep, const std::string& point_id, long long step,
-                                     const std::string& metric);
+// The evaluation event of a point's newest run at optimizer step `step` (the
+// last one when a resume repeated it); null when there is none.
+nlohmann::json eval_at_step(const SweepFile& sweep, const std::string& point_id, long long step);
 
 }  // namespace runner
