@@ -3,6 +3,7 @@
 #include "report/html.h"
 #include "report/report_page.h"
 #include "report/svg_chart.h"
+#include "sweep/asha_progress.h"
 #include "util/json_input.h"
 #include "util/tie_ranks.h"
 
@@ -140,8 +141,7 @@ std::string asha_html(const nlohmann::json& summary) {
   if (asha.empty()) return "";
   const double spent = static_cast<double>(record_integer(asha, "steps_spent"));
   const double grid = static_cast<double>(record_integer(asha, "grid_steps"));
-  const std::string budget = record_string(asha, "unit", "steps") == "epochs" ? "epoch" : "step";
-  HtmlTable t{"sweep-asha", {"rung", budget, "points reached", "running"}, {}, false};
+  HtmlTable t{"sweep-asha", {"rung", asha_rung_column(asha), "points reached", "running"}, {}, false};
   for (const auto& r : record_array(asha, "rungs"))
     t.rows.push_back({std::to_string(record_integer(r, "rung")), std::to_string(record_integer(r, "step")),
                       std::to_string(record_integer(r, "finished")), std::to_string(record_integer(r, "running"))});

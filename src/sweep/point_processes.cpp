@@ -88,10 +88,13 @@ void PointProcesses::stop_all(int sig) {
   if (stopping_) return;
   stopping_ = true;
   stop_signal_ = sig;
-  for (const auto& [id, index] : running_) {
-    if (slurm_) slurm_->stop(id);
-    else terminate_child(id);
+  std::vector<long> ids;
+  for (const auto& [id, index] : running_) ids.push_back(id);
+  if (slurm_) {
+    slurm_->stop(ids);
+    return;
   }
+  for (long pid : ids) terminate_child(pid);
 }
 
 }  // namespace runner

@@ -127,11 +127,12 @@ std::map<long, SlurmJobState> SlurmJobs::states(const std::vector<long>& jobs) c
   return result;
 }
 
-void SlurmJobs::stop(long job) const {
-  const std::string id = std::to_string(job);
-  auto now = states({job});
-  if (now.count(job) && now[job].state == "PENDING") slurm_command({"scancel", id});
-  else slurm_command({"scancel", "--full", "--signal=TERM", id});
+void SlurmJobs::stop(const std::vector<long>& jobs) const {
+  for (const auto& [job, s] : states(jobs)) {
+    const std::string id = std::to_string(job);
+    if (s.state == "PENDING") slurm_command({"scancel", id});
+    else slurm_command({"scancel", "--full", "--signal=TERM", id});
+  }
 }
 
 }  // namespace runner

@@ -49,8 +49,8 @@ class SlurmJobs {
               const std::string& name);
   // The states of `jobs`; a job Slurm no longer knows (its record expired) is reported ended.
   std::map<long, SlurmJobState> states(const std::vector<long>& jobs) const;
-  // A pending job is cancelled; a running one gets SIGTERM (the run checkpoints and stops).
-  void stop(long job) const;
+  // Pending jobs are cancelled; running ones get SIGTERM (the runs checkpoint and stop).
+  void stop(const std::vector<long>& jobs) const;
 
  private:
   std::vector<std::string> options_;
