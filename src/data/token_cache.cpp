@@ -44,7 +44,7 @@ template <class T>
 bool take(std::string_view& in, std::vector<T>& v, uint64_t count) {
   if (in.size() / sizeof(T) < count) return false;
   v.resize(count);
-  std::memcpy(v.data(), in.data(), count * sizeof(T));
+  if (count > 0) std::memcpy(v.data(), in.data(), count * sizeof(T));  // an empty vector's data() may be null
   in.remove_prefix(count * sizeof(T));
   return true;
 }

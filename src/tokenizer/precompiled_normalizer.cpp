@@ -132,7 +132,7 @@ std::unique_ptr<Normalizer> build_precompiled(const JsonPart& part) {
   if (trie_bytes % 4 != 0 || trie_bytes > blob.size() - 4)
     part.fail("precompiled_charsmap", "the charsmap's trie size does not fit the data");
   std::vector<uint32_t> units(trie_bytes / 4);
-  std::memcpy(units.data(), blob.data() + 4, trie_bytes);
+  if (trie_bytes > 0) std::memcpy(units.data(), blob.data() + 4, trie_bytes);  // empty: data() may be null
   auto p = std::make_unique<Precompiled>(std::move(units), blob.substr(4 + trie_bytes));
   p->find_ascii_mapped();
   return p;

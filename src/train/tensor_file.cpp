@@ -89,7 +89,7 @@ TensorMap decode_tensors(const std::string& bytes, const std::string& origin) {
     if (offsets.size() != 2 || offsets[1] < offsets[0] || base + offsets[1] > bytes.size() ||
         offsets[1] - offsets[0] != t.nbytes())
       malformed(origin, fmt::format("tensor '{}' has bad data offsets", name));
-    std::memcpy(t.data_ptr(), bytes.data() + base + offsets[0], t.nbytes());
+    if (t.nbytes() > 0) std::memcpy(t.data_ptr(), bytes.data() + base + offsets[0], t.nbytes());  // empty: data_ptr() may be null
     out[name] = t;
   }
   return out;
