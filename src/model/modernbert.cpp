@@ -1,6 +1,7 @@
 #include "model/modernbert.h"
 
 #include "model/encoder_ops.h"
+#include "model/packed_rotary.h"
 
 #include <cmath>
 
@@ -73,17 +74,12 @@ torch::Tensor ModernBertLayer::attend(const torch::Tensor& x, const ModernBertAt
   return train_dropout(project(attn_out_, context), config_.attention_dropout, is_training());
 }
 
-// The same on the packed tokens: the rotary angles of each token's column, then
-// attention sequence by sequence within the layer's window.
+// The same on the packed tokens: the rotary angles of each token's column (one
+// fused pass over q, k and v), then attention sequence by sequence within the
+// layer's window.
 torch::Tensor ModernBertLayer::attend_unpadded(const torch::Tensor& x, const ModernBertAttentionInputs& a) {
-  const int64_t t = x.size(0), heads = config_.num_attention_heads, d = config_.head_dim();
-  auto qkv = project(wqkv_, x).view({t, 3, heads, d});
-  auto q = qkv.select(1, 0), k = qkv.select(1, 1), v = qkv.select(1, 2);  // [T, heads, d]
-  const auto dtype = q.scalar_type();
-  auto cos = a.cos.unsqueeze(1), sin = a.sin.unsqueeze(1);
-  q = (q.to(torch::kFloat32) * cos + rotate_half(q.to(torch::kFloat32)) * sin).to(dtype);
-  k = (k.to(torch::kFloat32) * cos + rotate_half(k.to(torch::kFloat32)) * sin).to(dtype);
-  auto rotated = torch::cat({q.reshape({t, heads * d}), k.reshape({t, heads * d}), v.reshape({t, heads * d})}, 1);
+  const int64_t heads = config_.num_attention_heads;
+  auto rotated = packed_rotary(project(wqkv_, x), a.cos, a.sin, heads);
   const PackedAttentionSpec spec{heads, ScoreScaling::TimesInverseRoot, config_.attention_dropout, is_training(),
                                  a.window};
   auto context = packed_attention(rotated, *a.sequences, spec);
