@@ -10,31 +10,35 @@
 #   bench/asha_vs_grid.sh [--lrs 1e-4,3e-4,1e-3] [--weight-decays 0,0.01,0.1]
 #                         [--seeds 42,43,44] [--min-budget 12] [--max-budget 108]
 #                         [--eta 3] [--max-train N] [--jobs 2] [--out build/asha_vs_grid]
-#                         [--recipe recipes/mrpc_bert_mini.toml]
+#                         [--recipe recipes/mrpc_bert_mini.toml] [--tokenizer PATH]
 #
 # Every evaluation is at a multiple of min_budget (train.eval_every = min_budget),
 # in both sweeps. A sweep started again continues (each is an ordinary
 # `runner sweep`), so an interrupted bench goes on where it stopped. Needs the
 # bert-base-uncased tokenizer and GLUE MRPC under $RUNNER_SHARED (default
 # ../shared). The full bench trains 27 x 108 steps for the grid: about an hour on
-# 2 cores. A quick check of the script: --lrs 3e-4,1e-3 --weight-decays 0.01
+# 2 cores. --tokenizer sets tokenizer.path (default: the bert-base-uncased folder
+# under $RUNNER_SHARED); --tokenizer recipe keeps the recipe's own, as for
+# recipes/mrpc_minilm.toml, which fine-tunes pretrained all-MiniLM-L6-v2 instead
+# of starting from random weights. A quick check of the script: --lrs 3e-4,1e-3 --weight-decays 0.01
 # --seeds 42 --min-budget 2 --max-budget 6 --eta 2 --max-train 256.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lrs=1e-4,3e-4,1e-3 wds=0,0.01,0.1 seeds=42,43,44 min=12 max=108 eta=3 max_train=0 jobs=2
-recipe=recipes/mrpc_bert_mini.toml
+recipe=recipes/mrpc_bert_mini.toml tokenizer=
 out=build/asha_vs_grid
 while (($#)); do
   case $1 in
     --lrs) lrs=$2 ;; --weight-decays) wds=$2 ;; --seeds) seeds=$2 ;; --min-budget) min=$2 ;;
     --max-budget) max=$2 ;; --eta) eta=$2 ;; --max-train) max_train=$2 ;; --jobs) jobs=$2 ;; --out) out=$2 ;;
-    --recipe) recipe=$2 ;;
+    --recipe) recipe=$2 ;; --tokenizer) tokenizer=$2 ;;
     *) echo "asha_vs_grid: unknown option '$1'" >&2; exit 2 ;;
   esac
   shift 2
 done
 shared=$(cd "${RUNNER_SHARED:-../shared}" && pwd)
 runner=${RUNNER:-$PWD/build/runner}
+tokenizer=${tokenizer:-$shared/models/bert-base-uncased}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 list() { sed 's/,/, /g' <<<"$1"; }
@@ -48,7 +52,7 @@ metric = "eval.f1"
 output_dir = "$out/runs"
 
 [set]
-"tokenizer.path" = "$shared/models/bert-base-uncased"
+$( [[ $tokenizer != recipe ]] && echo "\"tokenizer.path\" = \"$tokenizer\"")
 "train.eval_every" = $min
 "train.eval_each_epoch" = false
 "run.loggers" = ["jsonl"]

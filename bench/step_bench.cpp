@@ -5,6 +5,7 @@
 //
 //   step_bench [--steps N=20] [--pairs P=5] [--profile] [--cases NAME,...]
 //   step_bench --families [--steps N] [--pairs P]
+//   step_bench --recipe FILE [--set KEY=VALUE]... [--steps N]
 //
 // The runner side is the whole Trainer (prefetching batch source, NaN check,
 // clipping, AdamW, schedule, zero_grad); the reference gets its batches for free.
@@ -13,6 +14,8 @@
 // work (real tokens), against GEMM ceilings measured in this run. --profile adds
 // a breakdown (data, forward, backward, optimizer) and the largest ops.
 // --families times the SST-2 recipes of each model family against BERT-Mini's.
+// --recipe breaks down the runner's step alone on any recipe (phases and the 20
+// largest ops), for a family the reference cannot run.
 #include "model/model_factory.h"
 #include "optim/grad_clip.h"
 #include "recipe/recipe.h"
@@ -64,6 +67,8 @@ struct Options {
   int pairs = 5;
   bool profile = false, families = false;
   std::vector<std::string> cases;
+  std::string recipe;             // --recipe: profile this recipe's runner step
+  std::vector<std::string> sets;  // its --set overrides
 };
 
 // What one case trains: the recipe's model, data and the first `steps` batches of epoch 0.
@@ -221,9 +226,9 @@ Phases reference_phases(const Prepared& p, ReferenceBert& ref) {
   return t;
 }
 
-void print_top_ops(const char* side, const std::vector<OpTime>& ops, long long steps) {
+void print_top_ops(const char* side, const std::vector<OpTime>& ops, long long steps, size_t count = 10) {
   std::ostringstream line;
-  for (size_t i = 0; i < ops.size() && i < 10; ++i)
+  for (size_t i = 0; i < ops.size() && i < count; ++i)
     line << fmt::format("{}{} {:.1f}", i ? ", " : "", ops[i].name, ops[i].self_ms / steps);
   fmt::print("    {:<9} top ops (self ms/step): {}\n", side, line.str());
 }
@@ -234,6 +239,15 @@ void profile_case(Prepared& p, ReferenceBert& ref) {
   print_phases("runner", runner_phases(p), steps);
   print_top_ops("reference", profile_ops([&] { reference_phases(p, ref); }), steps);
   print_top_ops("runner", profile_ops([&] { runner_phases(p); }), steps);
+}
+
+void profile_recipe(const Options& o) {
+  Prepared p = prepare(o.recipe, o.sets, o.steps);
+  const auto steps = static_cast<long long>(p.batches.size());
+  runner_round(p);  // warm-up
+  fmt::print("{}: {} steps\n", o.recipe, steps);
+  print_phases("runner", runner_phases(p), steps);
+  print_top_ops("runner", profile_ops([&] { runner_phases(p); }), steps, 20);
 }
 
 struct Ceilings {
@@ -303,6 +317,8 @@ Options parse(int argc, char** argv) {
     else if (a == "--pairs") o.pairs = std::stoi(next());
     else if (a == "--profile") o.profile = true;
     else if (a == "--families") o.families = true;
+    else if (a == "--recipe") o.recipe = next();
+    else if (a == "--set") o.sets.push_back(next());
     else if (a == "--cases") {
       std::stringstream s(next());
       for (std::string name; std::getline(s, name, ',');) o.cases.push_back(name);
@@ -322,6 +338,10 @@ int main(int argc, char** argv) try {
              threads, o.steps, o.pairs, cpu_has_native_bf16() ? "with" : "without");
   if (o.families) {
     bench_families(o);
+    return 0;
+  }
+  if (!o.recipe.empty()) {
+    profile_recipe(o);
     return 0;
   }
   Ceilings ceilings{gemm_ceiling_gflops(torch::kFloat32), gemm_ceiling_gflops(torch::kBFloat16)};
