@@ -14,7 +14,8 @@
 #
 # Every evaluation is at a multiple of min_budget (train.eval_every = min_budget),
 # in both sweeps. A sweep started again continues (each is an ordinary
-# `runner sweep`), so an interrupted bench goes on where it stopped. Needs the
+# `runner sweep`, which runs failed points again), so an interrupted bench goes on
+# where it stopped. Needs the
 # bert-base-uncased tokenizer and GLUE MRPC under $RUNNER_SHARED (default
 # ../shared). The full bench trains 27 x 108 steps for the grid: about an hour on
 # 2 cores. --tokenizer sets tokenizer.path (default: the bert-base-uncased folder
@@ -37,10 +38,17 @@ while (($#)); do
   shift 2
 done
 shared=$(cd "${RUNNER_SHARED:-../shared}" && pwd)
-runner=${RUNNER:-$PWD/build/runner}
-tokenizer=${tokenizer:-$shared/models/bert-base-uncased}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+# A copy of the runner for the bench's hour: a rebuild meanwhile would delete the
+# binary the sweeps start their points from.
+if [[ -z ${RUNNER:-} ]]; then
+  mkdir -p "$out/bin"
+  cp build/runner build/runner-torch "$out/bin/"
+  [[ ! -d build/python-packages ]] || ln -sfn "$PWD/build/python-packages" "$out/bin/python-packages"
+fi
+runner=${RUNNER:-$out/bin/runner}
+tokenizer=${tokenizer:-$shared/models/bert-base-uncased}
 list() { sed 's/,/, /g' <<<"$1"; }
 
 # NAME EXTRA_SET ASHA_TABLE: a sweep file over the bench's space.
@@ -84,7 +92,7 @@ eta = $eta"
 "$runner" sweep --dry-run "$out/grid.toml" >/dev/null
 "$runner" sweep --dry-run "$out/asha.toml" >/dev/null
 printf 'strategy\tbest eval F1 (x100)\toptimizer steps\tbest point\n'
-"$runner" sweep "$out/grid.toml" --jobs "$jobs" >"$out/grid.log" 2>&1 || { tail -n 20 "$out/grid.log" >&2; exit 1; }
+"$runner" sweep "$out/grid.toml" --jobs "$jobs" --retry-failed >"$out/grid.log" 2>&1 || { tail -n 20 "$out/grid.log" >&2; exit 1; }
 row grid
-"$runner" sweep "$out/asha.toml" --jobs "$jobs" >"$out/asha.log" 2>&1 || { tail -n 20 "$out/asha.log" >&2; exit 1; }
+"$runner" sweep "$out/asha.toml" --jobs "$jobs" --retry-failed >"$out/asha.log" 2>&1 || { tail -n 20 "$out/asha.log" >&2; exit 1; }
 row asha
