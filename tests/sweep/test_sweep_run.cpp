@@ -243,3 +243,26 @@ TEST_CASE("--fail-fast stops the sweep at the first failed point", "[sweep]") {
   CHECK(states["failed"] == 1);
   CHECK(states["pending"] == 1);  // never started
 }
+
+TEST_CASE("a runner rebuilt while its sweep runs starts the later points from the new file", "[sweep]") {
+  std::string dir = runner::test::tmp_dir("sweep-rebuilt");
+  // A copy of the runner, so the test can replace it as a rebuild does: a new
+  // file renamed over the old one, whose running copy is then "(deleted)".
+  fs::create_directories(dir + "/bin");
+  for (const char* name : {"runner", "runner-torch"})
+    fs::copy_file(fs::path(runner::test::runner_exe()).parent_path() / name, fs::path(dir) / "bin" / name);
+  std::string sweep = tiny_sweep(dir, "[grid]\n\"optimizer.lr\" = [1e-3, 3e-4, 1e-4]\n");
+  std::string log = dir + "/sweep.log";
+  pid_t pid = runner::test::start_command(dir + "/bin/runner sweep " + sweep + " --jobs 1", log);
+  REQUIRE(wait_for_checkpoint(dir + "/runs"));  // the first point is under way; the others wait
+  fs::copy_file(dir + "/bin/runner", dir + "/bin/runner.new");
+  fs::rename(dir + "/bin/runner.new", dir + "/bin/runner");
+  int exit_code = runner::test::wait_exit_code(pid);
+  std::string out = runner::test::read_text(log);
+  INFO(out);
+  CHECK(exit_code == 0);
+  CHECK(out.find("(deleted)") == std::string::npos);
+  nlohmann::json ledger = ledger_of(dir + "/runs/tiny")["points"];
+  CHECK(ledger.size() == 3);
+  for (const auto& [id, p] : ledger.items()) CHECK(p["state"] == "completed");
+}
