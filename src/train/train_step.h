@@ -64,6 +64,8 @@ class TrainStep {
   // evaluation, a checkpoint) is not training.
   void training_paused(std::chrono::steady_clock::time_point t) { interval_.step_ended = t; }
   void pause_ended(std::chrono::steady_clock::duration d) { interval_.paused += d; }
+  // The fresh interval's clock starts once the last one's event was logged at `t`.
+  void log_written(std::chrono::steady_clock::time_point t) { interval_.since = interval_.step_ended = t; }
 
   // The optimizer's, the loss scale's and the log interval's part of `s`.
   void capture(TrainingState& s) const;

@@ -142,7 +142,10 @@ void Trainer::after_step(bool epoch_end) {
   events_.emit({{"event", "progress"}, {"step", step}, {"total_steps", total_steps()}, {"epoch", state_.epoch},
                 {"steps_per_epoch", state_.steps_per_epoch}});
   if (scheduler_.settles_at(step, epoch_end, step_.unsettled_steps())) step_.settle();
-  if (scheduler_.logs_at(step)) events_.emit(step_.take_log_event(total_steps()));
+  if (scheduler_.logs_at(step)) {
+    events_.emit(step_.take_log_event(total_steps()));
+    step_.log_written(std::chrono::steady_clock::now());  // writing the line is not training
+  }
   const auto pause_began = std::chrono::steady_clock::now();  // training ends here until the next step
   step_.training_paused(pause_began);
   if (scheduler_.evaluates_at(step, epoch_end)) {

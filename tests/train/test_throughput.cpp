@@ -2,12 +2,13 @@
 // evaluation or a checkpoint inside the interval does not make them dip.
 //
 // No timed assertion: a logger sleeps inside each evaluation and checkpoint
-// write (their events are emitted there) and reads the clock at each train
-// event. The trainer's clock of an interval starts after the previous train
-// event was logged and stops before this one is, so the training time the rate
-// implies can be at most the time between the two events less the sleeps: an
-// inequality whatever the machine's speed. A clock that ran through the
-// evaluations and checkpoints fails it by the length of a sleep.
+// write (their events are emitted there) and in writing each train line, and
+// reads the clock as it begins and ends writing a train line. The trainer's
+// clock of an interval starts after the previous train line was written and
+// stops before this one is begun, so the training time the rate implies can be
+// at most the time between the two less the sleeps: an inequality whatever the
+// machine's speed. A clock that ran through the evaluations, the checkpoints or the
+// writing of a line fails it by the length of a sleep.
 #include "golden_loop.h"
 
 #include <chrono>
@@ -25,7 +26,7 @@ double seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 struct SlowEvalAndCheckpoints : Logger {
   struct TrainLog {
     nlohmann::json event;
-    Clock::time_point at;
+    Clock::time_point begun, ended;  // of writing the line
     double slept_before = 0;  // seconds slept in evaluations and checkpoints before it
     int naps_before = 0;
   };
@@ -33,7 +34,11 @@ struct SlowEvalAndCheckpoints : Logger {
   double slept = 0;
   int naps = 0;
   void log(const nlohmann::json& e) override {
-    if (e["event"] == "train") train.push_back({e, Clock::now(), slept, naps});
+    if (e["event"] == "train") {
+      const Clock::time_point begun = Clock::now();
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // a slow log sink
+      train.push_back({e, begun, Clock::now(), slept, naps});
+    }
     if (e["event"] == "eval" || e["event"] == "checkpoint") {
       const Clock::time_point began = Clock::now();
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -66,7 +71,7 @@ TEST_CASE("samples/s leaves the time of evaluations and checkpoints out", "[trai
   CHECK(records.train.back().naps_before == 8);
   for (size_t i = 0; i < records.train.size(); ++i) {
     const auto& now = records.train[i];
-    const Clock::time_point from = i == 0 ? started : records.train[i - 1].at;
+    const Clock::time_point from = i == 0 ? started : records.train[i - 1].ended;
     const long long step = now.event["step"];
     const long long previous = i == 0 ? 0 : records.train[i - 1].event["step"].get<long long>();
     const double rate = now.event["samples_per_s"];
@@ -74,8 +79,8 @@ TEST_CASE("samples/s leaves the time of evaluations and checkpoints out", "[trai
     const double trained = 8.0 * static_cast<double>(step - previous) / rate;  // the seconds the rate implies
     const double slept = now.slept_before - (i == 0 ? 0.0 : records.train[i - 1].slept_before);
     INFO("train event at step " << now.event["step"] << ": " << trained << " s of training, "
-                                << seconds(now.at - from) << " s between the events, " << slept << " s asleep");
+                                << seconds(now.begun - from) << " s between the lines, " << slept << " s asleep");
     // 1 ns: the clocks' resolution; the rate is a double quotient, exact to ~1e-16 relative.
-    CHECK(trained <= seconds(now.at - from) - slept + 1e-9);
+    CHECK(trained <= seconds(now.begun - from) - slept + 1e-9);
   }
 }
