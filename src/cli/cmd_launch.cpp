@@ -5,12 +5,11 @@
 
 #include "parallel/launcher.h"
 #include "parallel/rendezvous_port.h"
+#include "util/paths.h"
 
 #include <fmt/format.h>
 
-#include <unistd.h>
 
-#include <climits>
 #include <cstdlib>
 #include <iostream>
 
@@ -18,9 +17,8 @@ namespace runner {
 namespace {
 
 std::string own_executable() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("runner");
+  const std::string exe = executable_path();
+  return exe.empty() ? std::string("runner") : exe;
 }
 
 // Each worker runs `runner run RECIPE` with the launch's recipe flags.

@@ -6,10 +6,10 @@
 namespace runner {
 namespace {
 
-// One token's tables and the layout every token shares.
+// One token's row of the tables.
 struct RotaryRow {
-  const float *cos, *sin;  // [d]
-  int64_t heads, head_dim;
+  const float *cos, *sin;  // [head_dim]
+  int64_t head_dim;
 };
 
 // y = x * cos + rotate_half(x) * sin on one head's d values, where
@@ -51,7 +51,7 @@ void each_token(const torch::Tensor& in, const torch::Tensor& cos, const torch::
   const float *c = cos.data_ptr<float>(), *s = sin.data_ptr<float>();
   at::parallel_for(0, tokens, 16, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
-      const RotaryRow row{c + t * d, s + t * d, heads, d};
+      const RotaryRow row{c + t * d, s + t * d, d};
       const T* x = src + t * width;
       T* y = dst + t * width;
       for (int64_t h = 0; h < 2 * heads; ++h) head(row, x + h * d, y + h * d);

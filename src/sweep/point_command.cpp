@@ -1,6 +1,7 @@
 #include "sweep/point_command.h"
 
 #include "sweep/sweep_run.h"
+#include "util/paths.h"
 
 #include <fmt/format.h>
 
@@ -25,7 +26,7 @@ int threads_per_point(const SweepRunOptions& options) {
 // before starts a fresh one (its failed run stays for inspection).
 std::vector<std::string> point_command(const SweepFile& sweep, const SweepPoint& p, const SweepRunOptions& options,
                                        bool resume, const std::vector<std::string>& extra) {
-  std::string exe = options.runner_exe.empty() ? self_executable() : options.runner_exe;
+  std::string exe = options.runner_exe.empty() ? executable_path() : options.runner_exe;
   std::vector<std::string> argv = {exe, "run", sweep.base};
   std::vector<std::string> sets = p.set_args();
   sets.push_back("run.output_dir=" + sweep_dir_of(sweep));

@@ -114,20 +114,6 @@ void install_sweep_signal_handlers() {
 
 int pending_stop_signal() { return stop_signal; }
 
-std::string self_executable() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  std::string path = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
-  // A rebuild or an upgrade that replaced the file while the sweep runs: the
-  // link reads "PATH (deleted)", and the points start the program now at PATH.
-  const std::string deleted = " (deleted)";
-  if (path.size() > deleted.size() && path.compare(path.size() - deleted.size(), deleted.size(), deleted) == 0) {
-    std::string now = path.substr(0, path.size() - deleted.size());
-    if (access(now.c_str(), X_OK) == 0) return now;
-  }
-  return path;
-}
-
 int try_lock_file(const std::string& path) {
   int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return -1;

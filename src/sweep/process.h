@@ -39,10 +39,6 @@ struct CommandOutput {
 // for short client commands (sbatch, scontrol, scancel).
 CommandOutput run_command(const std::vector<std::string>& argv);
 
-// The path of the running executable; once that file was replaced (a rebuild
-// while the sweep runs), the program now at its path.
-std::string self_executable();
-
 // An exclusive lock on `path` (created if needed), not inherited by children;
 // returns -1 when another process holds it.
 int try_lock_file(const std::string& path);

@@ -13,10 +13,21 @@ static std::string env_or(const char* name, const std::string& fallback) {
   return v && *v ? std::string(v) : fallback;
 }
 
-std::string executable_dir() {
+std::string executable_path() {
   std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : exe.parent_path().string();
+  std::string path = fs::read_symlink("/proc/self/exe", ec).string();
+  if (ec) return "";
+  const std::string deleted = " (deleted)";
+  if (path.size() > deleted.size() && path.compare(path.size() - deleted.size(), deleted.size(), deleted) == 0) {
+    std::string now = path.substr(0, path.size() - deleted.size());
+    if (fs::exists(now, ec)) return now;
+  }
+  return path;
+}
+
+std::string executable_dir() {
+  const std::string exe = executable_path();
+  return exe.empty() ? std::string() : fs::path(exe).parent_path().string();
 }
 
 std::string installed_share_dir() {

@@ -20,6 +20,11 @@ std::string cache_root();   // $RUNNER_CACHE, else $XDG_CACHE_HOME/runner, else 
 // $RUNNER_PYTHON_PACKAGES, else python-packages beside the binary (a build
 // folder), else <prefix>/share/runner/python-packages.
 std::string python_packages_root();
+// The running binary's path, symbolic links resolved; once the file was
+// replaced while it runs (a rebuild, an upgrade: the link then reads
+// "PATH (deleted)"), the program now at PATH. "" when /proc/self/exe cannot
+// be read.
+std::string executable_path();
 // The folder holding the running binary, symbolic links resolved (so a link
 // on PATH still finds the build folder's files); "" when /proc/self/exe cannot
 // be read (no /proc). Never the working folder: whoever can write there could
