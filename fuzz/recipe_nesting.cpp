@@ -3,10 +3,13 @@
 // the depth (up to 65,535 levels, past what a fuzzer's input length would
 // reach by itself), and the rest is the text at the innermost level, so the
 // mutations reach the limit's edges: depth 64 and 65, strings, comments and
-// quotes around the dots and brackets.
+// quotes around the dots and brackets. Block mappings indent each level one
+// space deeper, so their text grows with the square of the depth: they stop at
+// 2,047 levels (2 MB), where 65,535 would be 2 GB of the target's own text.
 #include "fuzz_support.h"
 #include "fuzz_targets.h"
 
+#include <algorithm>
 #include <string>
 
 namespace runner::fuzz {
@@ -56,7 +59,8 @@ void recipe_nesting(std::string_view bytes) {
   const size_t depth = static_cast<unsigned char>(bytes[1]) << 8 | static_cast<unsigned char>(bytes[2]);
   const std::string_view inner = bytes.substr(3);
   const Form& f = kForms[which];
-  const std::string text = which + 1 == forms ? block_mappings(depth, inner) : nested(f, depth, inner);
+  const bool block = which + 1 == forms;
+  const std::string text = block ? block_mappings(std::min<size_t>(depth, 2047), inner) : nested(f, depth, inner);
   validate_recipe(write_scratch(f.file, text));
 }
 
