@@ -11,6 +11,7 @@
 #                         [--seeds 42,43,44] [--min-budget 12] [--max-budget 108]
 #                         [--eta 3] [--max-train N] [--jobs 2] [--out build/asha_vs_grid]
 #                         [--recipe recipes/mrpc_bert_mini.toml] [--tokenizer PATH]
+#                         [--promotion asynchronous|certain]
 #
 # Every evaluation is at a multiple of min_budget (train.eval_every = min_budget),
 # in both sweeps. A sweep started again continues (each is an ordinary
@@ -21,18 +22,20 @@
 # 2 cores. --tokenizer sets tokenizer.path (default: the bert-base-uncased folder
 # under $RUNNER_SHARED); --tokenizer recipe keeps the recipe's own, as for
 # recipes/mrpc_minilm.toml, which fine-tunes pretrained all-MiniLM-L6-v2 instead
-# of starting from random weights. A quick check of the script: --lrs 3e-4,1e-3 --weight-decays 0.01
+# of starting from random weights. --promotion certain runs the search with
+# [asha] promotion = "certain" (successive halving's decisions) as the sweep
+# asha_certain, beside the asynchronous one. A quick check of the script: --lrs 3e-4,1e-3 --weight-decays 0.01
 # --seeds 42 --min-budget 2 --max-budget 6 --eta 2 --max-train 256.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lrs=1e-4,3e-4,1e-3 wds=0,0.01,0.1 seeds=42,43,44 min=12 max=108 eta=3 max_train=0 jobs=2
-recipe=recipes/mrpc_bert_mini.toml tokenizer=
+recipe=recipes/mrpc_bert_mini.toml tokenizer= promotion=asynchronous
 out=build/asha_vs_grid
 while (($#)); do
   case $1 in
     --lrs) lrs=$2 ;; --weight-decays) wds=$2 ;; --seeds) seeds=$2 ;; --min-budget) min=$2 ;;
     --max-budget) max=$2 ;; --eta) eta=$2 ;; --max-train) max_train=$2 ;; --jobs) jobs=$2 ;; --out) out=$2 ;;
-    --recipe) recipe=$2 ;; --tokenizer) tokenizer=$2 ;;
+    --recipe) recipe=$2 ;; --tokenizer) tokenizer=$2 ;; --promotion) promotion=$2 ;;
     *) echo "asha_vs_grid: unknown option '$1'" >&2; exit 2 ;;
   esac
   shift 2
@@ -85,14 +88,18 @@ row() {
 }
 
 sweep_file grid "\"train.max_steps\" = $max" ""
-sweep_file asha "" "[asha]
+search=asha
+[[ $promotion == asynchronous ]] || search=asha_$promotion
+sweep_file "$search" "" "[asha]
 min_budget = $min
 max_budget = $max
-eta = $eta"
+eta = $eta
+promotion = \"$promotion\""
 "$runner" sweep --dry-run "$out/grid.toml" >/dev/null
-"$runner" sweep --dry-run "$out/asha.toml" >/dev/null
+"$runner" sweep --dry-run "$out/$search.toml" >/dev/null
 printf 'strategy\tbest eval F1 (x100)\toptimizer steps\tbest point\n'
 "$runner" sweep "$out/grid.toml" --jobs "$jobs" --retry-failed >"$out/grid.log" 2>&1 || { tail -n 20 "$out/grid.log" >&2; exit 1; }
 row grid
-"$runner" sweep "$out/asha.toml" --jobs "$jobs" --retry-failed >"$out/asha.log" 2>&1 || { tail -n 20 "$out/asha.log" >&2; exit 1; }
-row asha
+"$runner" sweep "$out/$search.toml" --jobs "$jobs" --retry-failed >"$out/$search.log" 2>&1 ||
+  { tail -n 20 "$out/$search.log" >&2; exit 1; }
+row "$search"

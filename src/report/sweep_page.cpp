@@ -145,10 +145,10 @@ std::string asha_html(const nlohmann::json& summary) {
   for (const auto& r : record_array(asha, "rungs"))
     t.rows.push_back({std::to_string(record_integer(r, "rung")), std::to_string(record_integer(r, "step")),
                       std::to_string(record_integer(r, "finished")), std::to_string(record_integer(r, "running"))});
-  return fmt::format("<h2>Successive halving (eta {})</h2><p>{} promotions; {} points stopped by the search; "
+  return fmt::format("<h2>{}</h2><p>{} promotions; {} points stopped by the search; "
                      "{:.0f} optimizer steps spent, {:.1f}% of the {:.0f} that the same points at max_budget "
                      "spend</p>",
-                     record_integer(asha, "eta"), record_integer(asha, "promotions"),
+                     xml_escape(asha_heading(asha)), record_integer(asha, "promotions"),
                      record_integer(asha, "stopped"), spent, grid > 0 ? 100.0 * spent / grid : 0.0, grid) +
          render_table(t);
 }

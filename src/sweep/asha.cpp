@@ -49,7 +49,52 @@ std::optional<size_t> promotable_at(const std::vector<RungPoint>& points, int ru
   return std::nullopt;
 }
 
+// Whether the point has reported at `rung`: its run finished there (with or
+// without a metric), or it dropped out of the search while sent there.
+bool reported_at(const RungPoint& p, int rung) {
+  return static_cast<int>(p.metrics.size()) > rung || (p.dropped && std::max(p.target, 0) == rung);
+}
+
+// The points reported at `rung`, best first.
+std::vector<size_t> ranked_at(const std::vector<RungPoint>& points, int rung, bool higher_is_better) {
+  std::vector<size_t> reported;
+  for (size_t i = 0; i < points.size(); ++i)
+    if (reported_at(points[i], rung)) reported.push_back(i);
+  std::stable_sort(reported.begin(), reported.end(), [&](size_t a, size_t b) {
+    const bool a_has = static_cast<int>(points[a].metrics.size()) > rung && points[a].metrics[rung];
+    const bool b_has = static_cast<int>(points[b].metrics.size()) > rung && points[b].metrics[rung];
+    if (a_has != b_has) return a_has;
+    return a_has && ranks_before(points[a], points[b], rung, higher_is_better);
+  });
+  return reported;
+}
+
 }  // namespace
+
+std::optional<Promotion> certain_promotion(const std::vector<RungPoint>& points, int rung_count, long long eta,
+                                           bool higher_is_better) {
+  std::optional<Promotion> found;
+  long long expected = static_cast<long long>(points.size());  // the points that will report at this rung
+  for (int rung = 0; rung + 1 < rung_count; ++rung) {
+    const std::vector<size_t> ranked = ranked_at(points, rung, higher_is_better);
+    const long long quota = expected / eta;
+    const long long pending = std::max(0LL, expected - static_cast<long long>(ranked.size()));
+    long long with_metric = 0;
+    std::optional<Promotion> here;
+    for (size_t k = 0; k < ranked.size(); ++k) {
+      const RungPoint& p = points[ranked[k]];
+      if (!(static_cast<int>(p.metrics.size()) > rung && p.metrics[rung])) break;
+      ++with_metric;
+      const bool sure = static_cast<long long>(k) + pending < quota;
+      if (sure && !here && !p.dropped && p.target == rung) here = Promotion{ranked[k], rung + 1};
+    }
+    if (here) found = here;  // a higher rung's promotion goes first
+    // A settled rung sends on exactly its top quota that have a metric; until
+    // then the quota bounds it.
+    expected = pending == 0 ? std::min(quota, with_metric) : quota;
+  }
+  return found;
+}
 
 std::optional<Promotion> asha_promotion(const std::vector<RungPoint>& points, int rung_count, long long eta,
                                         bool higher_is_better) {

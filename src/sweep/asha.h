@@ -18,6 +18,9 @@ struct AshaSettings {
   long long max_budget = 0;
   long long eta = 3;
   bool epochs = false;
+  // promotion = "certain": a point goes on only once no point still to report
+  // at its rung can push it out of the rung's final top 1/eta.
+  bool certain = false;
   const char* unit() const { return epochs ? "epochs" : "steps"; }
 };
 
@@ -33,6 +36,9 @@ struct RungPoint {
   // that a rung where every point scores alike (all predicting the majority
   // class early in training) still promotes the points that learned most.
   std::vector<std::optional<double>> losses = {};
+  // Out of the search: invalid, or failed and not run again. It counts as
+  // reported without a metric at the rung it was sent to (rung 0 if none).
+  bool dropped = false;
   bool finished_target() const { return static_cast<int>(metrics.size()) > target; }
 };
 
@@ -48,5 +54,17 @@ struct Promotion {
 // point starts at the bottom rung). A point without a metric ranks last.
 std::optional<Promotion> asha_promotion(const std::vector<RungPoint>& points, int rung_count, long long eta,
                                         bool higher_is_better);
+
+// The promotion under promotion = "certain": successive halving's own
+// decisions, each taken as soon as it cannot change. Rung 0 holds every point
+// given, and rung k + 1 the top floor(n_k / eta) of rung k's n_k (fewer when
+// fewer of them have a metric). A finished point of rung k with rank r (0 =
+// best) among the points reported there goes on once r + pending < quota,
+// pending being the points that may still report at rung k: even if every one
+// of them ranked above it, it would stay in the rung's top. So the same points
+// reach each rung as when every rung waits for all its points, and no rung
+// waits for a point that can no longer change its decision. Highest rung first.
+std::optional<Promotion> certain_promotion(const std::vector<RungPoint>& points, int rung_count, long long eta,
+                                           bool higher_is_better);
 
 }  // namespace runner

@@ -25,6 +25,10 @@ const std::vector<OptionSpec>& asha_options() {
       opt::choice("unit", {"steps", "epochs"}, "steps",
                   "What the budgets count: optimizer steps, or whole epochs (each rung then ends at an "
                   "epoch's end, where the runs evaluate)"),
+      opt::choice("promotion", {"asynchronous", "certain"}, "asynchronous",
+                  "When a point goes on: as soon as it is in its rung's top 1/eta so far (asynchronous), or "
+                  "once no point still to report there can push it out (certain: successive halving's "
+                  "decisions and budget)"),
   };
   return specs;
 }
@@ -62,16 +66,24 @@ std::optional<long long> whole_number(const Value& table, const OptionSpec& o, D
   return std::nullopt;
 }
 
-void read_unit(const Value& table, AshaSettings& a, Diagnostics& diags) {
-  const Value* v = table.find("unit");
-  if (!v) return;
-  if (v->type == Value::Type::String && (v->s == "steps" || v->s == "epochs")) {
-    a.epochs = v->s == "epochs";
-    return;
-  }
-  diags.push_back(make_error(v->loc, "asha.unit", fmt::format("expected \"steps\" or \"epochs\", found {} {}",
-                                                              v->type_name(), v->short_str()),
-                             "write unit = \"epochs\" for budgets in whole epochs (default \"steps\")"));
+// A string key of [asha] that names one of its declared choices; nullopt when absent.
+std::optional<std::string> choice(const Value& table, const std::string& key, Diagnostics& diags) {
+  const std::vector<std::string>& choices = find_option(asha_options(), key)->choices;
+  const Value* v = table.find(key);
+  if (!v) return std::nullopt;
+  if (v->type == Value::Type::String && std::find(choices.begin(), choices.end(), v->s) != choices.end()) return v->s;
+  std::string either;
+  for (const auto& c : choices) either += (either.empty() ? "\"" : "\" or \"") + c;
+  diags.push_back(make_error(v->loc, "asha." + key,
+                             fmt::format("expected {}\", found {} {}", either, v->type_name(), v->short_str()),
+                             fmt::format("write {} = \"{}\" (the default) or \"{}\"", key, choices.front(),
+                                         choices.back())));
+  return std::nullopt;
+}
+
+void read_choices(const Value& table, AshaSettings& a, Diagnostics& diags) {
+  a.epochs = choice(table, "unit", diags) == "epochs";
+  a.certain = choice(table, "promotion", diags) == "certain";
 }
 
 void check_known_keys(const Value& table, Diagnostics& diags) {
@@ -139,7 +151,7 @@ void read_asha(const Value& root, SweepFile& sweep, Diagnostics& diags) {
   std::optional<long long> lo = whole_number(*table, asha_options()[0], diags);
   std::optional<long long> hi = whole_number(*table, asha_options()[1], diags);
   std::optional<long long> eta = whole_number(*table, asha_options()[2], diags);
-  read_unit(*table, a, diags);
+  read_choices(*table, a, diags);
   if (diags.size() != before) return;
   a.min_budget = *lo, a.max_budget = *hi, a.eta = eta.value_or(3);
   check_values(*table, a, diags);

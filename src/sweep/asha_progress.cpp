@@ -34,6 +34,7 @@ AshaProgress asha_progress(const SweepFile& sweep, const std::vector<SweepPoint>
   p.finished.assign(p.rungs.size(), 0);
   p.running.assign(p.rungs.size(), 0);
   p.unit = sweep.asha.unit();
+  p.promotion = sweep.asha.certain ? "certain" : "asynchronous";
   const std::string dir = sweep_dir_of(sweep);
   for (const auto& point : points) {
     // Budgets in steps make every whole run max_budget steps; in epochs, its summary says.
@@ -52,6 +53,12 @@ AshaProgress asha_progress(const SweepFile& sweep, const std::vector<SweepPoint>
   return p;
 }
 
+std::string asha_heading(const nlohmann::json& progress) {
+  const bool certain = record_string(progress, "promotion", "asynchronous") == "certain";
+  return fmt::format("Successive halving (eta {}{})", record_integer(progress, "eta"),
+                     certain ? ", promotions once certain" : "");
+}
+
 std::string asha_rung_column(const nlohmann::json& progress) {
   return record_string(progress, "unit", "steps") == "epochs" ? "epoch" : "step";
 }
@@ -60,16 +67,16 @@ nlohmann::json asha_progress_json(const AshaProgress& p) {
   nlohmann::json rungs = nlohmann::json::array();
   for (size_t k = 0; k < p.rungs.size(); ++k)
     rungs.push_back({{"rung", k}, {"step", p.rungs[k]}, {"finished", p.finished[k]}, {"running", p.running[k]}});
-  return {{"eta", p.eta},           {"unit", p.unit},           {"rungs", rungs},           {"promotions", p.promotions},
+  return {{"eta", p.eta},           {"unit", p.unit}, {"promotion", p.promotion}, {"rungs", rungs},           {"promotions", p.promotions},
           {"stopped", p.stopped},   {"steps_spent", p.steps_spent}, {"grid_steps", p.grid_steps}};
 }
 
 std::string asha_progress_markdown(const nlohmann::json& j) {
   const long long spent = record_integer(j, "steps_spent"), grid = record_integer(j, "grid_steps");
   std::string out = fmt::format(
-      "\nSuccessive halving (eta {}): {} promotions, {} points stopped by the search; {} optimizer steps spent, "
+      "\n{}: {} promotions, {} points stopped by the search; {} optimizer steps spent, "
       "{:.1f}% of the {} a grid at max_budget spends\n\n| rung | {} | points reached | running |\n|---|---|---|---|\n",
-      record_integer(j, "eta"), record_integer(j, "promotions"), record_integer(j, "stopped"), spent,
+      asha_heading(j), record_integer(j, "promotions"), record_integer(j, "stopped"), spent,
       grid > 0 ? 100.0 * static_cast<double>(spent) / static_cast<double>(grid) : 0.0, grid, asha_rung_column(j));
   for (const auto& r : record_array(j, "rungs"))
     out += fmt::format("| {} | {} | {} | {} |\n", record_integer(r, "rung"), record_integer(r, "step"),

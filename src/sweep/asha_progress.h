@@ -18,6 +18,7 @@ namespace runner {
 struct AshaProgress {
   long long eta = 3;
   std::string unit = "steps";        // what the rungs count: steps or epochs
+  std::string promotion = "asynchronous";  // or "certain": the [asha] promotion rule
   std::vector<long long> rungs;      // their budgets
   std::vector<long long> finished;   // per rung: points that reached it
   std::vector<long long> running;    // per rung: points sent to it, not there yet
@@ -30,6 +31,9 @@ struct AshaProgress {
 AshaProgress asha_progress(const SweepFile& sweep, const std::vector<SweepPoint>& points, const Ledger& ledger);
 nlohmann::json asha_progress_json(const AshaProgress& p);
 // The rung table's budget column: "step", or "epoch" for budgets in epochs.
+// "Successive halving (eta 3)", with the promotion rule when it is not the default.
+std::string asha_heading(const nlohmann::json& progress);
+
 std::string asha_rung_column(const nlohmann::json& progress);
 // Markdown: one line of totals and a table of the rungs.
 std::string asha_progress_markdown(const nlohmann::json& progress);

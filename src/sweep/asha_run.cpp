@@ -50,8 +50,9 @@ class AshaSearch {
   int run(const std::vector<Diagnostics>& checks) {
     for (size_t i = 0; i < points_.size(); ++i) prepare(i, checks[i]);
     ledger_.save();
-    out_ << fmt::format("[asha] rungs at {} {}, eta {}; {} points\n", sweep_.asha.unit(), join_numbers(), sweep_.asha.eta,
-                        points_.size()) << std::flush;
+    out_ << fmt::format("[asha] rungs at {} {}, eta {}{}; {} points\n", sweep_.asha.unit(), join_numbers(), sweep_.asha.eta,
+                        sweep_.asha.certain ? ", promotions once certain" : "", points_.size())
+         << std::flush;
     for (;;) {
       children_.stop_on_pending_signal();
       while (children_.has_room(options_.jobs) && launch_next()) {
@@ -130,10 +131,19 @@ class AshaSearch {
     return r.state != PointState::Failed || options_.retry_failed;
   }
 
+  // Out of the search: invalid, or failed and not to be run again by this sweep.
+  bool dropped(size_t i) {
+    const PointRecord& r = record(i);
+    if (!valid_[i]) return true;
+    if (r.state != PointState::Failed) return false;
+    const bool queued = std::find(again_.begin(), again_.end(), i) != again_.end();
+    return !queued && !(r.rung < 0 && options_.retry_failed && i >= next_);
+  }
+
   std::vector<RungPoint> rung_points() {
     std::vector<RungPoint> out;
     for (size_t i = 0; i < points_.size(); ++i)
-      out.push_back({record(i).rung_metrics, record(i).rung, record(i).rung_losses});
+      out.push_back({record(i).rung_metrics, record(i).rung, record(i).rung_losses, dropped(i)});
     return out;
   }
 
@@ -144,8 +154,8 @@ class AshaSearch {
       launch(i, record(i).rung, "continued");
       return true;
     }
-    if (auto p = asha_promotion(rung_points(), static_cast<int>(rungs_.size()), sweep_.asha.eta,
-                                sweep_.higher_is_better)) {
+    const auto promotion = sweep_.asha.certain ? certain_promotion : asha_promotion;
+    if (auto p = promotion(rung_points(), static_cast<int>(rungs_.size()), sweep_.asha.eta, sweep_.higher_is_better)) {
       launch(p->point, p->rung, "promoted");
       return true;
     }

@@ -65,7 +65,8 @@ std::string asha_plan_line(const AshaSettings& asha) {
   std::string rungs;
   for (long long r : asha_rungs(asha)) rungs += (rungs.empty() ? "" : ", ") + std::to_string(r);
   return fmt::format("Successive halving: rungs at {} {} (eta {}); the top 1/{} of a rung continue to the "
-                     "next\n\n", asha.unit(), rungs, asha.eta, asha.eta);
+                     "next{}\n\n", asha.unit(), rungs, asha.eta, asha.eta,
+                     asha.certain ? ", each once no point still to report at its rung can outrank it" : "");
 }
 
 int dry_run(const LoadedSweep& s, const SweepCommandOptions& o, std::ostream& out,

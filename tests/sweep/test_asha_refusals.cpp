@@ -49,6 +49,10 @@ TEST_CASE("[asha] reads its budgets and eta, eta 3 by default", "[sweep][asha]")
   CHECK(load.sweep->asha.min_budget == 2);
   CHECK(load.sweep->asha.max_budget == 18);
   CHECK(load.sweep->asha.eta == 3);
+  CHECK_FALSE(load.sweep->asha.certain);  // asynchronous promotion by default
+  load = load_sweep_file(write_sweep("[asha]\nmin_budget = 2\nmax_budget = 18\npromotion = \"certain\"\n"));
+  REQUIRE(load.sweep);
+  CHECK(load.sweep->asha.certain);
 }
 
 TEST_CASE("[asha] refuses bad numbers and unknown keys on their line", "[sweep][asha]") {
@@ -77,6 +81,12 @@ TEST_CASE("[asha] refuses bad numbers and unknown keys on their line", "[sweep][
   REQUIRE(d);
   CHECK(d->where.line == 6);
   CHECK_THAT(d->hint, Catch::Contains("did you mean \"eta\"?"));
+
+  d = refused(load, "min_budget = 2\nmax_budget = 18\npromotion = \"sync\"\n", "asha.promotion");
+  REQUIRE(d);
+  CHECK(d->where.line == 6);
+  CHECK_THAT(d->message, Catch::Contains("expected \"asynchronous\" or \"certain\", found string"));
+  CHECK_THAT(d->hint, Catch::Contains("promotion = \"asynchronous\" (the default) or \"certain\""));
 
   d = refused(load, "min_budget = 2\n", "asha.max_budget");
   REQUIRE(d);

@@ -5,6 +5,9 @@
 
 #include "sweep/asha.h"
 
+#include <algorithm>
+#include <random>
+
 using namespace runner;
 
 namespace {
@@ -101,4 +104,125 @@ TEST_CASE("ASHA breaks equal metrics by the lower evaluation loss", "[sweep][ash
   p = asha_promotion(no_loss, 2, 3, true);
   REQUIRE(p);
   CHECK(p->point == 0);
+}
+
+TEST_CASE("certain promotion waits until no point still to report can outrank it", "[sweep][asha]") {
+  // Nine points, two rungs, eta 3: floor(9 / 3) = 3 go on. Six reported:
+  // A 0.9, B 0.5, C 0.8, D 0.7, E 0.6, F 0.4; three still run. Best is A at
+  // rank 0, but 0 + 3 pending is not below 3: three later points may all beat it.
+  std::vector<RungPoint> nine = {at({0.9}, 0), at({0.5}, 0), at({0.8}, 0), at({0.7}, 0), at({0.6}, 0),
+                                 at({0.4}, 0), at({}, 0),    at({}, 0),    at({}, 0)};
+  CHECK_FALSE(certain_promotion(nine, 2, 3, true));
+  // ASHA would already send A on (it leads the top floor(6 / 3) = 2).
+  CHECK(asha_promotion(nine, 2, 3, true));
+  // G 0.3 and H 0.2 report; one point is pending: A (0 + 1 < 3) goes on, then
+  // C (1 + 1 < 3), but not D (2 + 1 = 3).
+  nine[6].metrics = {0.3};
+  nine[7].metrics = {0.2};
+  auto p = certain_promotion(nine, 2, 3, true);
+  REQUIRE(p);
+  CHECK(p->point == 0);
+  CHECK(p->rung == 1);
+  nine[0].target = 1;
+  p = certain_promotion(nine, 2, 3, true);
+  REQUIRE(p);
+  CHECK(p->point == 2);
+  nine[2].target = 1;
+  CHECK_FALSE(certain_promotion(nine, 2, 3, true));
+  // The last, I, reports 0.95: the rung is complete, and its top three are I, A, C.
+  // I goes on; D, fourth, never does.
+  nine[8].metrics = {0.95};
+  p = certain_promotion(nine, 2, 3, true);
+  REQUIRE(p);
+  CHECK(p->point == 8);
+  nine[8].target = 1;
+  CHECK_FALSE(certain_promotion(nine, 2, 3, true));
+}
+
+TEST_CASE("certain promotion counts a dropped point as reported without a metric", "[sweep][asha]") {
+  // Three points, quota floor(3 / 3) = 1. A reported 0.5, B failed at rung 0
+  // and is out of the search, C still runs: one pending, so A (0 + 1) waits.
+  std::vector<RungPoint> three = {at({0.5}, 0), at({}, 0), at({}, 0)};
+  three[1].dropped = true;
+  CHECK_FALSE(certain_promotion(three, 2, 3, true));
+  // C reports 0.7: nothing is pending, and C leads.
+  three[2].metrics = {0.7};
+  auto p = certain_promotion(three, 2, 3, true);
+  REQUIRE(p);
+  CHECK(p->point == 2);
+  // Were B still running, it would be pending, and C would wait for it.
+  three[1].dropped = false;
+  CHECK_FALSE(certain_promotion(three, 2, 3, true));
+}
+
+TEST_CASE("certain promotion: a rung holds only the points that went on with a metric", "[sweep][asha]") {
+  // Eight points, eta 2, three rungs. Rung 0's quota is floor(8 / 2) = 4, but
+  // only A, B, C have a metric there: the rung settles with those three sent
+  // on, so rung 1 holds 3 points and its quota is floor(3 / 2) = 1.
+  std::vector<RungPoint> eight = {at({0.9, 0.6}, 1), at({0.8, 0.95}, 1), at({0.7}, 1)};
+  for (int i = 0; i < 5; ++i) eight.push_back(at({std::nullopt}, 0));
+  // A 0.6 and B 0.95 reported at rung 1, C runs: B at rank 0 + 1 pending is not below 1.
+  CHECK_FALSE(certain_promotion(eight, 3, 2, true));
+  // C reports 0.5: rung 1 is complete, and B goes to rung 2. Counting rung 1 as
+  // four points (rung 0's quota) would leave one pending forever.
+  eight[2].metrics.push_back(0.5);
+  auto p = certain_promotion(eight, 3, 2, true);
+  REQUIRE(p);
+  CHECK(p->point == 1);
+  CHECK(p->rung == 2);
+}
+
+TEST_CASE("certain promotion sends the same points as synchronous halving, in any finishing order",
+          "[sweep][asha]") {
+  // 27 points with distinct metrics at each of three rungs, eta 3, searched
+  // with two and five job slots in random finishing orders. Synchronous
+  // successive halving, computed directly, sends the top 9 of rung 0 to rung 1
+  // and the top 3 of those to rung 2; the search must reach exactly those.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int trial = 0; trial < 20; ++trial) {
+    const size_t jobs = trial % 2 == 0 ? 2 : 5;
+    std::vector<std::vector<double>> truth(27, std::vector<double>(3));
+    for (auto& m : truth)
+      for (double& x : m) x = u(rng);
+    std::vector<size_t> expected[3];
+    for (size_t i = 0; i < 27; ++i) expected[0].push_back(i);
+    for (int rung = 0; rung < 2; ++rung) {
+      std::vector<size_t> order = expected[rung];
+      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return truth[a][rung] > truth[b][rung]; });
+      order.resize(order.size() / 3);
+      std::sort(order.begin(), order.end());
+      expected[rung + 1] = order;
+    }
+    std::vector<RungPoint> points(27);
+    std::vector<size_t> running;
+    size_t next = 0;
+    int runs = 0;
+    for (;;) {
+      while (running.size() < jobs) {
+        if (auto p = certain_promotion(points, 3, 3, true)) {
+          points[p->point].target = p->rung;
+          running.push_back(p->point);
+        } else if (next < points.size()) {
+          points[next].target = 0;
+          running.push_back(next++);
+        } else {
+          break;
+        }
+        ++runs;
+      }
+      if (running.empty()) break;
+      const size_t k = std::uniform_int_distribution<size_t>(0, running.size() - 1)(rng);
+      RungPoint& done = points[running[k]];
+      done.metrics.push_back(truth[running[k]][done.target]);
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    for (int rung = 1; rung < 3; ++rung) {
+      std::vector<size_t> reached;
+      for (size_t i = 0; i < 27; ++i)
+        if (static_cast<int>(points[i].metrics.size()) > rung) reached.push_back(i);
+      CHECK(reached == expected[rung]);
+    }
+    CHECK(runs == 27 + 9 + 3);
+  }
 }

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -176,4 +177,51 @@ TEST_CASE("ASHA in epochs: rungs end at epoch ends and a promoted point equals i
   auto status = run_command(runner::test::runner_exe() + " sweep " + path + " --status");
   CHECK_THAT(status.out, Catch::Contains("20 optimizer steps spent, 55.6% of the 36"));
   CHECK_THAT(status.out, Catch::Contains("| rung | epoch |"));
+}
+
+TEST_CASE("ASHA with promotion = \"certain\": every point reports at rung 0 before the best third go on",
+          "[sweep][asha]") {
+  std::string dir = runner::test::tmp_dir("sweep-asha-certain");
+  std::string path = dir + "/sweep.toml";
+  std::ofstream(path) << "name = \"certain\"\nbase = \"" << runner::test::smoke_recipe() << "\"\nmetric = \"eval.f1\"\n"
+                      << "output_dir = \"" << dir << "/runs\"\n[set]\n" << kSettings
+                      << "[grid]\n\"optimizer.lr\" = [1e-3, 3e-4, 1e-4]\n\"run.seed\" = [1, 2]\n"
+                      << "[asha]\nmin_budget = 2\nmax_budget = 6\neta = 3\npromotion = \"certain\"\n";
+  std::string sweep_cmd = runner::test::runner_exe() + " sweep " + path;
+  auto run = run_command(sweep_cmd + " --jobs 1");
+  INFO(run.out);
+  REQUIRE(run.exit_code == 0);
+  // One job at a time, quota floor(6 / 3) = 2. Asynchronous promotion would send
+  // the best of the first three on at once. Here the best goes on only when
+  // rank 0 + pending < 2: after the fifth point reported, one still to run.
+  const size_t first_promotion = run.out.find("[asha] promoted");
+  REQUIRE(first_promotion != std::string::npos);
+  int started_before = 0;
+  for (size_t at = run.out.find("[asha] started"); at < first_promotion; at = run.out.find("[asha] started", at + 1))
+    ++started_before;
+  CHECK(started_before == 5);
+  // floor(6 / 3) = 2 go on: rung 0's two best by F1, equal F1 by the lower loss.
+  struct Rung0 {
+    std::string id;
+    double f1, loss;
+    bool completed;
+  };
+  std::vector<Rung0> points;
+  const nlohmann::json ledger = json_of(dir + "/runs/certain/sweep_ledger.json")["points"];
+  for (const auto& [id, p] : ledger.items())
+    points.push_back({id, p["rung_metrics"][0].get<double>(), p["rung_losses"][0].get<double>(),
+                      p["state"] == "completed"});
+  REQUIRE(points.size() == 6);
+  std::sort(points.begin(), points.end(), [](const Rung0& a, const Rung0& b) {
+    return a.f1 != b.f1 ? a.f1 > b.f1 : a.loss < b.loss;
+  });
+  for (size_t k = 0; k < points.size(); ++k) {
+    INFO(points[k].id << " f1 " << points[k].f1 << " loss " << points[k].loss);
+    CHECK(points[k].completed == (k < 2));
+  }
+  // 6 points x 2 steps, and 2 x 4 more steps for the promoted ones.
+  auto status = run_command(sweep_cmd + " --status");
+  INFO(status.out);
+  CHECK_THAT(status.out, Catch::Contains("Successive halving (eta 3, promotions once certain): 2 promotions, "
+                                         "4 points stopped by the search; 20 optimizer steps spent"));
 }
