@@ -14,7 +14,7 @@ random sampler), the same tokenization (truncation to max_length).
     accelerate_peer.py train --init DIR --tokenizer DIR --data DIR --precision fp32|fp16|bf16
                              --steps N --warmup W [--task mrpc|sst2] [--device cuda|cpu]
                              [--batch 32] [--max-length 128] [--fixed-length] [--no-dropout]
-                             [--seed 42] [--lr 2e-5] [--warmup-ratio 0.1]
+                             [--seed 42] [--lr 2e-5] [--warmup-ratio 0.1] [--profile-json OUT]
     accelerate_peer.py finetune --init DIR --tokenizer DIR --data DIR --precision fp32|bf16
                              --epochs E [--task mrpc|sst2] [--seed S] [--lr 5e-5] [...train's]
     accelerate_peer.py gemm  --device cpu|cuda   (the GEMM ceiling: fp32 and bf16 FLOP/s)
@@ -30,6 +30,10 @@ tokenizer_config.json, so that both sides read one tokenizer from that folder.
 `train` prints one JSON line: samples/s and real tokens/s over the N steps after
 the W warm-up steps (CUDA-synchronised), the peak memory (torch's allocator on a
 GPU, the process's peak resident set on the CPU), and the per-step losses.
+`train --profile-json OUT` then runs N more steps under torch.profiler (CPU) and
+writes every op's self milliseconds and calls per step to OUT, with the forward,
+backward and optimizer milliseconds per step of the N timed steps: the peer's
+half of bench/op_profile_table.py.
 `finetune` trains whole epochs the same way and prints one JSON line with the
 dev set's accuracy (and F1 of class 1 on MRPC) after the last step: the Hugging
 Face side of bench/accuracy_ab.sh. Needs
@@ -182,46 +186,67 @@ def prepared(a, total_steps):
     return accelerator, tokenizer, DataCollatorWithPadding(tokenizer), model, optimizer, scheduler
 
 
-def train_step(accelerator, model, optimizer, scheduler, batch):
+def train_step(accelerator, model, optimizer, scheduler, batch, phases=None):
+    """One optimizer step; with `phases`, adds the seconds of forward, backward and optimizer to it."""
+    t0 = time.perf_counter()
     loss = model(**batch).loss
+    t1 = time.perf_counter()
     accelerator.backward(loss)
+    t2 = time.perf_counter()
     accelerator.clip_grad_norm_(model.parameters(), 1.0)
     optimizer.step()
     scheduler.step()
     optimizer.zero_grad(set_to_none=True)
+    if phases is not None:
+        t3 = time.perf_counter()
+        for name, seconds in (("forward", t1 - t0), ("backward", t2 - t1), ("optimizer", t3 - t2)):
+            phases[name] = phases.get(name, 0.0) + seconds
     return loss
 
 
 def cmd_train(a):
     cuda = a.device == "cuda"
     sync = torch.cuda.synchronize if cuda else (lambda: None)
-    total = a.warmup + a.steps
+    # --profile-json: N more steps after the timed ones, under the profiler.
+    timed_end = a.warmup + a.steps
+    total = timed_end + (a.steps if a.profile_json else 0)
     accelerator, tokenizer, collate, model, optimizer, scheduler = prepared(a, total)
     batches = step_batches(a, encoded(a, tokenizer))
     model.train()
     losses, samples, tokens, sum_sq, padded, padded_sq, started = [], 0, 0, 0, 0, 0, None
     if cuda:
         torch.cuda.reset_peak_memory_stats()
+    profiler, phases, seconds = None, {}, None
     for step in range(total):
         if step == a.warmup:
             sync()
             started = time.perf_counter()
+        if step == timed_end and a.profile_json:
+            sync()
+            seconds = time.perf_counter() - started
+            profiler = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU])
+            profiler.__enter__()
         batch = collate(next(batches))
         lengths = batch["attention_mask"].sum(dim=1)
         real_tokens, squares = int(lengths.sum()), int((lengths * lengths).sum())
         rows, width = batch["attention_mask"].shape
         batch = {k: v.to(accelerator.device, non_blocking=True) for k, v in batch.items()}
-        loss = train_step(accelerator, model, optimizer, scheduler, batch)
+        in_timing = a.warmup <= step < timed_end
+        loss = train_step(accelerator, model, optimizer, scheduler, batch, phases if in_timing else None)
         if a.log_losses:
             losses.append(loss.item())
-        if step >= a.warmup:
+        if in_timing:
             samples += batch["labels"].shape[0]
             tokens += real_tokens
             sum_sq += squares
             padded += rows * width
             padded_sq += rows * width * width
     sync()
-    seconds = time.perf_counter() - started
+    if seconds is None:
+        seconds = time.perf_counter() - started
+    if profiler is not None:
+        profiler.__exit__(None, None, None)
+        write_profile(a.profile_json, profiler, phases, a.steps)
     peak_mib = (torch.cuda.max_memory_allocated() if cuda
                 else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024) / 2**20
     print(json.dumps({"samples_per_s": samples / seconds, "tokens_per_s": tokens / seconds,
@@ -231,6 +256,18 @@ def cmd_train(a):
                       "peak_allocated_mib": peak_mib, "threads": torch.get_num_threads(),
                       "losses": losses, "torch": torch.__version__}))
     return 0
+
+
+def write_profile(path, profiler, phases, steps):
+    """Every op's self CPU time and calls per step, largest first, and the phases' ms per step
+    (step_bench --ops-json's layout; the phases are the timed steps', run without the profiler)."""
+    ops = [{"name": e.key, "self_ms": e.self_cpu_time_total / 1000.0 / steps, "calls": e.count / steps}
+           for e in profiler.key_averages()]
+    ops.sort(key=lambda o: -o["self_ms"])
+    with open(path, "w") as f:
+        json.dump({"side": "peer", "steps": steps, "ops": ops,
+                   "phases": {k: 1000.0 * v / steps for k, v in phases.items()}}, f)
+        f.write("\n")
 
 
 def dev_metrics(accelerator, model, collate, examples, batch=64):
@@ -342,6 +379,7 @@ def main():
     f = sub.add_parser("finetune")
     t.add_argument("--steps", type=int, required=True)
     t.add_argument("--warmup", type=int, required=True)
+    t.add_argument("--profile-json", default="", help="profile the timed steps; every op's self time per step here")
     f.add_argument("--epochs", type=int, required=True)
     f.add_argument("--eval-each-epoch", action="store_true", help="the dev set's metrics after each epoch too")
     f.add_argument("--save-state-at", default="", help="optimizer steps (comma-separated) after which "

@@ -5,7 +5,7 @@
 # MiniLM), the same epoch order and tokenization (bench/accelerate_peer.py), the
 # first WARMUP optimizer steps of each process left out of the timing.
 #
-#   bench/peer_ab.sh [--device cpu|cuda] [--rounds 2] [--cases a,b] [--runner2 DIR/runner]
+#   bench/peer_ab.sh [--device cpu|cuda] [--rounds 2] [--cases a,b] [--runner2 DIR/runner] [--profile]
 #
 # --device cuda is bench/gpu_ab.sh (BERT-base on one card; its other flags pass on).
 # --device cpu (the default) runs these cases, each at batch 32, max length 128,
@@ -31,6 +31,9 @@
 # as a share of a GEMM ceiling that the peer's torch measures in the same run
 # (bench/peer_ab_table.py); a job row gives wall seconds, the ratio (peer / runner),
 # the runner's checkpoint stall beside the peer's save time, peak memory, dev F1.
+# --profile adds, after each steady case's row, where its step's time goes op by
+# op on both sides (build/bench/step_bench --ops-json against torch.profiler in
+# accelerate_peer.py, 20 steps each; bench/op_profile_table.py).
 # --runner2 adds a second runner build as a third side (e.g. build-piptorch/runner,
 # the runner on the venv's LibTorch 2.x: scripts/test.sh pip-torch builds it).
 #
@@ -40,7 +43,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PEER_PINS=(torch==2.11.0 transformers==5.24.0 accelerate==1.15.0 tokenizers safetensors)
 
-device=cpu rounds=2 runner2="" pass=()
+device=cpu rounds=2 runner2="" profile=0 pass=()
 cases=mini-mrpc-fp32,mini-mrpc-bf16,mini-sst2-fp32,minilm-mrpc-fp32,roberta-mrpc-fp32,deberta-mrpc-fp32
 cases+=,modernbert-mrpc-fp32,mini-mrpc-job,mini-mrpc-bf16-job,minilm-mrpc-job
 while (($#)); do
@@ -49,6 +52,7 @@ while (($#)); do
     --rounds) rounds=$2; pass+=("$1" "$2"); shift 2 ;;
     --cases) cases=$2; shift 2 ;;
     --runner2) runner2=$2; shift 2 ;;
+    --profile) profile=1; shift ;;
     *) pass+=("$1"); shift ;;
   esac
 done
@@ -170,6 +174,26 @@ print(",".join(str(e["step"]) for e in map(json.loads, open(sys.argv[1])) if e.g
   rm -rf "$work/peer-states" "$work/peer-final"
 }
 
+# CASE: both sides' ops over 20 profiled steps of the case, grouped, side by side.
+profile_case() {
+  local case=$1 task init precision warmup steps lr ratio type tok data
+  read -r task init precision warmup steps lr ratio type tok <<<"$(case_spec "$case")"
+  data=$shared/data/glue/MRPC
+  [[ $task == sst2 ]] && data=$shared/data/glue/SST-2
+  [[ -x build/bench/step_bench ]] || { echo "peer_ab: build/bench/step_bench is missing (ninja -C build)" >&2; exit 1; }
+  build/bench/step_bench --recipe recipes/mrpc_minilm.toml --set "data.dataset=glue/$task" \
+    --set "model.pretrained=$init" --set "model.type=$type" --set "tokenizer.path=$tok" \
+    --set "train.precision=$precision" --set "optimizer.lr=$lr" --set "scheduler.warmup_ratio=$ratio" \
+    --steps 20 --ops-json "$work/$case/r-ops.json" >"$work/$case/r-ops.log" 2>&1 || {
+    tail -n 20 "$work/$case/r-ops.log" >&2; exit 1; }
+  "$py" bench/accelerate_peer.py train --device cpu --task "$task" --init "$init" --tokenizer "$tok" \
+    --data "$data" --precision "$precision" --steps 20 --warmup 5 --lr "$lr" --warmup-ratio "$ratio" \
+    --profile-json "$work/$case/p-ops.json" >"$work/$case/p-ops.log" 2>&1 || {
+    tail -n 20 "$work/$case/p-ops.log" >&2; exit 1; }
+  echo "$case, per op (20 profiled steps each):"
+  "$py" bench/op_profile_table.py "$work/$case/r-ops.json" "$work/$case/p-ops.json"
+}
+
 "$py" bench/accelerate_peer.py init --config "$shared/models/bert-base-uncased" --preset bert-mini \
   --out "$work/init-mini"
 echo "peer_ab: $rounds alternating rounds per case; runner commit $(git rev-parse --short HEAD)" \
@@ -200,6 +224,7 @@ for case in "${case_list[@]}"; do
     fi
   done
   "$py" bench/peer_ab_table.py "$work" "$case"  # this case's row now, in case the bench is cut short
+  ((profile == 0)) || [[ $case == *-job ]] || profile_case "$case"
 done
 "$py" bench/accelerate_peer.py gemm --device cpu >"$work/gemm-after.json"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

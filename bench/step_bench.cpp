@@ -5,7 +5,7 @@
 //
 //   step_bench [--steps N=20] [--pairs P=5] [--profile] [--cases NAME,...]
 //   step_bench --families [--steps N] [--pairs P]
-//   step_bench --recipe FILE [--set KEY=VALUE]... [--steps N]
+//   step_bench --recipe FILE [--set KEY=VALUE]... [--steps N] [--ops-json OUT]
 //
 // The runner side is the whole Trainer (prefetching batch source, NaN check,
 // clipping, AdamW, schedule, zero_grad); the reference gets its batches for free.
@@ -15,7 +15,9 @@
 // a breakdown (data, forward, backward, optimizer) and the largest ops.
 // --families times the SST-2 recipes of each model family against BERT-Mini's.
 // --recipe breaks down the runner's step alone on any recipe (phases and the 20
-// largest ops), for a family the reference cannot run.
+// largest ops), for a family the reference cannot run; --ops-json also writes
+// every op's self ms and calls per step there (bench/op_profile_table.py reads it
+// beside the peer's: bench/peer_ab.sh --profile).
 #include "model/model_factory.h"
 #include "optim/grad_clip.h"
 #include "recipe/recipe.h"
@@ -34,9 +36,12 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <sstream>
 
 using namespace runner;
@@ -69,6 +74,7 @@ struct Options {
   std::vector<std::string> cases;
   std::string recipe;             // --recipe: profile this recipe's runner step
   std::vector<std::string> sets;  // its --set overrides
+  std::string ops_json;           // --ops-json: every op of the recipe's step, per step
 };
 
 // What one case trains: the recipe's model, data and the first `steps` batches of epoch 0.
@@ -202,7 +208,8 @@ Phases runner_phases(Prepared& p) {
     auto t3 = Clock::now();
     clip_grad_norm(opt->parameters(), p.train.max_grad_norm);
     opt->step(base_lr(p));
-    opt->zero_grad();
+    // As the Trainer without data parallelism: the next backward writes fresh gradients.
+    for (const auto& param : opt->parameters()) param.tensor.mutable_grad().reset();
     auto t4 = Clock::now();
     t.data += seconds_between(t0, t1), t.forward += seconds_between(t1, t2);
     t.backward += seconds_between(t2, t3), t.optimizer += seconds_between(t3, t4);
@@ -241,13 +248,31 @@ void profile_case(Prepared& p, ReferenceBert& ref) {
   print_top_ops("runner", profile_ops([&] { runner_phases(p); }), steps);
 }
 
+// {"steps": N, "phases": {...}, "ops": [{"name", "self_ms", "calls"}, ...]}:
+// ms per step, the phases from an unprofiled pass, the ops largest first.
+void write_ops_json(const std::string& path, const Phases& t, const std::vector<OpTime>& ops, long long steps) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& op : ops)
+    list.push_back({{"name", op.name}, {"self_ms", op.self_ms / steps},
+                    {"calls", static_cast<double>(op.calls) / static_cast<double>(steps)}});
+  std::ofstream out(path);
+  const double ms = 1e3 / static_cast<double>(steps);
+  const nlohmann::json phases = {{"data", t.data * ms}, {"forward", t.forward * ms}, {"backward", t.backward * ms},
+                                 {"optimizer", t.optimizer * ms}};
+  out << nlohmann::json{{"side", "runner"}, {"steps", steps}, {"phases", phases}, {"ops", list}}.dump() << "\n";
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
 void profile_recipe(const Options& o) {
   Prepared p = prepare(o.recipe, o.sets, o.steps);
   const auto steps = static_cast<long long>(p.batches.size());
   runner_round(p);  // warm-up
   fmt::print("{}: {} steps\n", o.recipe, steps);
-  print_phases("runner", runner_phases(p), steps);
-  print_top_ops("runner", profile_ops([&] { runner_phases(p); }), steps, 20);
+  const Phases phases = runner_phases(p);
+  print_phases("runner", phases, steps);
+  const std::vector<OpTime> ops = profile_ops([&] { runner_phases(p); });
+  print_top_ops("runner", ops, steps, 20);
+  if (!o.ops_json.empty()) write_ops_json(o.ops_json, phases, ops, steps);
 }
 
 struct Ceilings {
@@ -319,6 +344,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--families") o.families = true;
     else if (a == "--recipe") o.recipe = next();
     else if (a == "--set") o.sets.push_back(next());
+    else if (a == "--ops-json") o.ops_json = next();
     else if (a == "--cases") {
       std::stringstream s(next());
       for (std::string name; std::getline(s, name, ',');) o.cases.push_back(name);
