@@ -184,14 +184,14 @@ profile_case() {
   build/bench/step_bench --recipe recipes/mrpc_minilm.toml --set "data.dataset=glue/$task" \
     --set "model.pretrained=$init" --set "model.type=$type" --set "tokenizer.path=$tok" \
     --set "train.precision=$precision" --set "optimizer.lr=$lr" --set "scheduler.warmup_ratio=$ratio" \
-    --steps 20 --ops-json "$work/$case/r-ops.json" >"$work/$case/r-ops.log" 2>&1 || {
-    tail -n 20 "$work/$case/r-ops.log" >&2; exit 1; }
+    --steps 20 --ops-json "$work/$case/ops-runner.json" >"$work/$case/ops-runner.log" 2>&1 || {
+    tail -n 20 "$work/$case/ops-runner.log" >&2; exit 1; }
   "$py" bench/accelerate_peer.py train --device cpu --task "$task" --init "$init" --tokenizer "$tok" \
     --data "$data" --precision "$precision" --steps 20 --warmup 5 --lr "$lr" --warmup-ratio "$ratio" \
-    --profile-json "$work/$case/p-ops.json" >"$work/$case/p-ops.log" 2>&1 || {
-    tail -n 20 "$work/$case/p-ops.log" >&2; exit 1; }
+    --profile-json "$work/$case/ops-peer.json" >"$work/$case/ops-peer.log" 2>&1 || {
+    tail -n 20 "$work/$case/ops-peer.log" >&2; exit 1; }
   echo "$case, per op (20 profiled steps each):"
-  "$py" bench/op_profile_table.py "$work/$case/r-ops.json" "$work/$case/p-ops.json"
+  "$py" bench/op_profile_table.py "$work/$case/ops-runner.json" "$work/$case/ops-peer.json"
 }
 
 "$py" bench/accelerate_peer.py init --config "$shared/models/bert-base-uncased" --preset bert-mini \
