@@ -1,6 +1,5 @@
 #include "model/deberta_v2.h"
 
-#include "model/batched_matmul.h"
 #include "model/encoder_ops.h"
 
 #include <algorithm>
@@ -62,14 +61,13 @@ torch::Tensor DisentangledSelfAttention::relative_scores(const torch::Tensor& q,
   torch::Tensor score;
   if (config_.c2p) {
     auto pos_key = heads(deberta_linear(config_.share_att_key ? key_proj : pos_key_proj, rel));  // [1, heads, hi-lo, d]
-    // The relative rows are shared by the batch: expanded to q's entries, as torch::matmul broadcasts.
-    auto c2p = batched_matmul(q, pos_key.transpose(-1, -2).expand({q.size(0), heads_, -1, -1}));
+    auto c2p = torch::matmul(q, pos_key.transpose(-1, -2));
     auto index = (torch::clamp(in.relative_pos + span, 0, 2 * span - 1) - lo).expand(shape);
     score = torch::gather(c2p, -1, index) / scale;
   }
   if (config_.p2c) {
     auto pos_query = heads(deberta_linear(config_.share_att_key ? query_proj : pos_query_proj, rel));
-    auto p2c = batched_matmul(k, pos_query.transpose(-1, -2).expand({k.size(0), heads_, -1, -1}));
+    auto p2c = torch::matmul(k, pos_query.transpose(-1, -2));
     auto index = (torch::clamp(-in.relative_pos + span, 0, 2 * span - 1) - lo).expand(shape);
     auto term = torch::gather(p2c, -1, index).transpose(-1, -2) / scale;
     score = score.defined() ? score + term : term;
@@ -91,14 +89,14 @@ torch::Tensor DisentangledSelfAttention::forward(const torch::Tensor& hidden, co
   // sqrt(d * factor) in float32, as transformers' scaled_size_sqrt; the keys are
   // divided before the product, as there.
   const double scale = static_cast<double>(std::sqrt(static_cast<float>(head_dim_ * factor)));
-  auto scores = batched_matmul(q, k.transpose(-1, -2) / scale);
+  auto scores = torch::matmul(q, k.transpose(-1, -2) / scale);
   if (config_.relative_attention) {
     auto rel = relative_scores(q, k, in, scale);
     if (rel.defined()) scores = scores + rel;
   }
   scores = scores.masked_fill(in.mask.logical_not(), lowest_value(scores.scalar_type()));
   auto probs = train_dropout(torch::softmax(scores, -1), config_.encoder.attention_probs_dropout_prob, is_training());
-  auto context = batched_matmul(probs, v);
+  auto context = torch::matmul(probs, v);
   if (in.token_index.defined()) return packed_context(context, in.token_index);
   context = context.permute({0, 2, 1, 3}).contiguous();
   return context.view({context.size(0), context.size(1), -1});
