@@ -49,6 +49,10 @@ std::optional<size_t> promotable_at(const std::vector<RungPoint>& points, int ru
   return std::nullopt;
 }
 
+bool has_metric_at(const RungPoint& p, int rung) {
+  return static_cast<int>(p.metrics.size()) > rung && p.metrics[rung].has_value();
+}
+
 // Whether the point has reported at `rung`: its run finished there (with or
 // without a metric), or it dropped out of the search while sent there.
 bool reported_at(const RungPoint& p, int rung) {
@@ -61,8 +65,7 @@ std::vector<size_t> ranked_at(const std::vector<RungPoint>& points, int rung, bo
   for (size_t i = 0; i < points.size(); ++i)
     if (reported_at(points[i], rung)) reported.push_back(i);
   std::stable_sort(reported.begin(), reported.end(), [&](size_t a, size_t b) {
-    const bool a_has = static_cast<int>(points[a].metrics.size()) > rung && points[a].metrics[rung];
-    const bool b_has = static_cast<int>(points[b].metrics.size()) > rung && points[b].metrics[rung];
+    const bool a_has = has_metric_at(points[a], rung), b_has = has_metric_at(points[b], rung);
     if (a_has != b_has) return a_has;
     return a_has && ranks_before(points[a], points[b], rung, higher_is_better);
   });
@@ -83,7 +86,7 @@ std::optional<Promotion> certain_promotion(const std::vector<RungPoint>& points,
     std::optional<Promotion> here;
     for (size_t k = 0; k < ranked.size(); ++k) {
       const RungPoint& p = points[ranked[k]];
-      if (!(static_cast<int>(p.metrics.size()) > rung && p.metrics[rung])) break;
+      if (!has_metric_at(p, rung)) break;  // the metric-less rank last
       ++with_metric;
       const bool sure = static_cast<long long>(k) + pending < quota;
       if (sure && !here && !p.dropped && p.target == rung) here = Promotion{ranked[k], rung + 1};

@@ -67,8 +67,10 @@ nlohmann::json asha_progress_json(const AshaProgress& p) {
   nlohmann::json rungs = nlohmann::json::array();
   for (size_t k = 0; k < p.rungs.size(); ++k)
     rungs.push_back({{"rung", k}, {"step", p.rungs[k]}, {"finished", p.finished[k]}, {"running", p.running[k]}});
-  return {{"eta", p.eta},           {"unit", p.unit}, {"promotion", p.promotion}, {"rungs", rungs},           {"promotions", p.promotions},
-          {"stopped", p.stopped},   {"steps_spent", p.steps_spent}, {"grid_steps", p.grid_steps}};
+  return {{"eta", p.eta},         {"unit", p.unit},
+          {"promotion", p.promotion}, {"rungs", rungs},
+          {"promotions", p.promotions}, {"stopped", p.stopped},
+          {"steps_spent", p.steps_spent}, {"grid_steps", p.grid_steps}};
 }
 
 std::string asha_progress_markdown(const nlohmann::json& j) {

@@ -137,7 +137,7 @@ class AshaSearch {
     if (!valid_[i]) return true;
     if (r.state != PointState::Failed) return false;
     const bool queued = std::find(again_.begin(), again_.end(), i) != again_.end();
-    return !queued && !(r.rung < 0 && options_.retry_failed && i >= next_);
+    return !queued && !(i >= next_ && fresh(i));  // a failed point this sweep will still start
   }
 
   std::vector<RungPoint> rung_points() {
