@@ -379,7 +379,8 @@ def main():
     f = sub.add_parser("finetune")
     t.add_argument("--steps", type=int, required=True)
     t.add_argument("--warmup", type=int, required=True)
-    t.add_argument("--profile-json", default="", help="profile the timed steps; every op's self time per step here")
+    t.add_argument("--profile-json", default="", help="then N more steps under torch.profiler; every op's self time per step, "
+                   "and the timed steps' phases, written here")
     f.add_argument("--epochs", type=int, required=True)
     f.add_argument("--eval-each-epoch", action="store_true", help="the dev set's metrics after each epoch too")
     f.add_argument("--save-state-at", default="", help="optimizer steps (comma-separated) after which "
