@@ -12,6 +12,7 @@
 #                         [--eta 3] [--max-train N] [--jobs 2] [--out build/asha_vs_grid]
 #                         [--recipe recipes/mrpc_bert_mini.toml] [--tokenizer PATH]
 #                         [--promotion asynchronous|certain] [--search-first]
+#                         [--batch-size N]
 #
 # Every evaluation is at a multiple of min_budget (train.eval_every = min_budget),
 # in both sweeps. A sweep started again continues (each is an ordinary
@@ -25,11 +26,12 @@
 # of starting from random weights. --promotion certain runs the search with
 # [asha] promotion = "certain" (successive halving's decisions) as the sweep
 # asha_certain, beside the asynchronous one. --search-first runs the search
-# before the grid, so that a bench cut short has the cheaper row. A quick check of the script: --lrs 3e-4,1e-3 --weight-decays 0.01
+# before the grid, so that a bench cut short has the cheaper row. --batch-size
+# sets data.train_batch_size (default: the recipe's). A quick check of the script: --lrs 3e-4,1e-3 --weight-decays 0.01
 # --seeds 42 --min-budget 2 --max-budget 6 --eta 2 --max-train 256.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-lrs=1e-4,3e-4,1e-3 wds=0,0.01,0.1 seeds=42,43,44 min=12 max=108 eta=3 max_train=0 jobs=2
+lrs=1e-4,3e-4,1e-3 wds=0,0.01,0.1 seeds=42,43,44 min=12 max=108 eta=3 max_train=0 jobs=2 batch=0
 recipe=recipes/mrpc_bert_mini.toml tokenizer= promotion=asynchronous search_first=0
 out=build/asha_vs_grid
 while (($#)); do
@@ -37,7 +39,7 @@ while (($#)); do
   case $1 in
     --lrs) lrs=$2 ;; --weight-decays) wds=$2 ;; --seeds) seeds=$2 ;; --min-budget) min=$2 ;;
     --max-budget) max=$2 ;; --eta) eta=$2 ;; --max-train) max_train=$2 ;; --jobs) jobs=$2 ;; --out) out=$2 ;;
-    --recipe) recipe=$2 ;; --tokenizer) tokenizer=$2 ;; --promotion) promotion=$2 ;;
+    --recipe) recipe=$2 ;; --tokenizer) tokenizer=$2 ;; --promotion) promotion=$2 ;; --batch-size) batch=$2 ;;
     *) echo "asha_vs_grid: unknown option '$1'" >&2; exit 2 ;;
   esac
   shift 2
@@ -70,6 +72,7 @@ $( [[ $tokenizer != recipe ]] && echo "\"tokenizer.path\" = \"$tokenizer\"")
 "train.eval_each_epoch" = false
 "run.loggers" = ["jsonl"]
 $( ((max_train > 0)) && echo "\"data.max_train_examples\" = $max_train")
+$( ((batch > 0)) && echo "\"data.train_batch_size\" = $batch")
 $2
 [grid]
 "optimizer.lr" = [$(list "$lrs")]
