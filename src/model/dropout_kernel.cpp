@@ -21,6 +21,30 @@ RUNNER_DROPOUT_LOOP(apply_float_avx2, RUNNER_TARGET_AVX2)
 RUNNER_DROPOUT_LOOP(apply_float_generic, RUNNER_TARGET_GENERIC)
 #undef RUNNER_DROPOUT_LOOP
 
+// The integer hash vectorises where the CPU has wide vectors; the factors are
+// exact (scale or 0), so every variant gives the same values.
+#define RUNNER_DROPOUT_ROW(NAME, TARGET)                                                     \
+  TARGET void NAME(DropoutMask mask, uint64_t row_base, const int64_t* columns, int64_t n, \
+                   float scale, float* keep) {                                             \
+    for (int64_t j = 0; j < n; ++j)                                                        \
+      keep[j] = dropout_keeps(mask, row_base + uint64_t(columns[j])) ? scale : 0.0f;       \
+  }
+RUNNER_DROPOUT_ROW(row_avx512, RUNNER_TARGET_AVX512)
+RUNNER_DROPOUT_ROW(row_avx2, RUNNER_TARGET_AVX2)
+RUNNER_DROPOUT_ROW(row_generic, RUNNER_TARGET_GENERIC)
+#undef RUNNER_DROPOUT_ROW
+
+using RowLoop = void (*)(DropoutMask, uint64_t, const int64_t*, int64_t, float, float*);
+
+RowLoop row_loop() {
+  switch (kernel_isa()) {
+    case KernelIsa::Avx512: return row_avx512;
+    case KernelIsa::Avx2: return row_avx2;
+    case KernelIsa::Generic: break;
+  }
+  return row_generic;
+}
+
 using FloatLoop = void (*)(const float*, float*, int64_t, int64_t, DropoutMask, float);
 
 FloatLoop apply_float() {
@@ -48,6 +72,12 @@ constexpr int64_t kGrain = 1 << 15;
 
 DropoutMask dropout_mask(uint64_t seed, double p) {
   return {seed, static_cast<uint32_t>(std::llround(p * double(1 << 24)))};
+}
+
+void dropout_row_factors(const DropoutMask& mask, uint64_t row_base, const int64_t* columns, int64_t n,
+                         float scale, float* keep) {
+  static const RowLoop loop = row_loop();
+  loop(mask, row_base, columns, n, scale, keep);
 }
 
 void dropout_apply(const float* in, float* out, int64_t n, const DropoutMask& mask, float scale) {

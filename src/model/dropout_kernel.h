@@ -38,6 +38,12 @@ inline bool dropout_keeps(const DropoutMask& mask, uint64_t index) {
   return dropout_random24(mask.seed, index) >= mask.keep_threshold;
 }
 
+// keep[j] = scale when element row_base + columns[j] is kept, else 0, for
+// j < n: one row of the padded [L, L] probabilities that packed attention
+// drops, its tokens at `columns` of the row. On the calling thread.
+void dropout_row_factors(const DropoutMask& mask, uint64_t row_base, const int64_t* columns, int64_t n,
+                         float scale, float* keep);
+
 // out[i] = in[i] * (kept(i) ? scale : 0), over LibTorch's intra-op threads; in
 // and out may be the same array.
 void dropout_apply(const float* in, float* out, int64_t n, const DropoutMask& mask, float scale);

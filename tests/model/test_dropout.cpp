@@ -5,6 +5,7 @@
 // run's seed (the default generator) deciding everything, any thread count
 // giving the same mask.
 #include "model/encoder_ops.h"
+#include "model/dropout_kernel.h"
 
 #include "catch.h"
 
@@ -89,4 +90,26 @@ TEST_CASE("dropout is the identity in eval mode and at p = 0, and takes strided 
   // A NaN stays NaN where it is dropped, as x * 0 does in torch.
   auto nan_in = torch::full({64}, std::nan(""));
   CHECK(torch::isnan(train_dropout(nan_in, 0.5, true)).all().item<bool>());
+}
+
+TEST_CASE("one row's dropout factors are the element masks of that row's tokens", "[model]") {
+  // A padded [L, L] row of length 40 whose tokens sit at scattered columns: the
+  // factor of token j is the element mask at row_base + columns[j], scale or 0.
+  const DropoutMask mask = dropout_mask(0x5eedULL, 0.3);
+  const float scale = 1.0f / 0.7f;
+  std::vector<int64_t> columns;
+  for (int64_t c = 0; c < 40; c += (c % 3) + 1) columns.push_back(c);
+  const uint64_t row_base = 7 * 40 * 40 + 13 * 40;
+  std::vector<float> keep(columns.size(), -1.0f);
+  dropout_row_factors(mask, row_base, columns.data(), static_cast<int64_t>(columns.size()), scale, keep.data());
+  int kept = 0;
+  for (size_t j = 0; j < columns.size(); ++j) {
+    const bool keeps = dropout_keeps(mask, row_base + uint64_t(columns[j]));
+    INFO("token " << j << " at column " << columns[j]);
+    CHECK(keep[j] == (keeps ? scale : 0.0f));
+    kept += keeps;
+  }
+  // Not all one way, or the comparison above would not tell the two apart.
+  CHECK(kept > 0);
+  CHECK(kept < static_cast<int>(columns.size()));
 }
