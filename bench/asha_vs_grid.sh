@@ -4,8 +4,10 @@
 # 3 learning rates x 3 weight decays x 3 seeds = 27 points, each trained to
 # max_budget optimizer steps; then the same 27 points under [asha] with eta = 3,
 # min_budget..max_budget. Prints, side by side, each strategy's best eval F1 (its
-# best point's best evaluation, and that point) and the optimizer steps its runs
-# made, each row as soon as its sweep ends.
+# best point's best evaluation, and that point), the optimizer steps its runs
+# made, and its best configuration with the seeds as replicates (the mean of
+# its completed seeds' best F1, their sd and n), each row as soon as its sweep
+# ends.
 #
 #   bench/asha_vs_grid.sh [--lrs 1e-4,3e-4,1e-3] [--weight-decays 0,0.01,0.1]
 #                         [--seeds 42,43,44] [--min-budget 12] [--max-budget 108]
@@ -64,6 +66,7 @@ sweep_file() {
 name = "$1"
 base = "$(cd "$(dirname "$recipe")" && pwd)/$(basename "$recipe")"
 metric = "eval.f1"
+replicates = "run.seed"
 output_dir = "$out/runs"
 
 [set]
@@ -82,14 +85,19 @@ $3
 TOML
 }
 
-# NAME: one row: the best completed point's best F1, that point, the steps of every run.
+# NAME: one row: the best completed point's best F1, that point, the steps of every
+# run, and the best configuration (the seeds as replicates): its mean F1 over its
+# completed seeds, their sd and n.
 row() {
-  local dir=$out/runs/$1 steps best
+  local dir=$out/runs/$1 steps best config
   steps=$(find "$dir" -name summary.json -path '*/*/*/summary.json' -exec jq '.global_step // 0' {} + |
           awk '{s += $1} END {print s + 0}')
   best=$(jq -r '[.points[] | select(.status == "completed" and .best != null)] | max_by(.best) |
                 "\(.best * 100 | . * 100 | round / 100)\t\(.point)"' "$dir/sweep_summary.json")
-  printf '%-6s\t%s\t%s\t%s\n' "$1" "${best%%$'\t'*}" "$steps" "${best#*$'\t'}"
+  config=$(jq -r '[.configurations[] | select(.mean != null)] | first |
+                  "\(.mean * 10000 | round / 100) ± \((.sd // 0) * 10000 | round / 100) (n \(.n))\t\(.configuration)"' \
+           "$dir/sweep_summary.json")
+  printf '%-6s\t%s\t%s\t%s\t%s\n' "$1" "${best%%$'\t'*}" "$steps" "${best#*$'\t'}" "$config"
 }
 
 sweep_file grid "\"train.max_steps\" = $max" ""
@@ -102,7 +110,7 @@ eta = $eta
 promotion = \"$promotion\""
 "$runner" sweep --dry-run "$out/grid.toml" >/dev/null
 "$runner" sweep --dry-run "$out/$search.toml" >/dev/null
-printf 'strategy\tbest eval F1 (x100)\toptimizer steps\tbest point\n'
+printf 'strategy\tbest eval F1 (x100)\toptimizer steps\tbest point\tbest configuration: mean F1 ± sd (n seeds)\tconfiguration\n'
 # NAME: run the sweep NAME (continuing it when it was started before), then print its row.
 sweep_row() {
   "$runner" sweep "$out/$1.toml" --jobs "$jobs" --retry-failed >"$out/$1.log" 2>&1 || { tail -n 20 "$out/$1.log" >&2; exit 1; }
