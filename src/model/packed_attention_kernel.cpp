@@ -124,6 +124,16 @@ void softmax_rows(float* x, int64_t n) {
   }
 }
 
+// Rows a product reads: fp32 ones where they lie, bf16 ones widened into
+// scratch (leading dimension d).
+template <typename T>
+const float* input_rows(const T* in, int64_t n, int64_t d, float* scratch, int64_t* ld) {
+  if constexpr (std::is_same_v<T, float>) return in;
+  widen(in, *ld, n, d, scratch);
+  *ld = d;
+  return scratch;
+}
+
 // Where a product's [n, d] result goes: straight into fp32 output rows, or
 // into scratch (leading dimension d) to be rounded into bf16 ones.
 template <typename T>
@@ -190,15 +200,8 @@ void attend_head_backward(const HeadAttentionSpec& s, const HeadTask& t, const H
   float *grad_f = b.scratch + 3 * n * d, *dq_f = grad_f + n * d, *dk_f = dq_f + n * d, *dv_f = dk_f + n * d;
   float *dropped = dv_f + n * d, *dscores = dropped + n * n, *keep = dscores + n * n;
   const Operands o = operands(s, t, b, b.scratch);
-  const float* grad = nullptr;
   int64_t ld_g = ld_grad;
-  if constexpr (std::is_same_v<T, float>) {
-    grad = grad_context;
-  } else {
-    widen(grad_context, ld_grad, n, d, grad_f);
-    grad = grad_f;
-    ld_g = d;
-  }
+  const float* grad = input_rows(grad_context, n, d, grad_f, &ld_g);
   if (s.dropout) keep_factors(s, t, keep);
   const float* a = dropped_probs<T>(s, n, b.probs, keep, dropped);
   int64_t ld_v = b.ld, ld_q = b.ld, ld_k = b.ld;
