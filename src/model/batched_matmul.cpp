@@ -4,6 +4,7 @@
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <ATen/autocast_mode.h>
+#include <ATen/ThreadLocalState.h>
 #include <ATen/record_function.h>
 #include <torch/version.h>
 
@@ -72,7 +73,11 @@ bool fits_blas(const torch::Tensor& a, const torch::Tensor& b) {
 torch::Tensor bmm_over_threads(const torch::Tensor& a_in, const torch::Tensor& b_in) {
   auto out = torch::empty({a_in.size(0), a_in.size(1), b_in.size(2)}, a_in.options());
   if (!fits_blas(a_in, b_in)) {
+    // LibTorch ops on a worker thread see that thread's own grad mode and
+    // dispatch state; they get the caller's (inside autograd: no grad).
+    const at::ThreadLocalState caller;
     at::parallel_for(0, a_in.size(0), 1, [&](int64_t begin, int64_t end) {
+      const at::ThreadLocalStateGuard same_state(caller);
       torch::Tensor slice = out.narrow(0, begin, end - begin);
       at::bmm_out(slice, a_in.narrow(0, begin, end - begin), b_in.narrow(0, begin, end - begin));
     });

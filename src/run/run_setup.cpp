@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <ATen/Parallel.h>
+
 #include <algorithm>
 #include <sched.h>
 #include <thread>
@@ -18,6 +20,13 @@ int apply_thread_setting(const RunSettings& run) {
   if (n <= 0) n = usable_cpus();
   at::set_num_threads(n);  // LibTorch 1.13 would otherwise use one thread
   return n;
+}
+
+int own_loop_threads() {
+  const int64_t threads = at::get_num_threads();
+  std::vector<char> used(threads, 0);  // each thread marks its own element
+  at::parallel_for(0, threads, 1, [&](int64_t, int64_t) { used[at::get_thread_num()] = 1; });
+  return static_cast<int>(std::count(used.begin(), used.end(), 1));
 }
 
 void apply_determinism(const RunSettings& run) {

@@ -21,6 +21,10 @@ namespace runner {
 // Sets LibTorch's intra-op threads to run.threads, or usable_cpus() when 0,
 // at most usable_cpus() (validate warned about more); returns the count.
 int apply_thread_setting(const RunSettings& run);
+// How many of those threads at::parallel_for gives the runner's own loops
+// (packed attention, fused AdamW, dropout): all of them in a build compiled
+// with OpenMP, one in a build without (its pragma is then ignored).
+int own_loop_threads();
 // run.deterministic: LibTorch's deterministic algorithms only.
 void apply_determinism(const RunSettings& run);
 // run.device: "cpu", "cuda", or "auto" (CUDA when available).

@@ -182,7 +182,8 @@ void SessionParts::build_trainer() {
                      "optimizer step over all of them", cfg.grad_accum, batches->batches_per_epoch()));
   trainer->set_checkpoint_hook(watch.checkpoint_hook());
   if (parallel) trainer->set_parallel(parallel.get());
-  log->emit({{"event", "setup"}, {"threads", threads}, {"device", device.str()},
+  log->emit({{"event", "setup"}, {"threads", threads}, {"loop_threads", own_loop_threads()},
+             {"device", device.str()},
              {"train_examples", data.train->size()},
              {"eval_examples", data.eval ? data.eval->size() : 0},
              {"parameters", parameter_count(*model)}});

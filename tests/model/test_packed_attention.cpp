@@ -236,6 +236,26 @@ TEST_CASE("packed attention keeps ModernBERT's scaling and local window", "[mode
   check_against_exact_and_padded(l, torch::kBFloat16, ScoreScaling::TimesInverseRoot, 0.0);
 }
 
+TEST_CASE("packed attention gives the same bits on one thread as on two", "[model][packed]") {
+  // Each (sequence, head) is one task writing its own rows, so how the tasks
+  // are split over threads changes no value.
+  const Layout l;
+  const int threads = at::get_num_threads();
+  for (auto dtype : {torch::kFloat, torch::kBFloat16}) {
+    INFO("dtype " << dtype);
+    torch::manual_seed(3);
+    auto qkv = (torch::randn({l.token_index().numel(), 3 * l.hidden()}) * 0.5).to(dtype);
+    auto upstream = torch::randn({qkv.size(0), l.hidden()}, torch::kDouble);
+    at::set_num_threads(1);
+    const Result one = run(l, qkv, upstream, 0.1, true, ScoreScaling::AfterProduct, 29);
+    at::set_num_threads(2);
+    const Result two = run(l, qkv, upstream, 0.1, true, ScoreScaling::AfterProduct, 29);
+    at::set_num_threads(threads);
+    CHECK(torch::equal(one.context, two.context));
+    CHECK(torch::equal(one.grad_qkv, two.grad_qkv));
+  }
+}
+
 TEST_CASE("packed attention's sequences come from the packed token positions", "[model][packed]") {
   // Rows of 3, 1 and 2 tokens in a batch padded to 4; the second row has a hole
   // at column 1 (its mask is 1, 0, 1, 0 would not run unpadded, but the
