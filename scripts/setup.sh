@@ -28,6 +28,7 @@ PACKAGES=(
   g++ git meson ninja-build pkg-config
   libtorch-dev libgloo-dev    # LibTorch (CPU: 1.13.1 on Debian 12, 2.6 on 13); its c10d headers need gloo
   libopenblas0-openmp         # without it LibTorch falls back to reference BLAS (~20x slower)
+  libgoogle-perftools-dev     # tcmalloc: large blocks reused between steps, not mapped anew
   libtomlplusplus-dev libyaml-cpp-dev libfmt-dev nlohmann-json3-dev libvalijson-dev
   libutf8proc-dev libssl-dev catch2   # Catch2 v2 or v3: tests/support/catch.h takes either
   libprotobuf-dev protobuf-compiler  # the tensorboard logger's event files
