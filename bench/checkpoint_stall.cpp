@@ -41,7 +41,7 @@ namespace {
 // The model's tensors and an AdamW state of the same sizes, as the trainer's
 // live_state() hands them to the checkpointer.
 TrainingState bert_base_state() {
-  BertConfig config = read_bert_config(source_root() + "/../shared/models/bert-base-uncased/config.json");
+  BertConfig config = read_bert_config(std::string(RUNNER_SOURCE_ROOT) + "/../shared/models/bert-base-uncased/config.json");
   config.num_labels = 2;
   torch::manual_seed(0);
   BertForSequenceClassification model(config, Init::HuggingFace);

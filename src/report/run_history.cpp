@@ -87,6 +87,7 @@ std::optional<double> read_events(const std::string& path, RunHistory& h) {
     }
     nlohmann::json& e = *parsed;
     const std::string kind = e["event"].get<std::string>();
+    if (auto t = number_at(e, "elapsed_s")) h.latest_elapsed = std::max(h.latest_elapsed.value_or(*t), *t);
     placer.note(e);
     const std::optional<double> x = placer.x_of(e);  // before e is moved from
     if (kind == "train") add_train_event(std::move(e), x, h);
@@ -203,7 +204,11 @@ long long RunHistory::total_steps() const {
   return record_integer(start, "total_steps", 0);
 }
 
-std::optional<double> RunHistory::wall_seconds() const { return number_at(summary, "total_wall_seconds"); }
+std::optional<double> RunHistory::wall_seconds() const {
+  const std::optional<double> recorded = number_at(summary, "total_wall_seconds");
+  if (!recorded || !latest_elapsed) return recorded ? recorded : latest_elapsed;
+  return std::max(*recorded, *latest_elapsed);
+}
 
 std::optional<double> RunHistory::samples_per_s() const {
   if (auto v = number_at(summary, "samples_per_s")) return v;

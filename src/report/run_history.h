@@ -56,7 +56,11 @@ struct RunHistory {
   std::string started_utc() const;  // env.json's started_utc, or ""
   long long step() const;      // the last step recorded
   long long total_steps() const;
+  // summary.json's total wall seconds, or the newest event's elapsed_s where
+  // that is later (a killed run's last events can follow its last heartbeat;
+  // its resume counts them the same way).
   std::optional<double> wall_seconds() const;
+  std::optional<double> latest_elapsed;  // the largest elapsed_s of metrics.jsonl's events
   std::optional<double> samples_per_s() const;  // the run's average, or the last interval's
   // The best evaluation: metric name ("eval.f1", whether the recipe wrote
   // "f1" or "eval.f1"), value and step; empty name when none.
