@@ -206,7 +206,8 @@ long long RunHistory::total_steps() const {
 
 std::optional<double> RunHistory::wall_seconds() const {
   const std::optional<double> recorded = number_at(summary, "total_wall_seconds");
-  if (!recorded || !latest_elapsed) return recorded ? recorded : latest_elapsed;
+  if (!recorded) return latest_elapsed;
+  if (!latest_elapsed) return recorded;
   return std::max(*recorded, *latest_elapsed);
 }
 
