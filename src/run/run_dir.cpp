@@ -8,13 +8,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <thread>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -34,9 +37,29 @@ std::string utc_now(const char* format) {
 
 std::string utc_compact() { return utc_now("%Y%m%dT%H%M%SZ"); }
 
-std::string short_id() {
+// The largest id among <parent>/<stamp>-<6 hex> folders, or -1 when none.
+long largest_id_at(const std::string& parent, const std::string& stamp) {
+  long largest = -1;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(parent, ec)) {
+    std::string leaf = e.path().filename().string();
+    if (leaf.size() != stamp.size() + 7 || leaf.compare(0, stamp.size() + 1, stamp + "-") != 0) continue;
+    char* end = nullptr;
+    long id = std::strtol(leaf.c_str() + stamp.size() + 1, &end, 16);
+    if (*end == '\0') largest = std::max(largest, id);
+  }
+  return largest;
+}
+
+// A 6-hex id that sorts after every run already made in this second, so the
+// largest folder name stays the newest run; random within its range, so two
+// processes starting together rarely race for one name. Empty when the
+// second's ids are used up.
+std::string next_id(const std::string& parent, const std::string& stamp) {
   std::random_device rd;
-  return fmt::format("{:06x}", rd() & 0xffffff);
+  long largest = largest_id_at(parent, stamp);
+  long id = largest < 0 ? long(rd() & 0x7fffff) : largest + 1 + long(rd() & 0xfff);
+  return id > 0xffffff ? "" : fmt::format("{:06x}", id);
 }
 
 void check_writable(const std::string& dir) {
@@ -55,10 +78,15 @@ RunPaths create_run_dir(const std::string& output_dir, const std::string& run_na
   const bool output_dir_existed = fs::exists(output_dir);
   check_writable(output_dir);
   std::string parent = output_dir + "/" + run_name;
-  for (int attempt = 0; attempt < 16; ++attempt) {
-    RunPaths p{parent + "/" + utc_compact() + "-" + short_id(), !output_dir_existed};
+  for (int attempt = 0; attempt < 64; ++attempt) {
     std::error_code ec;
     fs::create_directories(parent, ec);
+    std::string stamp = utc_compact(), id = next_id(parent, stamp);
+    if (id.empty()) {  // thousands of runs in one second: the next second has room
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
+    }
+    RunPaths p{parent + "/" + stamp + "-" + id, !output_dir_existed};
     if (fs::create_directory(p.dir, ec)) {
       fs::create_directories(p.checkpoints());
       return p;

@@ -27,7 +27,8 @@ struct RunPaths {
 
 // Creates <output_dir>/<run_name>/<YYYYmmddTHHMMSSZ>-<6 hex>/ with checkpoints/
 // in it, after checking that output_dir is writable; throws InputError naming
-// the directory and the OS error otherwise.
+// the directory and the OS error otherwise. Runs made in one second get
+// increasing ids, so folder-name order is the order they were made in.
 RunPaths create_run_dir(const std::string& output_dir, const std::string& run_name);
 
 // A record of a run read back (env.json, recipe.resolved.json, state.json):

@@ -34,6 +34,15 @@ TEST_CASE("run directories are runs/<name>/<UTC time>-<short id>/ with checkpoin
   CHECK(list_run_dirs(out, "mrpc_tiny").size() == 2);
 }
 
+TEST_CASE("run directories made in one second sort in the order they were made", "[run]") {
+  std::string out = runner::test::tmp_dir("run_dirs_order");
+  std::vector<std::string> made;
+  for (int i = 0; i < 40; ++i) made.push_back(create_run_dir(out, "quick").dir);
+  // Forty folders take well under a second, so most share their time stamp and
+  // only their ids order them.
+  CHECK(list_run_dirs(out, "quick") == made);
+}
+
 TEST_CASE("an unwritable output directory is refused before training", "[run]") {
   std::string out = runner::test::tmp_dir("run_dirs_ro");
   fs::permissions(out, fs::perms::owner_read | fs::perms::owner_exec);
