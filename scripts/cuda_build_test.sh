@@ -42,7 +42,7 @@ cuda_tests() {
     names=$("$build/tests/unit_torch" "[cuda]" --list-tests --verbosity quiet)
   n=$(grep -c '^cuda: ' <<<"$names")
   echo "tests/cuda cases in unit_torch: $n"
-  ((n == $(grep -c '^TEST_CASE("cuda: ' tests/cuda/test_cuda.cpp)))
+  ((n == $(cat tests/cuda/*.cpp | grep -c '^TEST_CASE("cuda: ')))
 }
 
 # Two epochs of bert-tiny on 256 MRPC pairs (recipes/smoke), in a folder removed after.

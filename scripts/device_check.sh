@@ -22,9 +22,10 @@ kit=.gpu
 prepare() {
   local shared=${RUNNER_SHARED:-../shared}
   mkdir -p .git/info && grep -qx "/$kit/" .git/info/exclude 2>/dev/null || echo "/$kit/" >>.git/info/exclude
-  rm -rf "$kit" && mkdir -p "$kit/data/glue" "$kit/models" "$kit/golden/tokenization"
+  rm -rf "$kit" && mkdir -p "$kit/data/glue" "$kit/models" "$kit/golden/tokenization" "$kit/golden/model_parity"
   cp -r "$shared/gpu-kit" "$kit/" && cp -r "$shared/data/glue/MRPC" "$kit/data/glue/" &&
     cp -r "$shared/models/bert-base-uncased" "$kit/models/" && cp -r "$shared/golden/tiny_bert" "$kit/golden/" &&
+    cp "$shared/golden/model_parity/batch.json" "$kit/golden/model_parity/" &&
     cp "$shared"/golden/tokenization/mrpc_{train,dev}.jsonl "$kit/golden/tokenization/" && chmod -R u+w "$kit" &&
     echo "device_check: $(du -sh "$kit" | cut -f1) in $kit/; copy it with the checkout, then: bash scripts/device_check.sh run LOG_DIR"
 }

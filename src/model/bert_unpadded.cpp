@@ -1,7 +1,7 @@
 // Unpadded execution: every op runs on the packed real tokens [T, H], so no
 // GEMM, LayerNorm, GELU or attention product is spent on padding. Attention
-// runs sequence by sequence (model/packed_attention.h); where that kernel does
-// not apply (another device), it scatters the projected tokens into a padded
+// runs sequence by sequence (model/packed_attention.h); where no packed kernel
+// applies (a GPU without them), it scatters the projected tokens into a padded
 // [B, heads, L, d] layout and gathers the context back.
 #include "model/bert.h"
 #include "model/encoder_ops.h"

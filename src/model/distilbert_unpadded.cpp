@@ -1,7 +1,7 @@
 // Unpadded DistilBERT, as bert_unpadded.cpp does it for BERT: every op runs on
-// the packed real tokens [T, dim], attention sequence by sequence; in bf16
-// (whose softmax DistilBERT runs in bf16) and on other devices the attention
-// product is padded to [B, heads, L, d].
+// the packed real tokens [T, dim], attention sequence by sequence; in bf16 on
+// the CPU (whose softmax DistilBERT runs in bf16) and where no packed kernel
+// applies the attention product is padded to [B, heads, L, d].
 #include "model/distilbert.h"
 
 #include "model/encoder_ops.h"

@@ -57,8 +57,9 @@ struct ForwardOptions {
 
 // Padded: every op on [B, L, H] exactly as Hugging Face computes it.
 // Unpadded: embeddings, Linear, LayerNorm and GELU on the packed non-padding
-// tokens [T, H], attention sequence by sequence on them on the CPU (padded on
-// other devices). Equal to Padded within ~1e-5.
+// tokens [T, H], attention sequence by sequence on them (on a GPU through
+// LibTorch's variable-length kernels where they apply, else padded). Equal to
+// Padded within ~1e-5 in fp32.
 enum class Execution { Padded, Unpadded };
 
 class SequenceClassifier : public torch::nn::Module {

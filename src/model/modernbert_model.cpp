@@ -5,6 +5,7 @@
 #include "model/autocast_state.h"
 #include "model/encoder_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -126,9 +127,14 @@ bool ModernBertForSequenceClassification::runs_packed(const ModelBatch& b, const
   if (!runs_unpadded(execution_, b, o)) return false;
   const auto device = b.input_ids.device();
   const auto dtype = autocast_enabled(device.type()) ? autocast_dtype(device.type()) : tok_embeddings_->weight.scalar_type();
-  const PackedAttentionSpec spec{config_.num_attention_heads, ScoreScaling::TimesInverseRoot, config_.attention_dropout,
-                                 is_training()};
-  return packed_attention_applies(torch::empty({0}, torch::TensorOptions().dtype(dtype).device(device)), spec);
+  // A probe of the projections' shape: the GPU's kernels ask for the head size,
+  // and for a window when a layer is local.
+  const auto probe = torch::empty({0, 3 * config_.hidden_size}, torch::TensorOptions().dtype(dtype).device(device));
+  PackedAttentionSpec spec{config_.num_attention_heads, ScoreScaling::TimesInverseRoot, config_.attention_dropout,
+                           is_training()};
+  const bool any_local = std::count(config_.global_layers.begin(), config_.global_layers.end(), false) > 0;
+  if (any_local) spec.window = static_cast<int64_t>(config_.local_attention / 2);
+  return packed_attention_applies(probe, spec);
 }
 
 ModelOutput ModernBertForSequenceClassification::forward(const ModelBatch& b, const ForwardOptions& o) {

@@ -1,6 +1,7 @@
 #include "model/packed_attention.h"
 
 #include "model/encoder_ops.h"
+#include "model/varlen_attention.h"
 
 #include <ATen/Parallel.h>
 #include <ATen/record_function.h>
@@ -123,8 +124,10 @@ class PackedAttentionFunction : public torch::autograd::Function<PackedAttention
                                                torch::autograd::tensor_list grads) {
     const auto saved = ctx->get_saved_variables();
     const torch::Tensor &qkv = saved[0], &probs = saved[1];
-    const PackedSequences seq{ctx->saved_data["starts"].toTensor(), ctx->saved_data["columns"].toTensor(),
-                              ctx->saved_data["length"].toInt()};
+    PackedSequences seq;
+    seq.starts = ctx->saved_data["starts"].toTensor();
+    seq.columns = ctx->saved_data["columns"].toTensor();
+    seq.padded_length = ctx->saved_data["length"].toInt();
     const int64_t heads = ctx->saved_data["heads"].toInt();
     const auto scaling = static_cast<ScoreScaling>(ctx->saved_data["scaling"].toInt());
     const HeadAttentionSpec s = head_spec(qkv.size(1) / 3 / heads, scaling, ctx->saved_data["p"].toDouble(),
@@ -151,10 +154,13 @@ std::shared_ptr<const PackedSequences> packed_sequences(const torch::Tensor& tok
   sequences->starts = torch::cat({torch::zeros({1}, torch::kLong), torch::cumsum(counts, 0)});
   sequences->columns = flat.remainder(length);
   sequences->padded_length = length;
+  sequences->longest = batch > 0 ? counts.max().item<int64_t>() : 0;
+  if (token_index.is_cuda()) sequences->device_starts = sequences->starts.to(token_index.device(), torch::kInt);
   return sequences;
 }
 
 bool packed_attention_applies(const torch::Tensor& qkv, const PackedAttentionSpec& spec) {
+  if (qkv.is_cuda()) return varlen_attention_applies(qkv, spec);
   const bool dropping = spec.training && spec.dropout_p > 0.0;
   const bool bf16_ok = spec.scaling == ScoreScaling::AfterProduct ||
                        (spec.scaling == ScoreScaling::TimesInverseRoot && !dropping);
@@ -165,6 +171,7 @@ bool packed_attention_applies(const torch::Tensor& qkv, const PackedAttentionSpe
 
 torch::Tensor packed_attention(const torch::Tensor& qkv, const PackedSequences& sequences,
                                const PackedAttentionSpec& spec) {
+  if (qkv.is_cuda()) return varlen_attention(qkv, sequences, spec);
   return PackedAttentionFunction::apply(qkv, sequences, spec);
 }
 

@@ -93,13 +93,28 @@ class PackedRotaryFunction : public torch::autograd::Function<PackedRotaryFuncti
   }
 };
 
+// Off the CPU: the op sequence the pass replaces, on [T, heads, d] views.
+torch::Tensor rotary_ops(const torch::Tensor& qkv, const torch::Tensor& cos, const torch::Tensor& sin,
+                         int64_t heads) {
+  const int64_t tokens = qkv.size(0), d = cos.size(1);
+  const auto parts = qkv.view({tokens, 3, heads, d}).unbind(1);
+  const auto c = cos.to(torch::kFloat).unsqueeze(1), s = sin.to(torch::kFloat).unsqueeze(1);
+  auto rotate = [&](const torch::Tensor& x) {
+    const auto f = x.to(torch::kFloat);
+    const auto halves = f.chunk(2, -1);
+    return (f * c + torch::cat({-halves[1], halves[0]}, -1) * s).to(x.scalar_type());
+  };
+  return torch::stack({rotate(parts[0]), rotate(parts[1]), parts[2]}, 1).view({tokens, 3 * heads * d});
+}
+
 }  // namespace
 
 torch::Tensor packed_rotary(const torch::Tensor& qkv, const torch::Tensor& cos, const torch::Tensor& sin,
                             int64_t heads) {
-  TORCH_CHECK(qkv.device().is_cpu() && qkv.dim() == 2 && cos.dim() == 2 && cos.size(1) % 2 == 0 &&
+  TORCH_CHECK(qkv.dim() == 2 && cos.dim() == 2 && cos.size(1) % 2 == 0 &&
                   qkv.size(1) == 3 * heads * cos.size(1) && cos.size(0) == qkv.size(0),
-              "packed_rotary: qkv [T, 3 * heads * d] on the CPU with [T, d] tables");
+              "packed_rotary: qkv [T, 3 * heads * d] with [T, d] tables");
+  if (!qkv.device().is_cpu()) return rotary_ops(qkv, cos, sin, heads);
   return PackedRotaryFunction::apply(qkv, cos.to(torch::kFloat).contiguous(), sin.to(torch::kFloat).contiguous(),
                                      heads);
 }

@@ -14,8 +14,9 @@
 
 namespace runner {
 
-// qkv [T, 3 * heads * d] (float or bfloat16, CPU); cos and sin [T, d] float32,
-// each token's row of the rotary tables. Returns [T, 3 * heads * d].
+// qkv [T, 3 * heads * d] (float or bfloat16); cos and sin [T, d] float32,
+// each token's row of the rotary tables. Returns [T, 3 * heads * d]. Off the
+// CPU (a GPU's packed tokens) the op sequence itself runs.
 torch::Tensor packed_rotary(const torch::Tensor& qkv, const torch::Tensor& cos, const torch::Tensor& sin,
                             int64_t heads);
 
