@@ -39,6 +39,9 @@ struct RungPoint {
   // Out of the search: invalid, or failed and not run again. It counts as
   // reported without a metric at the rung it was sent to (rung 0 if none).
   bool dropped = false;
+  // Points of one configuration (equal but for the sweep's replicate keys,
+  // run.seed) share its index; -1: a configuration of its own.
+  int configuration = -1;
   bool finished_target() const { return static_cast<int>(metrics.size()) > target; }
 };
 
@@ -64,6 +67,10 @@ std::optional<Promotion> asha_promotion(const std::vector<RungPoint>& points, in
 // of them ranked above it, it would stay in the rung's top. So the same points
 // reach each rung as when every rung waits for all its points, and no rung
 // waits for a point that can no longer change its decision. Highest rung first.
+// With replicates the unit is the configuration: it reports at a rung when all
+// its points have, ranks by their mean metric (then mean loss), and when it
+// goes on, all its points do, one promotion each; the quota counts
+// configurations.
 std::optional<Promotion> certain_promotion(const std::vector<RungPoint>& points, int rung_count, long long eta,
                                            bool higher_is_better);
 

@@ -6,6 +6,7 @@
 #include "sweep/point_command.h"
 #include "sweep/point_processes.h"
 #include "sweep/process.h"
+#include "sweep/replicates.h"
 #include "sweep/run_result.h"
 #include "util/json_input.h"
 #include "util/numbers.h"
@@ -45,7 +46,8 @@ class AshaSearch {
   AshaSearch(const SweepFile& sweep, const std::vector<SweepPoint>& points, const SweepRunOptions& options,
              Ledger& ledger, std::ostream& out)
       : sweep_(sweep), points_(points), options_(options), ledger_(ledger), out_(out),
-        rungs_(asha_rungs(sweep.asha)), dir_(sweep_dir_of(sweep)) {}
+        rungs_(asha_rungs(sweep.asha)), dir_(sweep_dir_of(sweep)),
+        configuration_(configuration_indices(points, sweep.replicates)) {}
 
   int run(const std::vector<Diagnostics>& checks) {
     for (size_t i = 0; i < points_.size(); ++i) prepare(i, checks[i]);
@@ -143,7 +145,7 @@ class AshaSearch {
   std::vector<RungPoint> rung_points() {
     std::vector<RungPoint> out;
     for (size_t i = 0; i < points_.size(); ++i)
-      out.push_back({record(i).rung_metrics, record(i).rung, record(i).rung_losses, dropped(i)});
+      out.push_back({record(i).rung_metrics, record(i).rung, record(i).rung_losses, dropped(i), configuration_[i]});
     return out;
   }
 
@@ -225,6 +227,7 @@ class AshaSearch {
   std::ostream& out_;
   std::vector<long long> rungs_;
   std::string dir_;
+  std::vector<int> configuration_;  // by point: its configuration (RungPoint::configuration)
   std::vector<bool> valid_;         // by point: no errors from validation
   std::deque<size_t> again_;        // points that continue toward the rung they were sent to
   size_t next_ = 0;                 // the next point that may start fresh

@@ -94,4 +94,22 @@ std::vector<ConfigurationRow> aggregate_replicates(const SweepTable& t, const st
   return configs;
 }
 
+std::vector<int> configuration_indices(const std::vector<SweepPoint>& points,
+                                       const std::vector<std::string>& replicates) {
+  std::vector<int> out;
+  std::map<std::string, int> seen;
+  for (const SweepPoint& p : points) {
+    if (replicates.empty()) {
+      out.push_back(-1);
+      continue;
+    }
+    std::string key;
+    for (const Assignment& a : p.varying)
+      if (std::find(replicates.begin(), replicates.end(), a.key) == replicates.end())
+        key += a.key + "=" + a.text() + "\n";
+    out.push_back(seen.emplace(key, static_cast<int>(seen.size())).first->second);
+  }
+  return out;
+}
+
 }  // namespace runner

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "recipe/value.h"
+#include "sweep/expand.h"
 #include "sweep/summary.h"
 
 #include <string>
@@ -22,6 +23,12 @@ void check_replicates(const Value& root, const SweepFile& sweep, Diagnostics& di
 // (in `table`'s direction), then those with no completed point.
 std::vector<ConfigurationRow> aggregate_replicates(const SweepTable& table,
                                                    const std::vector<std::string>& replicates);
+
+// Each point's configuration index, numbered in the order of first
+// appearance: points whose varied keys other than `replicates` are equal share
+// one. Without replicates every point is -1, a configuration of its own.
+std::vector<int> configuration_indices(const std::vector<SweepPoint>& points,
+                                       const std::vector<std::string>& replicates);
 
 // Mean and sample standard deviation (n - 1); sd is none below 2 values.
 struct MeanSd {

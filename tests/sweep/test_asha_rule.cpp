@@ -172,6 +172,77 @@ TEST_CASE("certain promotion: a rung holds only the points that went on with a m
   CHECK(p->rung == 2);
 }
 
+namespace {
+
+// Three configurations of three seeds each (points 3c, 3c + 1, 3c + 2), all
+// sent to rung 0 of two; `metrics` and `losses` by point, nullopt still running.
+std::vector<RungPoint> three_by_three(const std::vector<std::optional<double>>& metrics,
+                                      const std::vector<double>& losses) {
+  std::vector<RungPoint> points;
+  for (int i = 0; i < 9; ++i) {
+    RungPoint p = at(metrics[i] ? std::vector<std::optional<double>>{metrics[i]} : std::vector<std::optional<double>>{}, 0);
+    if (metrics[i]) p.losses = {losses[i]};
+    p.configuration = i / 3;
+    points.push_back(p);
+  }
+  return points;
+}
+
+}  // namespace
+
+TEST_CASE("certain promotion with replicates sends on the configuration with the best mean, all its seeds",
+          "[sweep][asha]") {
+  // eta 3 over 3 configurations: floor(3 / 3) = 1 goes on. A's seeds score
+  // 0.9, 0.5, 0.5 (mean 0.633), B's 0.7 each (0.7), C's 0.6 each. The best
+  // point is A's first seed; the best configuration is B.
+  const std::vector<double> losses(9, 0.5);
+  auto points = three_by_three({0.9, 0.5, 0.5, 0.7, 0.7, 0.7, 0.6, 0.6, std::nullopt}, losses);
+  // C's last seed still runs: C may yet report, so B (rank 0 + 1 pending) waits.
+  CHECK_FALSE(certain_promotion(points, 2, 3, true));
+  points[8].metrics = {0.6};
+  points[8].losses = {0.5};
+  for (size_t want : {3, 4, 5}) {
+    auto p = certain_promotion(points, 2, 3, true);
+    REQUIRE(p);
+    CHECK(p->point == want);
+    CHECK(p->rung == 1);
+    points[p->point].target = 1;
+  }
+  CHECK_FALSE(certain_promotion(points, 2, 3, true));
+  // Point by point (no replicates), three of the nine go on, A's 0.9 first.
+  for (auto& p : points) p.configuration = -1, p.target = 0;
+  auto p = certain_promotion(points, 2, 3, true);
+  REQUIRE(p);
+  CHECK(p->point == 0);
+}
+
+TEST_CASE("certain promotion with replicates breaks equal mean metrics by the mean loss", "[sweep][asha]") {
+  // Every seed predicts the majority class (0.8122). A's losses 0.50, 0.70,
+  // 0.70 (mean 0.633) hold the lowest single loss; B's 0.60 each (0.60) the
+  // lowest mean; C's 0.65 each. B goes on.
+  auto points = three_by_three(std::vector<std::optional<double>>(9, 0.8122),
+                               {0.50, 0.70, 0.70, 0.60, 0.60, 0.60, 0.65, 0.65, 0.65});
+  auto p = certain_promotion(points, 2, 3, true);
+  REQUIRE(p);
+  CHECK(p->point == 3);
+}
+
+TEST_CASE("certain promotion with replicates counts a seed that failed as gone, not pending", "[sweep][asha]") {
+  // B's last seed failed at rung 0 and is out: B reports with two seeds
+  // (mean 0.7) and goes on with those two.
+  auto points = three_by_three({0.5, 0.5, 0.5, 0.7, 0.7, std::nullopt, 0.6, 0.6, 0.6}, std::vector<double>(9, 0.5));
+  points[5].dropped = true;
+  auto p = certain_promotion(points, 2, 3, true);
+  REQUIRE(p);
+  CHECK(p->point == 3);
+  points[3].target = 1;
+  p = certain_promotion(points, 2, 3, true);
+  REQUIRE(p);
+  CHECK(p->point == 4);
+  points[4].target = 1;
+  CHECK_FALSE(certain_promotion(points, 2, 3, true));
+}
+
 TEST_CASE("certain promotion sends the same points as synchronous halving, in any finishing order",
           "[sweep][asha]") {
   // 27 points with distinct metrics at each of three rungs, eta 3, searched

@@ -104,3 +104,26 @@ TEST_CASE("a replicate key the sweep does not vary is refused with the fix", "[s
   REQUIRE(good.sweep);
   CHECK(good.sweep->replicates == std::vector<std::string>{"run.seed"});
 }
+
+TEST_CASE("points that differ only in a replicate key share a configuration index", "[sweep]") {
+  std::string path = test::tmp_dir("sweep-configurations") + "/s.toml";
+  std::ofstream(path) << "base = \"" << test::smoke_recipe() << "\"\nmetric = \"eval.f1\"\n"
+                      << "replicates = \"run.seed\"\n[grid]\n\"optimizer.lr\" = [1e-4, 3e-4]\n"
+                      << "\"run.seed\" = [1, 2, 3]\n\"optimizer.weight_decay\" = [0.0, 0.1]\n";
+  SweepLoad load = load_sweep_file(path);
+  INFO(format_all(load.diags));
+  REQUIRE(load.sweep);
+  Expansion ex = expand_sweep(*load.sweep);
+  REQUIRE(ex.points.size() == 12);
+  // The grid runs its axes in key order (lr slowest, then weight decay, then
+  // seed), so each configuration's three seeds lie side by side; the four
+  // configurations are (lr, weight decay), numbered as first met.
+  const std::vector<int> by_point = configuration_indices(ex.points, load.sweep->replicates);
+  CHECK(by_point == std::vector<int>{0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3});
+  for (size_t i : {0, 3, 6, 9}) {  // the first seed of each configuration
+    INFO(ex.points[i].id);
+    CHECK(ex.points[i].set_args().back() == "run.seed=1");
+  }
+  // Without replicates each point stands alone.
+  CHECK(configuration_indices(ex.points, {}) == std::vector<int>(12, -1));
+}
