@@ -6,6 +6,8 @@
 #include <ATen/Parallel.h>
 #include <ATen/record_function.h>
 
+#include <algorithm>
+
 namespace runner {
 namespace {
 
@@ -154,7 +156,9 @@ std::shared_ptr<const PackedSequences> packed_sequences(const torch::Tensor& tok
   sequences->starts = torch::cat({torch::zeros({1}, torch::kLong), torch::cumsum(counts, 0)});
   sequences->columns = flat.remainder(length);
   sequences->padded_length = length;
-  sequences->longest = batch > 0 ? counts.max().item<int64_t>() : 0;
+  // From the host copy, without item(): a step makes no scalar reads between log steps.
+  const int64_t* starts = sequences->starts.data_ptr<int64_t>();
+  for (int64_t b = 0; b < batch; ++b) sequences->longest = std::max(sequences->longest, starts[b + 1] - starts[b]);
   if (token_index.is_cuda()) sequences->device_starts = sequences->starts.to(token_index.device(), torch::kInt);
   return sequences;
 }
