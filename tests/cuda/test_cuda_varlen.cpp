@@ -7,6 +7,7 @@
 #include "model/varlen_attention.h"
 
 #include "../model/attention_exact.h"
+#include "../model/family_sections.h"
 #include "../model/golden.h"
 
 #include "catch.h"
@@ -133,21 +134,11 @@ TEST_CASE("cuda: unpadded families attend through the variable-length kernels, e
   REQUIRE(torch::cuda::is_available());
   // No dropout: the kernels draw their masks from the GPU's generator, the
   // padded path from bernoulli_, so only dropout-free steps compare.
-  const std::vector<nlohmann::json> sections = {
-      {{"type", "bert"}, {"preset", "bert-tiny"}, {"hidden_dropout_prob", 0.0},
-       {"attention_probs_dropout_prob", 0.0}, {"classifier_dropout", 0.0}},
-      {{"type", "distilbert"}, {"preset", "distilbert-base"}, {"n_layers", 2}, {"dim", 64}, {"n_heads", 2},
-       {"hidden_dim", 128}, {"dropout", 0.0}, {"attention_dropout", 0.0}, {"seq_classif_dropout", 0.0}},
-      {{"type", "electra"}, {"preset", "electra-small"}, {"num_hidden_layers", 2}, {"embedding_size", 32},
-       {"hidden_size", 64}, {"intermediate_size", 128}, {"hidden_dropout_prob", 0.0},
-       {"attention_probs_dropout_prob", 0.0}, {"classifier_dropout", 0.0}},
-      {{"type", "roberta"}, {"num_hidden_layers", 2}, {"hidden_size", 64}, {"num_attention_heads", 4},
-       {"intermediate_size", 128}, {"vocab_size", 30522}, {"hidden_dropout_prob", 0.0},
-       {"attention_probs_dropout_prob", 0.0}, {"classifier_dropout", 0.0}},
-      // Every layer global: fp32 has no local window on the GPU.
-      {{"type", "modernbert"}, {"num_hidden_layers", 2}, {"hidden_size", 64}, {"num_attention_heads", 4},
-       {"intermediate_size", 96}, {"global_attn_every_n_layers", 1}, {"classifier_pooling", "mean"}},
-  };
+  std::vector<nlohmann::json> sections = bert_like_sections(0.0);
+  // Every layer global: fp32 has no local window on the GPU.
+  sections.push_back({{"type", "modernbert"}, {"num_hidden_layers", 2}, {"hidden_size", 64},
+                      {"num_attention_heads", 4}, {"intermediate_size", 96}, {"global_attn_every_n_layers", 1},
+                      {"classifier_pooling", "mean"}});
   for (const auto& section : sections) {
     INFO(section.dump());
     const ExecutionRun padded = train_step_on_gpu(section, Execution::Padded);

@@ -6,6 +6,7 @@
 #include "model/encoder_ops.h"
 #include "model/packed_attention.h"
 #include "attention_exact.h"
+#include "family_sections.h"
 #include "bf16_bound.h"
 #include "golden.h"
 #include "model/model_factory.h"
@@ -195,17 +196,8 @@ test::ExecutionRun train_step_in(nlohmann::json section, Execution execution) {
 
 TEST_CASE("unpadded training with attention dropout equals the padded path, family by family",
           "[model][packed]") {
-  const std::vector<nlohmann::json> sections = {
-      {{"type", "bert"}, {"preset", "bert-tiny"}, {"hidden_dropout_prob", 0.0},
-       {"attention_probs_dropout_prob", 0.1}, {"classifier_dropout", 0.0}},
-      {{"type", "distilbert"}, {"preset", "distilbert-base"}, {"n_layers", 2}, {"dim", 64}, {"n_heads", 2},
-       {"hidden_dim", 128}, {"dropout", 0.0}, {"attention_dropout", 0.1}, {"seq_classif_dropout", 0.0}},
-      {{"type", "electra"}, {"preset", "electra-small"}, {"num_hidden_layers", 2}, {"embedding_size", 32},
-       {"hidden_size", 64}, {"intermediate_size", 128}, {"hidden_dropout_prob", 0.0},
-       {"attention_probs_dropout_prob", 0.1}, {"classifier_dropout", 0.0}},
-      {{"type", "roberta"}, {"num_hidden_layers", 2}, {"hidden_size", 64}, {"num_attention_heads", 4},
-       {"intermediate_size", 128}, {"vocab_size", 30522}, {"hidden_dropout_prob", 0.0},
-       {"attention_probs_dropout_prob", 0.1}, {"classifier_dropout", 0.0}},
+  std::vector<nlohmann::json> sections = bert_like_sections(0.1);
+  const std::vector<nlohmann::json> others = {
       // ModernBERT's dropouts are 0 by default; a window of +-8 on the batch's 74
       // columns, a global then two local layers, each pooling.
       {{"type", "modernbert"}, {"num_hidden_layers", 3}, {"hidden_size", 64}, {"num_attention_heads", 4},
@@ -223,6 +215,7 @@ TEST_CASE("unpadded training with attention dropout equals the padded path, fami
        {"num_attention_heads", 4}, {"intermediate_size", 128}, {"vocab_size", 30522}, {"position_buckets", 16},
        {"hidden_dropout_prob", 0.0}, {"attention_probs_dropout_prob", 0.1}, {"pooler_dropout", 0.0}},
   };
+  sections.insert(sections.end(), others.begin(), others.end());
   for (const auto& section : sections) {
     INFO(section.dump());
     // Both paths draw the same attention masks, so they differ by the order of
