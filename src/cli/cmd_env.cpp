@@ -25,6 +25,7 @@
 #endif
 
 #include "runner_build_config.h"
+#include "runner_git_commit.h"
 
 namespace runner {
 namespace {

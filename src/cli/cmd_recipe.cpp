@@ -18,6 +18,7 @@
 #include <iostream>
 
 #include "runner_build_config.h"
+#include "runner_git_commit.h"
 
 namespace runner {
 

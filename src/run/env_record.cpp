@@ -8,6 +8,7 @@
 #include "util/process_info.h"
 
 #include "runner_build_config.h"
+#include "runner_git_commit.h"
 
 #include <filesystem>
 

@@ -8,6 +8,7 @@
 #include "util/redacted_uri.h"
 #include "util/utf8.h"
 #include "runner_build_config.h"
+#include "runner_git_commit.h"
 
 #include <fmt/format.h>
 

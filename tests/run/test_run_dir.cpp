@@ -7,6 +7,7 @@
 #include "util/diagnostic.h"
 
 #include "runner_build_config.h"
+#include "runner_git_commit.h"
 #include "shared.h"
 
 #include "catch.h"
@@ -54,6 +55,17 @@ TEST_CASE("an unwritable output directory is refused before training", "[run]") 
     CHECK_THROWS_WITH(create_run_dir(out, "x"), Catch::Contains("cannot write to"));
   }
   fs::permissions(out, fs::perms::owner_all);
+}
+
+TEST_CASE("the recorded commit is the checkout's HEAD at build time, not at configure time", "[run]") {
+  // The suite builds before it runs, so HEAD now is HEAD at the build.
+  auto head = runner::test::run_command("git -C " + runner::test::source_dir() + " rev-parse --short=12 HEAD");
+  if (head.exit_code != 0) {
+    WARN("not a git checkout: the commit is recorded as unknown");
+    CHECK(std::string(RUNNER_GIT_COMMIT) == "unknown");
+    return;
+  }
+  CHECK(std::string(RUNNER_GIT_COMMIT) + "\n" == head.out);
 }
 
 TEST_CASE("env.json records versions, machine, command line, seeds and content hashes",
