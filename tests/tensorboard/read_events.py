@@ -97,11 +97,15 @@ def jsonl_times(run_dir):
 
 def jsonl_scalars(run_dir):
     """(tag, step) -> float32 value from metrics.jsonl, later sessions replacing redone steps."""
-    expected, resumed_at = {}, []
+    expected, resumed_at, sessions = {}, [], 0
     for line in (run_dir / "metrics.jsonl").read_text().splitlines():
         e = json.loads(line)
-        if e.get("event") == "start" and e.get("resumed_at_step"):
-            s = e["resumed_at_step"]
+        if e.get("event") == "start":
+            sessions += 1
+        # Every start after the first is a resume, at step 0 too: a run killed
+        # before its first checkpoint was committed resumes from the beginning.
+        if e.get("event") == "start" and sessions > 1:
+            s = e.get("resumed_at_step", 0)
             resumed_at.append(s)
             expected = {k: v for k, v in expected.items() if k[1] <= s}
         if e.get("event") in ("train", "eval"):
