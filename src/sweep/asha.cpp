@@ -1,5 +1,7 @@
 #include "sweep/asha.h"
 
+#include "sweep/replicates.h"
+
 #include <algorithm>
 #include <map>
 
@@ -85,13 +87,6 @@ struct RungGroup {
   std::optional<double> metric, loss;
 };
 
-std::optional<double> mean_of(const std::vector<double>& xs) {
-  if (xs.empty()) return std::nullopt;
-  double sum = 0;
-  for (double x : xs) sum += x;
-  return sum / static_cast<double>(xs.size());
-}
-
 RungGroup group_at(const std::vector<RungPoint>& points, const std::vector<size_t>& members, int rung) {
   RungGroup g{&members};
   std::vector<double> metrics, losses;
@@ -106,8 +101,8 @@ RungGroup group_at(const std::vector<RungPoint>& points, const std::vector<size_
     if (std::optional<double> l = loss_at(p, rung)) losses.push_back(*l);
   }
   g.reported = counted > 0 && reported == counted;
-  g.metric = mean_of(metrics);
-  g.loss = mean_of(losses);
+  g.metric = mean_and_sd(metrics).mean;
+  g.loss = mean_and_sd(losses).mean;
   return g;
 }
 

@@ -105,8 +105,7 @@ std::vector<int> configuration_indices(const std::vector<SweepPoint>& points,
     }
     std::string key;
     for (const Assignment& a : p.varying)
-      if (std::find(replicates.begin(), replicates.end(), a.key) == replicates.end())
-        key += a.key + "=" + a.text() + "\n";
+      if (!is_replicate(a.key, replicates)) key += a.key + "=" + a.text() + "\n";
     out.push_back(seen.emplace(key, static_cast<int>(seen.size())).first->second);
   }
   return out;
