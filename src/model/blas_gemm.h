@@ -17,10 +17,11 @@ using Sgemm = void (*)(const char* trans_a, const char* trans_b, const int* m, c
 // Null when no library in the process exports sgemm_.
 Sgemm process_sgemm();
 
-// c [m, n] = op(a) op(b) on row-major matrices with leading dimensions lda,
-// ldb, ldc, where op transposes when asked: a is [m, k] (or [k, m] with
-// trans_a), b is [k, n] (or [n, k] with trans_b).
+// c [m, n] = op(a) op(b) + beta c on row-major matrices with leading
+// dimensions lda, ldb, ldc, where op transposes when asked: a is [m, k] (or
+// [k, m] with trans_a), b is [k, n] (or [n, k] with trans_b). beta 0 reads
+// nothing of c; beta 1 adds the product to it.
 void gemm_row_major(Sgemm sgemm, bool trans_a, bool trans_b, int m, int n, int k, const float* a,
-                    int lda, const float* b, int ldb, float* c, int ldc);
+                    int lda, const float* b, int ldb, float* c, int ldc, float beta = 0.0f);
 
 }  // namespace runner

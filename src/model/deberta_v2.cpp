@@ -46,21 +46,33 @@ torch::Tensor DisentangledSelfAttention::heads(const torch::Tensor& x) const {
   return x.view({x.size(0), x.size(1), heads_, head_dim_}).permute({0, 2, 1, 3});
 }
 
+// sqrt(d * factor) in float32, as transformers' scaled_size_sqrt, where the
+// factor counts the content term and each relative one.
+double DisentangledSelfAttention::score_scale() const {
+  const int factor = 1 + (config_.relative_attention && config_.c2p) + (config_.relative_attention && config_.p2c);
+  return static_cast<double>(std::sqrt(static_cast<float>(head_dim_ * factor)));
+}
+
+// The relative table's rows that the scores read, after dropout: dropout over
+// the whole table, as Transformers draws it, then only the rows a score reads
+// (clamp(+-rel + span) lies in [first_row, end_row)): the products and the
+// gathers shrink from 2 * span columns to 2 * reach + 1, the values unchanged.
+torch::Tensor DisentangledSelfAttention::relative_rows(const RelativeAttentionInputs& in) {
+  const int64_t span = config_.relative_span();
+  return train_dropout(in.rel_embeddings.slice(0, 0, 2 * span), config_.encoder.hidden_dropout_prob, is_training())
+      .slice(0, in.first_row(span), in.end_row(span));
+}
+
 // Transformers' disentangled_attention_bias: content-to-position scores read
 // at clamp(i - j + span), position-to-content ones at clamp(j - i + span).
 torch::Tensor DisentangledSelfAttention::relative_scores(const torch::Tensor& q, const torch::Tensor& k,
                                                          const RelativeAttentionInputs& in, double scale) {
-  const int64_t span = config_.relative_span(), length = q.size(2);
-  // Dropout over the whole table, as Transformers draws it; then only the rows
-  // a score reads (clamp(+-rel + span) lies in [lo, hi)): the products and the
-  // gathers shrink from 2 * span columns to 2 * reach + 1, the values unchanged.
-  const int64_t lo = std::max<int64_t>(0, span - in.reach), hi = std::min<int64_t>(2 * span, span + in.reach + 1);
-  auto rel = train_dropout(in.rel_embeddings.slice(0, 0, 2 * span), config_.encoder.hidden_dropout_prob,
-                           is_training()).slice(0, lo, hi).unsqueeze(0);
+  const int64_t span = config_.relative_span(), length = q.size(2), lo = in.first_row(span);
+  auto rel = relative_rows(in).unsqueeze(0);
   const std::vector<int64_t> shape = {q.size(0), heads_, length, length};
   torch::Tensor score;
   if (config_.c2p) {
-    auto pos_key = heads(deberta_linear(config_.share_att_key ? key_proj : pos_key_proj, rel));  // [1, heads, hi-lo, d]
+    auto pos_key = heads(deberta_linear(config_.share_att_key ? key_proj : pos_key_proj, rel));  // [1, heads, R, d]
     auto c2p = torch::matmul(q, pos_key.transpose(-1, -2));
     auto index = (torch::clamp(in.relative_pos + span, 0, 2 * span - 1) - lo).expand(shape);
     score = torch::gather(c2p, -1, index) / scale;
@@ -75,20 +87,33 @@ torch::Tensor DisentangledSelfAttention::relative_scores(const torch::Tensor& q,
   return score;
 }
 
+// The real tokens' attention without pads: the projected table rows [R, H]
+// and the fused projections into the packed kernel, the table's dropout drawn
+// before the probabilities' as on the padded path.
+torch::Tensor DisentangledSelfAttention::packed_forward(const torch::Tensor& qkv, const RelativeAttentionInputs& in) {
+  torch::Tensor pos_key, pos_query;
+  if (config_.relative_attention) {
+    auto rel = relative_rows(in);
+    if (config_.c2p) pos_key = deberta_linear(config_.share_att_key ? key_proj : pos_key_proj, rel);
+    if (config_.p2c) pos_query = deberta_linear(config_.share_att_key ? query_proj : pos_query_proj, rel);
+  }
+  const PackedRelativeSpec spec{heads_, score_scale(), config_.encoder.attention_probs_dropout_prob, is_training()};
+  return packed_relative_attention(qkv, pos_key, pos_query, *in.sequences, in.index_tables, spec);
+}
+
 torch::Tensor DisentangledSelfAttention::forward(const torch::Tensor& hidden, const RelativeAttentionInputs& in) {
   torch::Tensor q, k, v;
-  if (in.token_index.defined()) {  // the real tokens projected at once, then placed in their rows
-    auto qkv = padded_qkv(fused_qkv(hidden, query_proj, key_proj, value_proj), in.token_index, in.batch, in.length,
-                          heads_);
+  if (in.token_index.defined()) {  // the real tokens projected at once
+    auto fused = fused_qkv(hidden, query_proj, key_proj, value_proj);
+    if (in.sequences && packed_relative_attention_applies(fused)) return packed_forward(fused, in);
+    auto qkv = padded_qkv(fused, in.token_index, in.batch, in.length, heads_);  // then placed in their rows
     q = qkv[0], k = qkv[1], v = qkv[2];
   } else {
     q = heads(deberta_linear(query_proj, hidden)), k = heads(deberta_linear(key_proj, hidden)),
     v = heads(deberta_linear(value_proj, hidden));
   }
-  const int factor = 1 + (config_.relative_attention && config_.c2p) + (config_.relative_attention && config_.p2c);
-  // sqrt(d * factor) in float32, as transformers' scaled_size_sqrt; the keys are
-  // divided before the product, as there.
-  const double scale = static_cast<double>(std::sqrt(static_cast<float>(head_dim_ * factor)));
+  // The keys are divided before the product, as there.
+  const double scale = score_scale();
   auto scores = torch::matmul(q, k.transpose(-1, -2) / scale);
   if (config_.relative_attention) {
     auto rel = relative_scores(q, k, in, scale);

@@ -4,13 +4,18 @@
 // scores a content-to-position and a position-to-content term read from a
 // table of relative distances (log-bucketed past position_buckets / 2).
 // Unpadded (the default) its projections, norms and feed-forward take only the
-// real tokens; the attention itself runs on the padded [B, heads, L, L] scores,
-// which the relative terms index by column.
+// real tokens, and on the CPU in fp32 so does the attention
+// (model/packed_relative_attention.h); elsewhere the attention runs on the
+// padded [B, heads, L, L] scores, which the relative terms index by column.
 #pragma once
 
 #include "model/bert.h"
 #include "model/deberta_v2_config.h"
 #include "model/model.h"
+#include "model/packed_relative_attention.h"
+
+#include <algorithm>
+#include <memory>
 
 namespace runner {
 
@@ -26,9 +31,15 @@ struct RelativeAttentionInputs {
   // The largest |relative_pos|: the scores read only the table's rows
   // span - reach .. span + reach, so only those are projected and multiplied.
   int64_t reach = 0;
+  int64_t first_row(int64_t span) const { return std::max<int64_t>(0, span - reach); }
+  int64_t end_row(int64_t span) const { return std::min<int64_t>(2 * span, span + reach + 1); }
   // Unpadded only: [T] flat positions of the real tokens in B * L; hidden is [T, H].
   torch::Tensor token_index;
   int64_t batch = 0, length = 0;
+  // Unpadded on the CPU: the sequences and the row indices that the packed
+  // kernel reads (model/packed_relative_attention.h).
+  std::shared_ptr<const PackedSequences> sequences;
+  RelativeIndexTables index_tables;
 };
 
 class DisentangledSelfAttention : public torch::nn::Module {
@@ -40,6 +51,9 @@ class DisentangledSelfAttention : public torch::nn::Module {
 
  private:
   torch::Tensor heads(const torch::Tensor& x) const;  // [B, L, H] -> [B, heads, L, d]
+  double score_scale() const;
+  torch::Tensor relative_rows(const RelativeAttentionInputs& in);
+  torch::Tensor packed_forward(const torch::Tensor& qkv, const RelativeAttentionInputs& in);
   torch::Tensor relative_scores(const torch::Tensor& q, const torch::Tensor& k, const RelativeAttentionInputs& in,
                                 double scale);
   DebertaV2Config config_;
@@ -75,6 +89,7 @@ class DebertaV2ForSequenceClassification : public SequenceClassifier {
   torch::Tensor embed(const ModelBatch& b);
   torch::Tensor embed_unpadded(const ModelBatch& b, const torch::Tensor& token_index);
   RelativeAttentionInputs attention_inputs(const ModelBatch& b);
+  void packed_inputs(RelativeAttentionInputs& in) const;
   torch::Tensor encode(torch::Tensor h, const RelativeAttentionInputs& in, const ForwardOptions& o, ModelOutput& out);
 
   DebertaV2Config config_;

@@ -84,6 +84,15 @@ RelativeAttentionInputs DebertaV2ForSequenceClassification::attention_inputs(con
   return in;  // the relative table is normalised by each layer's call (forward)
 }
 
+// What the packed kernel reads besides the tokens: the sequences, and the
+// relative positions as rows of the projected table.
+void DebertaV2ForSequenceClassification::packed_inputs(RelativeAttentionInputs& in) const {
+  in.sequences = packed_sequences(in.token_index, in.batch, in.length);
+  if (!config_.relative_attention) return;
+  const int64_t span = config_.relative_span();
+  in.index_tables = relative_index_tables(in.relative_pos, span, in.first_row(span), config_.c2p, config_.p2c);
+}
+
 // The layers over h ([B, L, H], or [T, H] unpadded); the hidden states after each when asked.
 torch::Tensor DebertaV2ForSequenceClassification::encode(torch::Tensor h, const RelativeAttentionInputs& in,
                                                          const ForwardOptions& o, ModelOutput& out) {
@@ -113,6 +122,7 @@ ModelOutput DebertaV2ForSequenceClassification::forward(const ModelBatch& b, con
   if (runs_unpadded(execution_, b, o)) {
     const PackedTokens packed = packed_tokens(b);
     in.token_index = packed.token_index, in.batch = b.input_ids.size(0), in.length = b.input_ids.size(1);
+    if (b.input_ids.device().is_cpu()) packed_inputs(in);
     first = encode(embed_unpadded(b, packed.token_index), in, o, out).index_select(0, packed.first_token);
   } else {
     first = encode(embed(b), in, o, out).select(1, 0);

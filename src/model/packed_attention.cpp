@@ -1,46 +1,15 @@
 #include "model/packed_attention.h"
 
 #include "model/encoder_ops.h"
+#include "model/packed_heads.h"
 #include "model/varlen_attention.h"
 
-#include <ATen/Parallel.h>
 #include <ATen/record_function.h>
 
 #include <algorithm>
 
 namespace runner {
 namespace {
-
-// Where each (sequence, head)'s [n, n] probabilities start in the kept buffer.
-std::vector<int64_t> probs_offsets(const PackedSequences& s, int64_t heads) {
-  const int64_t* starts = s.starts.data_ptr<int64_t>();
-  const int64_t batch = s.starts.numel() - 1;
-  std::vector<int64_t> offsets(batch * heads + 1, 0);
-  for (int64_t task = 0; task < batch * heads; ++task) {
-    const int64_t n = starts[task / heads + 1] - starts[task / heads];
-    offsets[task + 1] = offsets[task] + n * n;
-  }
-  return offsets;
-}
-
-// Runs `each(task, n, first_token, head_task)` for every (sequence, head) over
-// LibTorch's threads, each task with its own scratch.
-template <typename Each>
-void for_each_head(const PackedSequences& s, int64_t heads, int64_t head_dim, const Each& each) {
-  const int64_t* starts = s.starts.data_ptr<int64_t>();
-  const int64_t* columns = s.columns.data_ptr<int64_t>();
-  const int64_t batch = s.starts.numel() - 1, length = s.padded_length;
-  at::parallel_for(0, batch * heads, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> scratch;
-    for (int64_t task = begin; task < end; ++task) {
-      const int64_t b = task / heads, first = starts[b], n = starts[b + 1] - first;
-      if (n == 0) continue;
-      scratch.resize(head_scratch_floats(n, head_dim));
-      const HeadTask t{n, columns + first, uint64_t(task) * uint64_t(length * length), length};
-      each(task, first, t, scratch.data());
-    }
-  });
-}
 
 template <typename T>
 HeadBuffers<T> head_buffers(const T* qkv, int64_t first, int64_t head, int64_t hidden, int64_t head_dim,
@@ -58,7 +27,8 @@ void forward_heads(const HeadAttentionSpec& s, const torch::Tensor& qkv, const P
   const T* in = qkv.data_ptr<T>();
   T* out = context.data_ptr<T>();
   float* kept = probs.data_ptr<float>();
-  for_each_head(seq, heads, d, [&](int64_t task, int64_t first, const HeadTask& t, float* scratch) {
+  const auto scratch_floats = [d](int64_t, int64_t n) { return head_scratch_floats(n, d); };
+  for_each_head(seq, heads, scratch_floats, [&](int64_t task, int64_t first, const HeadTask& t, float* scratch) {
     const int64_t h = task % heads;
     attend_head<T>(s, t, head_buffers(in, first, h, hidden, d, kept + offsets[task], scratch),
                    out + first * hidden + h * d, hidden);
@@ -74,7 +44,8 @@ void backward_heads(const HeadAttentionSpec& s, const torch::Tensor& qkv, const 
   const T* g = grad.data_ptr<T>();
   T* out = dqkv.data_ptr<T>();
   float* kept = probs.data_ptr<float>();
-  for_each_head(seq, heads, d, [&](int64_t task, int64_t first, const HeadTask& t, float* scratch) {
+  const auto scratch_floats = [d](int64_t, int64_t n) { return head_scratch_floats(n, d); };
+  for_each_head(seq, heads, scratch_floats, [&](int64_t task, int64_t first, const HeadTask& t, float* scratch) {
     const int64_t h = task % heads;
     T* dq = out + first * 3 * hidden + h * d;
     attend_head_backward<T>(s, t, head_buffers(in, first, h, hidden, d, kept + offsets[task], scratch),

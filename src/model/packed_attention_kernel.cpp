@@ -92,15 +92,6 @@ Operands operands(const HeadAttentionSpec& s, const HeadTask& t, const HeadBuffe
   return {q, k, v, d, d};
 }
 
-// Dropout's factors of the [n, n] probabilities: row i holds the padded path's
-// elements of the same token pairs, so both paths draw the same mask.
-void keep_factors(const HeadAttentionSpec& s, const HeadTask& t, float* keep) {
-  for (int64_t i = 0; i < t.n; ++i) {
-    const uint64_t row_base = t.mask_base + uint64_t(t.columns[i]) * uint64_t(t.padded_length);
-    dropout_row_factors(s.mask, row_base, t.columns, t.n, s.dropout_scale, keep + i * t.n);
-  }
-}
-
 // The probabilities as the second product reads them: after dropout (with
 // `keep`) and rounded to T. fp32 without dropout reads `probs` itself.
 template <typename T>
@@ -109,19 +100,6 @@ const float* dropped_probs(const HeadAttentionSpec& s, int64_t n, const float* p
   if (std::is_same_v<T, float> && !s.dropout) return probs;
   for (int64_t i = 0; i < n * n; ++i) out[i] = held<T>(s.dropout ? probs[i] * keep[i] : probs[i]);
   return out;
-}
-
-// Softmax of each row in place, as ATen's last-dimension kernel: exp(x - max)
-// summed, then multiplied by the sum's reciprocal.
-void softmax_rows(float* x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    float* row = x + i * n;
-    const float top = *std::max_element(row, row + n);
-    float sum = 0.0f;
-    for (int64_t j = 0; j < n; ++j) sum += (row[j] = std::exp(row[j] - top));
-    const float inverse = 1.0f / sum;
-    for (int64_t j = 0; j < n; ++j) row[j] *= inverse;
-  }
 }
 
 // Rows a product reads: fp32 ones where they lie, bf16 ones widened into
@@ -149,6 +127,24 @@ void finish_rows(const float* rows, int64_t n, int64_t d, T* out, int64_t ld) {
 }
 
 }  // namespace
+
+void keep_factors(const HeadAttentionSpec& s, const HeadTask& t, float* keep) {
+  for (int64_t i = 0; i < t.n; ++i) {
+    const uint64_t row_base = t.mask_base + uint64_t(t.columns[i]) * uint64_t(t.padded_length);
+    dropout_row_factors(s.mask, row_base, t.columns, t.n, s.dropout_scale, keep + i * t.n);
+  }
+}
+
+void softmax_rows(float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    float* row = x + i * n;
+    const float top = *std::max_element(row, row + n);
+    float sum = 0.0f;
+    for (int64_t j = 0; j < n; ++j) sum += (row[j] = std::exp(row[j] - top));
+    const float inverse = 1.0f / sum;
+    for (int64_t j = 0; j < n; ++j) row[j] *= inverse;
+  }
+}
 
 int64_t head_scratch_floats(int64_t n, int64_t head_dim) { return 8 * n * head_dim + 3 * n * n; }
 

@@ -56,6 +56,14 @@ struct HeadBuffers {
 
 int64_t head_scratch_floats(int64_t n, int64_t head_dim);
 
+// Softmax of each row of x [n, n] in place, as ATen's last-dimension kernel:
+// exp(x - max) summed, then multiplied by the sum's reciprocal.
+void softmax_rows(float* x, int64_t n);
+
+// Dropout's factors of one head's [n, n] probabilities: row i holds the padded
+// path's elements of the same token pairs, so both paths draw the same mask.
+void keep_factors(const HeadAttentionSpec& s, const HeadTask& t, float* keep);
+
 // context [n, d] (leading dimension ld_out) of one head.
 template <typename T>
 void attend_head(const HeadAttentionSpec& s, const HeadTask& t, const HeadBuffers<T>& b, T* context,
