@@ -1,6 +1,7 @@
 #include "model/bert.h"
 
 #include "model/batched_matmul.h"
+#include "model/dense.h"
 #include "model/encoder_ops.h"
 
 #include <torch/version.h>
@@ -15,11 +16,11 @@ torch::nn::LayerNorm make_layer_norm(const BertConfig& c) {
       torch::nn::LayerNormOptions({c.hidden_size}).eps(c.layer_norm_eps).elementwise_affine(true));
 }
 
-// aten::linear, the op Python's F.linear calls. The C++ torch::nn::Linear module
+// aten::linear's product (model/dense.h), the op Python's F.linear calls. The C++ torch::nn::Linear module
 // instead adds the bias after a matmul on 3-D inputs, which under bf16 autocast
 // rounds twice and moved the logits by up to 0.05 from Hugging Face's.
 torch::Tensor apply_linear(const torch::nn::Linear& layer, const torch::Tensor& x) {
-  return torch::linear(x, layer->weight, layer->bias);
+  return dense(x, layer->weight, layer->bias);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "model/deberta_v2.h"
 
+#include "model/dense.h"
 #include "model/encoder_ops.h"
 
 #include <algorithm>
@@ -9,7 +10,7 @@
 namespace runner {
 namespace {
 
-torch::Tensor deberta_linear(const torch::nn::Linear& l, const torch::Tensor& x) { return torch::linear(x, l->weight, l->bias); }
+torch::Tensor deberta_linear(const torch::nn::Linear& l, const torch::Tensor& x) { return dense(x, l->weight, l->bias); }
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 // table, and the ContextPooler head (model/deberta_v2.h).
 #include "model/deberta_v2.h"
 
+#include "model/dense.h"
 #include "model/encoder_ops.h"
 
 namespace runner {
@@ -129,9 +130,9 @@ ModelOutput DebertaV2ForSequenceClassification::forward(const ModelBatch& b, con
   }
   // ContextPooler: the first token, dropout, dense, the pooler's activation.
   first = train_dropout(first, config_.pooler_dropout, is_training());
-  out.pooled = hf_activation(config_.pooler_hidden_act, torch::linear(first, pooler_->weight, pooler_->bias));
+  out.pooled = hf_activation(config_.pooler_hidden_act, dense(first, pooler_->weight, pooler_->bias));
   auto pooled = train_dropout(out.pooled, config_.classifier_dropout(), is_training());
-  out.logits = torch::linear(pooled, classifier_->weight, classifier_->bias);
+  out.logits = dense(pooled, classifier_->weight, classifier_->bias);
   if (b.labels.defined())
     out.loss = sequence_classification_loss(out.logits, b.labels, config_.encoder.num_labels,
                                             config_.encoder.problem_type, o.label_smoothing, o.class_weights);

@@ -4,6 +4,7 @@
 // applies the attention product is padded to [B, heads, L, d].
 #include "model/distilbert.h"
 
+#include "model/dense.h"
 #include "model/encoder_ops.h"
 
 namespace runner {
@@ -19,7 +20,7 @@ torch::Tensor DistilBertSelfAttention::forward_unpadded(const torch::Tensor& x,
     auto padded = padded_qkv(qkv, a.token_index, a.batch, a.length, heads);
     context = packed_context(attend(padded[0], padded[1], padded[2], a.padding), a.token_index);
   }
-  return torch::linear(context, out_lin->weight, out_lin->bias);
+  return dense(context, out_lin->weight, out_lin->bias);
 }
 
 torch::Tensor DistilBertForSequenceClassification::encode_unpadded(const ModelBatch& b) {

@@ -1,5 +1,6 @@
 #include "model/electra.h"
 
+#include "model/dense.h"
 #include "model/encoder_ops.h"
 
 namespace runner {
@@ -11,9 +12,9 @@ ElectraClassificationHead::ElectraClassificationHead(const BertConfig& c)
 
 torch::Tensor ElectraClassificationHead::forward(const torch::Tensor& cls) {
   // The head's GELU is always the erf form, whatever hidden_act says.
-  auto x = torch::linear(train_dropout(cls, dropout_p, is_training()), dense->weight, dense->bias);
+  auto x = runner::dense(train_dropout(cls, dropout_p, is_training()), dense->weight, dense->bias);
   x = train_dropout(torch::gelu(x), dropout_p, is_training());
-  return torch::linear(x, out_proj->weight, out_proj->bias);
+  return runner::dense(x, out_proj->weight, out_proj->bias);
 }
 
 ElectraForSequenceClassification::ElectraForSequenceClassification(ElectraConfig config, Init init)
@@ -47,7 +48,7 @@ torch::Tensor ElectraForSequenceClassification::embed(const torch::Tensor& ids, 
                                                       const torch::Tensor& positions) {
   auto h = embeddings_->forward(ids, types, positions);
   if (!embeddings_project_) return h;
-  return torch::linear(h, embeddings_project_->weight, embeddings_project_->bias);
+  return runner::dense(h, embeddings_project_->weight, embeddings_project_->bias);
 }
 
 torch::Tensor ElectraForSequenceClassification::encode_padded(const ModelBatch& b, const ForwardOptions& o,

@@ -1,4 +1,5 @@
 #include "model/encoder_ops.h"
+#include "model/dense.h"
 #include "model/host_read.h"
 
 #include <algorithm>
@@ -57,7 +58,7 @@ torch::Tensor fused_qkv(const torch::Tensor& x, const torch::nn::Linear& q, cons
                         const torch::nn::Linear& v) {
   auto weight = torch::cat({q->weight, k->weight, v->weight}, 0);
   auto bias = torch::cat({q->bias, k->bias, v->bias}, 0);
-  return torch::linear(x, weight, bias);
+  return dense(x, weight, bias);
 }
 
 torch::Tensor padded_qkv(const torch::Tensor& qkv, const torch::Tensor& token_index, int64_t batch,

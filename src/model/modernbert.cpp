@@ -1,5 +1,6 @@
 #include "model/modernbert.h"
 
+#include "model/dense.h"
 #include "model/encoder_ops.h"
 #include "model/packed_rotary.h"
 
@@ -13,7 +14,7 @@ torch::nn::Linear projection(int64_t in, int64_t out, bool bias) {
 }
 
 torch::Tensor project(const torch::nn::Linear& l, const torch::Tensor& x) {
-  return torch::linear(x, l->weight, l->bias.defined() ? l->bias : torch::Tensor());
+  return dense(x, l->weight, l->bias.defined() ? l->bias : torch::Tensor());
 }
 
 torch::Tensor rotate_half(const torch::Tensor& x) {

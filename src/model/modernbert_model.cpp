@@ -3,6 +3,7 @@
 #include "model/modernbert.h"
 
 #include "model/autocast_state.h"
+#include "model/dense.h"
 #include "model/encoder_ops.h"
 
 #include <algorithm>
@@ -141,9 +142,9 @@ ModelOutput ModernBertForSequenceClassification::forward(const ModelBatch& b, co
   ModelOutput out;
   auto pooled = runs_packed(b, o) ? encode_unpadded(b) : encode_padded(b, o, out);
   out.pooled = head_norm_->forward(hf_activation(config_.classifier_activation,
-                                                 torch::linear(pooled, head_dense_->weight, head_dense_->bias)));
+                                                 dense(pooled, head_dense_->weight, head_dense_->bias)));
   auto dropped = train_dropout(out.pooled, config_.classifier_dropout, is_training());
-  out.logits = torch::linear(dropped, classifier_->weight, classifier_->bias);
+  out.logits = dense(dropped, classifier_->weight, classifier_->bias);
   if (b.labels.defined())
     out.loss = sequence_classification_loss(out.logits, b.labels, config_.labels.num_labels,
                                             config_.labels.problem_type, o.label_smoothing, o.class_weights);
