@@ -5,8 +5,9 @@
 # AVX-512 with AVX512-BF16; some Intel hosts: AMX too), and a tolerance that
 # holds on one only is a bug (issue 25). Each variant forces one or more of:
 #   OPENBLAS_CORETYPE    OpenBLAS's fp32 GEMM kernels (Haswell = AVX2, Zen, SkylakeX = AVX-512)
-#   ONEDNN_MAX_CPU_ISA   oneDNN's widest ISA for its bf16 matmuls: AVX512_CORE_BF16 is a
-#                        Zen 4 here (no AMX).
+#   ONEDNN_MAX_CPU_ISA   oneDNN's widest ISA: its fp32 sgemm (the runner's Linear layers)
+#                        and its bf16 matmuls. AVX512_CORE_BF16 is a Zen 4/5 here (no AMX);
+#                        AVX2 is a Zen 3's fp32 sgemm.
 #   RUNNER_CPU_BF16      =emulated: the runner sees no native bf16 and runs bf16 matmuls on
 #                        ATen's own GEMM, the path LibTorch takes on a CPU without AVX-512
 #                        (its oneDNN check asks for avx512bw/vl/dq; on a real Zen 3 oneDNN
@@ -20,6 +21,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+# OpenBLAS's kernel is the CPU's or the one OPENBLAS_CORETYPE forces (some machines
+# set it in the environment); oneDNN's is always the CPU's. So a CPU meets each OpenBLAS
+# kernel its vector width allows beside its own oneDNN path, which the variants pair
+# (docs/dev/tests.md, "Other CPUs' code paths"):
+#   Zen 4/5 (AVX-512): Haswell, Zen or SkylakeX OpenBLAS beside oneDNN's AVX-512
+#   Zen 3 (AVX2):      Haswell or Zen OpenBLAS beside oneDNN's AVX2, no native bf16
 variants=(
   "OPENBLAS_CORETYPE=Haswell"
   "OPENBLAS_CORETYPE=Zen"
@@ -27,7 +34,8 @@ variants=(
   "ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16"
   "RUNNER_KERNEL_ISA=avx2"
   "RUNNER_KERNEL_ISA=generic"
-  "RUNNER_CPU_BF16=emulated ATEN_CPU_CAPABILITY=avx2 RUNNER_KERNEL_ISA=avx2 OPENBLAS_CORETYPE=Haswell"
+  "RUNNER_CPU_BF16=emulated ATEN_CPU_CAPABILITY=avx2 RUNNER_KERNEL_ISA=avx2 OPENBLAS_CORETYPE=Haswell ONEDNN_MAX_CPU_ISA=AVX2"
+  "RUNNER_CPU_BF16=emulated ATEN_CPU_CAPABILITY=avx2 RUNNER_KERNEL_ISA=avx2 OPENBLAS_CORETYPE=Zen ONEDNN_MAX_CPU_ISA=AVX2"
 )
 # CPU_MATRIX_VARIANTS: variants separated by ";" (each one or more VAR=value words).
 [[ -n ${CPU_MATRIX_VARIANTS:-} ]] && IFS=';' read -r -a variants <<<"$CPU_MATRIX_VARIANTS"

@@ -181,6 +181,7 @@ void SessionParts::build_trainer() {
     warn(fmt::format("train.grad_accum = {} is more than the {} batches of an epoch: each epoch is one "
                      "optimizer step over all of them", cfg.grad_accum, batches->batches_per_epoch()));
   trainer->set_checkpoint_hook(watch.checkpoint_hook());
+  trainer->set_step_probe(watch.step_probe());
   if (parallel) trainer->set_parallel(parallel.get());
   log->emit({{"event", "setup"}, {"threads", threads}, {"loop_threads", own_loop_threads()},
              {"device", device.str()},

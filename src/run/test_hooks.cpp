@@ -1,4 +1,6 @@
 #include "run/test_hooks.h"
+#include "train/tensor_file.h"
+#include "util/synced_file.h"
 
 #include <chrono>
 #include <csignal>
@@ -92,6 +94,32 @@ CheckpointWriteHook StepWatch::checkpoint_hook() const {
       std::this_thread::sleep_for(std::chrono::milliseconds(pause_in_checkpoint_.pause_ms));
     if (kill_in_checkpoint_.at(checkpoint, file)) kill_self();
   };
+}
+
+// The data-parallel rank, as torchrun or Slurm gives it; 0 alone.
+static long long worker_rank() { return env_integer("RANK", env_integer("SLURM_PROCID", 0)); }
+
+StepProbe StepWatch::step_probe() const {
+  StepProbe probe;
+  const char* scale = std::getenv("RUNNER_TEST_GRADIENT_SCALE");
+  if (scale && *scale) {
+    std::string s(scale);
+    auto colon = s.find(':');
+    if (colon != std::string::npos && std::atoll(s.substr(0, colon).c_str()) == worker_rank())
+      probe.loss_factor = std::atof(s.c_str() + colon + 1);
+  }
+  const char* dir = std::getenv("RUNNER_TEST_GRADIENT_DIR");
+  if (dir && *dir && worker_rank() == 0) {
+    std::string folder(dir);
+    probe.before_update = [folder](long long step, const std::vector<NamedParameter>& params, double lr) {
+      TensorMap grads;
+      for (const auto& p : params)
+        if (p.tensor.grad().defined()) grads[p.name] = p.tensor.grad().detach().to(torch::kCPU).clone();
+      grads["@lr"] = torch::tensor({lr}, torch::kFloat64);
+      write_file_synced(folder + "/step-" + std::to_string(step) + ".safetensors", encode_tensors(grads));
+    };
+  }
+  return probe;
 }
 
 }  // namespace runner

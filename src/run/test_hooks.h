@@ -15,10 +15,16 @@
 //   RUNNER_TEST_STEP_PAUSE_MS=N           sleep N ms when each optimizer step ends, so that
 //                                         a tiny model's run lasts long enough for a test to
 //                                         act during it (stop a tracking server)
+//   RUNNER_TEST_GRADIENT_DIR=DIR          rank 0 writes the gradients each optimizer step
+//                                         updates with to DIR/step-N.safetensors (the
+//                                         parameters' names, and "@lr": the step's rate)
+//   RUNNER_TEST_GRADIENT_SCALE=R:F        the worker with RANK=R multiplies its loss, so
+//                                         its gradients, by F (a deliberate mutation)
 #pragma once
 
 #include "train/checkpoint_io.h"
 #include "train/logger.h"
+#include "train/train_step.h"
 
 namespace runner {
 
@@ -39,6 +45,8 @@ class StepWatch : public Logger {
   long long step() const { return step_; }
   // The checkpoint write hook for the trainer (a no-op unless the env var is set).
   CheckpointWriteHook checkpoint_hook() const;
+  // The optimizer step's hooks for the trainer (no-ops unless the env vars are set).
+  StepProbe step_probe() const;
 
  private:
   long long step_ = 0;

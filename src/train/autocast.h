@@ -25,7 +25,6 @@ class AutocastGuard {
   c10::DeviceType device_;
   bool previous_enabled_ = false;
   at::ScalarType previous_dtype_ = at::kFloat;
-  bool restore_onednn_ = false;  // oneDNN switched off for an emulated-bf16 CPU's path
 };
 
 }  // namespace runner

@@ -126,6 +126,7 @@ TrainStep::MicroLoss TrainStep::forward_backward(const ModelBatch& batch, long l
   torch::Tensor value = out.loss.detach().to(torch::kFloat64);
   MicroLoss loss{value, value.isfinite().logical_not()};
   torch::Tensor scaled = scaler_.scale_loss(out.loss / static_cast<double>(window));
+  if (probe_.loss_factor != 1.0) scaled = scaled * probe_.loss_factor;
   if (!parallel_) {
     scaled.backward();
     return loss;
@@ -202,6 +203,7 @@ TrainStep::UpdateResult TrainStep::apply_update(const torch::Tensor& skip, bool 
   if (want_norm && !parallel_) r.norm = clip_grad_norm(params, config_.max_grad_norm);
   else if (want_norm && !rank_skipped) r.norm = parallel_->clip_grad_norm(config_.max_grad_norm);
   if (!rank_skipped) {
+    if (probe_.before_update) probe_.before_update(state_.global_step + 1, params, read_double(r.lr));
     optimizer_->step({r.lr, skip});
     if (parallel_) parallel_->after_optimizer_step();
   }

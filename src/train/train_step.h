@@ -34,6 +34,16 @@
 
 namespace runner {
 
+// Test hooks inside the optimizer step, filled by run/test_hooks.h from the
+// environment (the data-parallel equivalence tests): `loss_factor` multiplies
+// this process's loss before its backward, so its gradients too; `before_update`
+// sees the gradients the optimizer is about to step with (after the exchange and
+// clipping), the step's number and its learning rate. Unset, they cost nothing.
+struct StepProbe {
+  double loss_factor = 1.0;
+  std::function<void(long long step, const std::vector<NamedParameter>& params, double lr)> before_update;
+};
+
 class TrainStep {
  public:
   using ScheduleMaker = std::function<LrMultiplier(long long total_steps)>;
@@ -44,6 +54,7 @@ class TrainStep {
             const TrainingScheduler& scheduler, TrainingState& state, const EventLog& events);
 
   void set_parallel(ParallelHooks* parallel) { parallel_ = parallel; }
+  void set_probe(StepProbe probe) { probe_ = std::move(probe); }
   // Before the first update: the CUDA graphs (train.cuda_graphs) and the
   // schedule's table; the log interval's clock starts at `now`.
   void start(std::chrono::steady_clock::time_point now);
@@ -108,6 +119,7 @@ class TrainStep {
   TrainingState& state_;
   const EventLog& events_;
   ParallelHooks* parallel_ = nullptr;
+  StepProbe probe_;
   torch::Device device_;  // where the model lives (autocast's device type), read once
   torch::Tensor loss_weights_;  // config.loss_weights on the device; undefined: unweighted
   LossScaler scaler_;

@@ -66,6 +66,8 @@ class Trainer {
   std::string save_checkpoint();
   // Test hook passed to write_checkpoint.
   void set_checkpoint_hook(CheckpointWriteHook hook) { checkpoint_hook_ = std::move(hook); }
+  // Test hooks inside each optimizer step (train_step.h).
+  void set_step_probe(StepProbe probe) { step_.set_probe(std::move(probe)); }
   // Data parallelism (parallel/); without it the trainer runs alone. Not owned.
   void set_parallel(ParallelHooks* parallel);
 

@@ -4,6 +4,7 @@
 // so each step averages the gradients of the same 16 pairs), dropout off: the
 // same losses and the same final weights up to float summation order.
 #include "dist_runs.h"
+#include "equivalence.h"
 #include "new_family_cases.h"
 #include "toy_ranks.h"
 
@@ -42,53 +43,62 @@ std::string write_recipe(const std::string& dir, const FamilyCase& c) {
   return path;
 }
 
-std::string sets(const std::string& dir, int per_rank_batch) {
+std::string sets(const std::string& dir, int per_rank_batch, int grad_accum = 1) {
   return " --set run.output_dir=" + dir + "/runs --set run.threads=1 --set data.cache_dir=" + dir + "/cache" +
-         " --set data.train_batch_size=" + std::to_string(per_rank_batch);
+         " --set data.train_batch_size=" + std::to_string(per_rank_batch) +
+         " --set train.grad_accum=" + std::to_string(grad_accum);
+}
+
+// A run of `recipe` in `dir` that writes its gradients to dir/gradients;
+// `launch` runs it as 2 workers x batch 8, else 1 worker x batch 16 / grad_accum.
+runner::test::RunTrace traced_run(const std::string& recipe, const std::string& dir, bool launch,
+                                  int grad_accum = 1, const std::string& env = "") {
+  const std::string grads = "RUNNER_TEST_GRADIENT_DIR=" + dir + "/gradients " + env + " ";
+  std::filesystem::create_directories(dir + "/gradients");
+  auto r = launch ? run_command(grads + runner::test::runner_exe() + " launch --nproc-per-node 2 --master-port " +
+                                std::to_string(runner::test::free_port()) + " " + recipe + sets(dir, 8))
+                  : run_command(grads + runner::test::runner_exe() + " run " + recipe +
+                                sets(dir, 16 / grad_accum, grad_accum));
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  const std::string run = only_run_dir(dir, "fam");
+  runner::test::RunTrace t;
+  t.losses = runner::test::step_losses(run);
+  t.gradients = runner::test::step_gradients(dir + "/gradients");
+  for (const auto& p : runner::load_model_folder(run + "/final").model->named_parameters())
+    t.weights[p.key()] = p.value().detach().clone();
+  REQUIRE(t.losses.size() == size_t(kSteps));
+  REQUIRE(t.gradients.size() == size_t(kSteps));
+  return t;
 }
 
 }  // namespace
 
+// Equal up to float summation order, judged by equivalence.h: losses, every
+// step's gradients and the final weights no farther from the single run than
+// its own accumulation variant is, times kNoiseRatio.
 TEST_CASE("roberta, deberta-v3 and modernbert: 2 workers x batch 8 train like 1 worker x batch 16",
           "[parallel][new_families]") {
   for (const auto& c : kCases) {
     INFO(c.type);
     const std::string root = runner::test::tmp_dir(std::string("dist_family_") + c.type);
     const std::string recipe = write_recipe(root, c);
-    auto one = run_command(runner::test::runner_exe() + " run " + recipe + sets(root + "/one", 16));
-    INFO(one.out);
-    REQUIRE(one.exit_code == 0);
-    auto two = run_command(runner::test::runner_exe() + " launch --nproc-per-node 2 --master-port " +
-                           std::to_string(runner::test::free_port()) + " " + recipe + sets(root + "/two", 8));
-    INFO(two.out);
-    REQUIRE(two.exit_code == 0);
-    const std::string run1 = only_run_dir(root + "/one", "fam"), run2 = only_run_dir(root + "/two", "fam");
-    auto a = events(run1, "train"), b = events(run2, "train");
-    REQUIRE(a.size() == size_t(kSteps));
-    REQUIRE(b.size() == a.size());
-    for (size_t i = 0; i < a.size(); ++i) {
-      // The runs differ in the order their gradients are summed: a few fp32
-      // roundings per step, the 1e-5 relative of BERT's equivalence (test_dist_training).
-      INFO("step " << i + 1 << ": " << a[i]["loss"] << " vs " << b[i]["loss"]);
-      CHECK(std::abs(a[i]["loss"].get<double>() - b[i]["loss"].get<double>()) <= 1e-5 * a[i]["loss"].get<double>());
-      CHECK(a[i]["effective_batch"] == b[i]["effective_batch"]);
-    }
-    auto w1 = runner::load_model_folder(run1 + "/final").model->named_parameters();
-    auto w2 = runner::load_model_folder(run2 + "/final").model->named_parameters();
-    REQUIRE(w1.size() == w2.size());
-    // Each step's gradients differ by the summation order (1e-5 relative, as
-    // the losses); AdamW's update lr m / sqrt(v) is scale-free, so it moves by
-    // at most 2 x 1e-5 of lr per step, 4 steps: 8e-8; and a weight's last
-    // rounding is half an ulp, 2^-24 |w|, on either side: 2^-23 |w|.
-    constexpr double kUpdates = kSteps * 2 * 1e-5 * kLr;
-    double worst = 0;
-    for (const auto& p : w1) {
-      INFO(p.key());
-      const torch::Tensor d = (p.value() - w2[p.key()]).abs();
-      const double over = (d - p.value().abs() / (1 << 23)).max().item<double>();
-      CHECK(over <= kUpdates);
-      worst = std::max(worst, d.max().item<double>());
-    }
-    WARN(c.type << ": largest weight difference " << worst);
+    const auto single = traced_run(recipe, root + "/one", false);
+    const auto reference = traced_run(recipe, root + "/accum", false, 2);
+    const auto two = traced_run(recipe, root + "/two", true);
+    runner::test::EquivalenceCheck check;
+    check.compare_runs(single, reference, two, 16);
+    INFO(runner::test::joined(check.violations()));
+    CHECK(check.violations().empty());
+    CHECK(check.compared() > 3 * single.weights.size());
+    WARN(c.type << ": the 2-worker run's largest distance is " << check.worst_ratio()
+                << " x the accumulation run's");
+
+    // One worker's gradients 1 + 1e-4 of what they should be: the check must see it.
+    if (&c != &kCases[0]) continue;
+    const auto mutated = traced_run(recipe, root + "/mutated", true, 1, "RUNNER_TEST_GRADIENT_SCALE=1:1.0001");
+    runner::test::EquivalenceCheck caught;
+    caught.compare_runs(single, reference, mutated, 16);
+    CHECK(!caught.violations().empty());
   }
 }
