@@ -25,6 +25,17 @@ std::string ParsedArgs::positional(size_t i, const std::string& fallback) const 
   return i < positionals_.size() ? positionals_[i] : fallback;
 }
 
+std::vector<std::pair<size_t, std::string>> ParsedArgs::after(const std::string& flag,
+                                                              const std::string& anchor) const {
+  std::vector<std::pair<size_t, std::string>> out;
+  size_t anchors = 0;
+  for (const auto& [name, value] : in_order_) {
+    if (name == anchor) ++anchors;
+    else if (name == flag) out.emplace_back(anchors, value);
+  }
+  return out;
+}
+
 const FlagSpec* find_flag(const std::string& name) {
   for (const auto& f : flag_table())
     if (f.name == name) return &f;
@@ -107,6 +118,7 @@ struct ArgParser {
       return false;
     }
     values.push_back(value);
+    out.in_order_.emplace_back(name, value);
     return true;
   }
 

@@ -38,11 +38,15 @@ class ParsedArgs {
   const std::vector<std::string>& all(const std::string& flag) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
   std::string positional(size_t i, const std::string& fallback = "") const;
+  // Each value of `flag` with the number of `anchor` flags given before it, so
+  // that a flag can bind to the one it follows (compare's --abs-tol to its --metric).
+  std::vector<std::pair<size_t, std::string>> after(const std::string& flag, const std::string& anchor) const;
   std::vector<std::string> argv;  // the whole command line, for the record
 
  private:
   friend struct ArgParser;
   std::map<std::string, std::vector<std::string>> flags_;
+  std::vector<std::pair<std::string, std::string>> in_order_;  // every flag and value as given
   std::vector<std::string> positionals_;
 };
 

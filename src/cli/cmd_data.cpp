@@ -10,6 +10,7 @@
 #include "tokenizer/tokenize_command.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
+#include "util/json_input.h"
 #include "util/numbers.h"
 #include "util/paths.h"
 
@@ -86,6 +87,7 @@ static std::string named_folder(const std::string& name, hub::Fetchable what) {
 struct PredictModel {
   std::string folder;
   bool by_name = false;  // a name resolved to `folder`, which may not hold the tokenizer
+  std::string run;       // the run whose final/ `folder` is, or empty
 };
 
 static PredictModel model_folder_of(const std::string& model) {
@@ -94,13 +96,29 @@ static PredictModel model_folder_of(const std::string& model) {
   if (std::filesystem::is_regular_file(run + "/env.json", ec) &&
       std::filesystem::is_regular_file(run + "/final/config.json", ec)) {
     verified_final_weights(RunPaths{run});
-    return {run + "/final", false};
+    return {run + "/final", false, run};
   }
   const std::filesystem::path given = std::filesystem::path(model).lexically_normal();
-  if (given.filename() == "final" && std::filesystem::is_regular_file(given.parent_path() / "env.json", ec))
+  if (given.filename() == "final" && std::filesystem::is_regular_file(given.parent_path() / "env.json", ec)) {
     verified_final_weights(RunPaths{given.parent_path().string()});  // RUN/final named directly
+    return {model, false, given.parent_path().string()};
+  }
   std::string folder = named_folder(model, hub::Fetchable::Model);
-  return {folder, folder != model};
+  return {folder, folder != model, ""};
+}
+
+// The text columns a run's recipe mapped (data.columns' text_a and text_b), so that
+// predict reads a file laid out as the run's own splits; empty when it mapped none.
+static std::map<std::string, std::string> run_text_columns(const std::string& run) {
+  std::map<std::string, std::string> out;
+  const std::string recipe = run + "/recipe.resolved.json";
+  std::error_code ec;
+  if (run.empty() || !std::filesystem::is_regular_file(recipe, ec)) return out;
+  const nlohmann::json columns = record_object(record_object(read_json_file(recipe), "data"), "columns");
+  for (const char* role : {"text_a", "text_b"})
+    if (columns.contains(role) && columns[role].is_string()) out[role] = columns[role].get<std::string>();
+  if (!out.count("text_a")) out.clear();
+  return out;
 }
 
 // Without --tokenizer, a model given by name brings its repository's tokenizer;
@@ -155,6 +173,8 @@ int cmd_predict(const ParsedArgs& args) {
     PredictModel model = model_folder_of(options.model);
     options.tokenizer = tokenizer_folder_of(options.tokenizer, options.model, model);
     options.model = model.folder;
+    // A file input without --columns is read with the run's own mapping, as evaluate --input is.
+    if (options.columns.empty() && !input_file(args).empty()) options.columns = run_text_columns(model.run);
   } catch (const InputError& e) {
     std::cerr << e.diagnostic().format() << "\n";
     return kExitBadInput;

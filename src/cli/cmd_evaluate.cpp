@@ -45,20 +45,6 @@ fs::path enclosing_run(const fs::path& p) {
   return {};
 }
 
-// The weights of a run's own directory: --checkpoint, else final/ (the trained
-// model), else the newest checkpoint that verifies.
-// A final/ folder without its weight file is said: the score is then the newest
-// checkpoint's, which may not be the model the run ended with.
-std::string run_weights(const RunPaths& run, const std::string& checkpoint) {
-  const std::string final_weights = run.final_model() + "/model.safetensors";
-  if (checkpoint.empty() && fs::is_regular_file(final_weights)) return verified_final_weights(run);
-  std::error_code ec;
-  if (checkpoint.empty() && fs::exists(run.final_model(), ec))
-    std::cerr << "warning: " << terminal_safe(final_weights)
-              << " is missing or not a regular file; scoring the newest checkpoint that verifies instead\n";
-  return chosen_weights(run, checkpoint);
-}
-
 // A checkpoint directory is named by its step; final/ by "final".
 std::string checkpoint_named_by(const fs::path& path, const fs::path& run) {
   if (path == run) return {};
@@ -131,7 +117,7 @@ EvaluationTarget target_of_run(const fs::path& path, const fs::path& run_dir, co
   apply_evaluation_settings(recipe, args.all("--set"));
   std::string checkpoint = args.get("--checkpoint");
   if (checkpoint.empty()) checkpoint = checkpoint_named_by(path, run_dir);
-  return {recipe, run_weights(run, checkpoint)};
+  return {recipe, result_weights(run, checkpoint)};
 }
 
 [[noreturn]] void not_a_model(const std::string& path) {
@@ -148,7 +134,7 @@ std::string weights_for_recipe(const fs::path& path, std::string checkpoint) {
   const fs::path run = enclosing_run(path);
   if (run.empty()) not_a_model(path.string());
   if (checkpoint.empty()) checkpoint = checkpoint_named_by(path, run);
-  return run_weights(open_run_dir(run.string()), checkpoint);
+  return result_weights(open_run_dir(run.string()), checkpoint);
 }
 
 // A per-class (or per-label) table of an evaluation record as text: precision,

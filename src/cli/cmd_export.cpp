@@ -41,7 +41,7 @@ int cmd_export(const ParsedArgs& args) {
   nlohmann::json recipe = read_json_file(run.recipe_resolved());
   load_run_plugins(run, recipe);
   WeightsExport request;
-  request.weights = chosen_weights(run, args.get("--checkpoint"));
+  request.weights = result_weights(run, args.get("--checkpoint"));
   request.model_section = recipe.at("model");
   const nlohmann::json& data = recipe.at("data");
   require_known_dataset(run, recipe, "export");

@@ -35,14 +35,39 @@ int cmd_sweep(const ParsedArgs& args) {
   return run_sweep_command(o, std::cout, std::cerr);
 }
 
+// --abs-tol, --rel-tol and --direction after a --metric are that metric's; one
+// given before every --metric is the default of the metrics that have none.
+// Without a --metric they are passed on as given (compare refuses them).
+static std::vector<std::string> bound_to_metrics(const ParsedArgs& args, const std::string& flag) {
+  const size_t metrics = args.all("--metric").size();
+  if (metrics == 0) return args.all(flag);
+  std::vector<std::string> per_metric(metrics);
+  std::string fallback;
+  for (const auto& [anchors, value] : args.after(flag, "--metric")) {
+    if (anchors == 0) fallback = value;
+    else if (!per_metric[anchors - 1].empty())
+      throw std::invalid_argument(fmt::format("{} was given twice after --metric {}", flag,
+                                              args.all("--metric")[anchors - 1]));
+    else per_metric[anchors - 1] = value;
+  }
+  for (auto& v : per_metric)
+    if (v.empty()) v = fallback;
+  return per_metric;
+}
+
 int cmd_compare(const ParsedArgs& args) {
   CompareOptions o;
   o.a = args.positional(0).empty() ? "" : run_dir_argument(args.positional(0), std::cerr);
   o.b = args.positional(1).empty() ? "" : run_dir_argument(args.positional(1), std::cerr);
   o.metrics = args.all("--metric");
-  o.abs_tols = args.all("--abs-tol");
-  o.rel_tols = args.all("--rel-tol");
-  o.directions = args.all("--direction");
+  try {
+    o.abs_tols = bound_to_metrics(args, "--abs-tol");
+    o.rel_tols = bound_to_metrics(args, "--rel-tol");
+    o.directions = bound_to_metrics(args, "--direction");
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
   if (args.has("--write-baseline")) o.write_baseline = run_dir_argument(args.get("--write-baseline"), std::cerr);
   o.json = args.has("--json");
   return run_compare_command(o, std::cout, std::cerr);

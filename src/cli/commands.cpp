@@ -59,8 +59,8 @@ const std::vector<FlagSpec>& flag_table() {
       {"--fail-fast", "", "Stop the sweep (interrupting the running points) at the first failed point"},
       {"--schema", "", "Print the sweep file's JSON Schema (draft-07)"},
       {"--metric", "NAME", "A metric to check: eval.NAME (final evaluation) or best.NAME", true},
-      {"--abs-tol", "X", "Allowed absolute worsening (one for every --metric, or one per --metric)", true},
-      {"--rel-tol", "R", "Allowed worsening relative to A (one for every --metric, or one per --metric)", true},
+      {"--abs-tol", "X", "Allowed absolute worsening of the --metric it follows (before every --metric: of each)", true},
+      {"--rel-tol", "R", "Allowed worsening relative to A, of the --metric it follows (before every --metric: of each)", true},
       {"--direction", "higher|lower", "Which way is better (default lower for losses, higher otherwise)", true},
       {"--write-baseline", "RUN_DIR", "Print a baseline JSON of a completed run (metrics, recipe hash, environment)"},
       {"--checkpoint", "NAME", "step-00000042 (or 42), best, or final; default: export takes the newest valid "

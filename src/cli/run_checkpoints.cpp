@@ -7,6 +7,7 @@
 #include "util/diagnostic.h"
 #include "util/json_input.h"
 #include "util/numbers.h"
+#include "util/utf8.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -112,6 +113,20 @@ std::string chosen_weights(const RunPaths& p, const std::string& name) {
   if (auto step = step_number(name)) dir_name = checkpoint_name(*step);
   if (dir_name.empty()) unknown_checkpoint(p, name);
   return verified_step(p, dir_name, name) + "/model.safetensors";
+}
+
+// The weights of a run's own directory: --checkpoint, else final/ (the trained
+// model), else the newest checkpoint that verifies.
+// A final/ folder without its weight file is said: the score is then the newest
+// checkpoint's, which may not be the model the run ended with.
+std::string result_weights(const RunPaths& run, const std::string& checkpoint) {
+  const std::string final_weights = run.final_model() + "/model.safetensors";
+  if (checkpoint.empty() && fs::is_regular_file(final_weights)) return verified_final_weights(run);
+  std::error_code ec;
+  if (checkpoint.empty() && fs::exists(run.final_model(), ec))
+    std::cerr << "warning: " << terminal_safe(final_weights)
+              << " is missing or not a regular file; scoring the newest checkpoint that verifies instead\n";
+  return chosen_weights(run, checkpoint);
 }
 
 // The run's dataset and model may come from plugins: load them as training did.

@@ -23,6 +23,10 @@ std::string chosen_weights(const RunPaths& run, const std::string& name);
 // RUN/final/model.safetensors, once final/ matches its manifest.json (exit 2
 // naming the file that changed); a final/ without a manifest is taken as it is.
 std::string verified_final_weights(const RunPaths& run);
+// What the run considers its result, as the Trainer's saved model: `name` when
+// given (chosen_weights), else final/ (the best weights with load_best_at_end),
+// else the newest checkpoint that verifies, saying so when final/ lacks its weights.
+std::string result_weights(const RunPaths& run, const std::string& name);
 
 // Loads the plugins the run was trained with (its recipe's "plugins").
 void load_run_plugins(const RunPaths& run, const nlohmann::json& recipe);

@@ -1,6 +1,8 @@
 #include "data/data_checks.h"
 
 #include "data/file_dataset.h"
+#include "data/table_rows.h"
+#include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
 #include "util/suggest.h"
@@ -60,12 +62,13 @@ Diagnostic missing_split(const SplitFile& f, const std::string& dir) {
                         " = \"...\" }");
 }
 
-// "3.54", "-1e-3": a number that is no class id, such as a regression target.
+// "3.54", "-1e-3": a number that is no class id, such as a regression target
+// that training can take (data/table_rows.h, kMaxRegressionTarget).
 bool is_number(const std::string& text) {
   if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))) return false;
   char* end = nullptr;
   double v = std::strtod(text.c_str(), &end);
-  return end == text.c_str() + text.size() && std::isfinite(v);
+  return end == text.c_str() + text.size() && std::isfinite(v) && std::abs(v) <= kMaxRegressionTarget;
 }
 
 bool is_class_id(const std::string& text, long long& id) {
@@ -144,7 +147,9 @@ void check_numbers(const SplitFile& f, const std::set<std::string>& texts, bool 
   if (words.empty() || (skipping && words.size() < texts.size())) return;
   out.push_back(make_error({f.path, 0, 0, {}}, "data.labels",
                            "the " + f.split + " split's labels (" + quoted_list(words) +
-                               ") are not numbers, and this dataset is a regression (num_labels = 1)",
+                               ") are not numbers a regression trains on (finite, at most 1.8e19 in size, so "
+                               "that the squared error stays a float32), and this dataset is a regression "
+                               "(num_labels = 1)",
                            "for classes, set data.num_labels to their count and map each label text to an id "
                            "in data.labels; for a regression, make every label a number"));
 }
@@ -202,8 +207,11 @@ Diagnostics check_split_labels(const std::string& format, const nlohmann::json& 
     std::set<std::string> texts;
     try {
       texts = split_label_texts(format, data, f.split);
+    } catch (const InputError& e) {
+      out.push_back(e.diagnostic());  // a column the header lacks, a bad row: what the run would refuse
+      continue;
     } catch (const std::exception&) {
-      continue;  // an unreadable file or a bad column mapping: the run names it with its place
+      continue;  // an unreadable file: check_split_files and the run name it with its place
     }
     if (regression) check_numbers(f, texts, skipping, out);
     else if (labels.empty()) check_ids(f, texts, data, skipping, out);

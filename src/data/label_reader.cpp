@@ -5,6 +5,7 @@
 #include "util/numbers.h"
 
 #include <charconv>
+#include <cmath>
 
 namespace runner {
 
@@ -80,7 +81,12 @@ std::optional<std::vector<float>> LabelReader::read_number(const std::string& te
   }
   std::string problem_text;
   std::optional<double> v = parse_number(trimmed(text), problem_text);
-  if (v) return std::vector<float>{static_cast<float>(*v)};
+  if (v && std::abs(*v) <= kMaxRegressionTarget) return std::vector<float>{static_cast<float>(*v)};
+  if (v) {
+    why = "label \"" + text + "\" is too large for training: its squared error overflows float32 above 1.8e19";
+    hint = "scale the targets (divide the column by a power of 10), or fix the row";
+    return std::nullopt;
+  }
   why = "label \"" + text + "\" is not a number, and this dataset is a regression (num_labels = 1)";
   hint = "for classes, set data.num_labels to their count and map each label text to an id in data.labels "
          "(e.g. labels = { neg = 0, pos = 1 }); for a regression, make every label a number";

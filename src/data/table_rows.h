@@ -23,6 +23,11 @@ struct ColumnLayout {
 // Label text -> id. An empty map means "an integer in [0, num_labels)".
 // Regression reads a number; multi-label reads a list of labels, each a name
 // of the map or an id: a JSON list (JSONL) or texts joined by `delimiter`.
+// The largest regression target a run trains on: its square, the MSE loss
+// against a prediction of 0, must be a finite float32 (the loss is float32 in
+// every precision, autocast included), so |y| <= sqrt(FLT_MAX), about 1.8e19.
+constexpr double kMaxRegressionTarget = 1.8446742974197924e19;
+
 struct LabelReader {
   std::map<std::string, int64_t> by_name;
   int num_labels = 2;

@@ -172,7 +172,17 @@ std::vector<PendingExample> table_examples(const PredictCommandOptions& o, const
                             {"columns", columns},
                             {"header", o.header}};
   std::vector<PendingExample> out;
-  for (Example& ex : make_file_dataset(o.format, options)->load_split("input").examples) {
+  std::vector<Example> examples;
+  try {
+    examples = make_file_dataset(o.format, options)->load_split("input").examples;
+  } catch (const InputError& e) {  // the dataset's fix names the recipe's key; predict's is a flag
+    Diagnostic d = e.diagnostic();
+    if (d.key_path.rfind("data.columns", 0) != 0) throw;
+    d.key_path = "--columns";
+    d.hint = "pass --columns text_a=COLUMN (and text_b=COLUMN for pairs) naming the input's own columns";
+    throw InputError(d);
+  }
+  for (Example& ex : examples) {
     PendingExample e;
     e.line = {{"row", ex.id}, {"text_a", ex.text_a}};
     if (ex.text_b) e.line["text_b"] = *ex.text_b;

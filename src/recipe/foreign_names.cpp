@@ -127,12 +127,30 @@ std::optional<ojson> mixed_precision(const std::string& p) {
   return std::nullopt;
 }
 
-// The Trainer always prints to the console and keeps its own log; "none" turns off the integrations only.
+// The Trainer's report_to integrations the runner has a logger for (run/loggers.cpp).
+bool runner_has_logger(const std::string& name) { return name == "tensorboard" || name == "mlflow"; }
+
+// The report_to names the runner has no logger for ("wandb", "comet_ml" ...).
+std::vector<std::string> unsupported_loggers(const Value& v) {
+  std::vector<std::string> out;
+  auto check = [&](const Value& item) {
+    if (item.type == Value::Type::String && item.s != "all" && item.s != "none" && item.s != "console" &&
+        item.s != "jsonl" && !runner_has_logger(item.s))
+      out.push_back(item.s);
+  };
+  if (v.type == Value::Type::List)
+    for (const auto& item : v.list) check(item);
+  else check(v);
+  return out;
+}
+
+// The Trainer always prints to the console and keeps its own log; "none" turns off the
+// integrations only. An integration the runner lacks is left out (the hint names it).
 std::optional<ojson> logger_list(const Value& v) {
   ojson out = ojson::array({"console", "jsonl"});
   auto add = [&](const Value& item) {
     if (item.type != Value::Type::String || item.s == "all") return false;
-    if (item.s != "none" && item.s != "console" && item.s != "jsonl") out.push_back(item.s);
+    if (runner_has_logger(item.s)) out.push_back(item.s);
     return true;
   };
   if (v.type == Value::Type::List) {
@@ -233,8 +251,13 @@ std::string foreign_name_hint(const std::string& name, const Value* given) {
     return "Hugging Face's \"save_strategy\" = \"epoch\" (Trainer) is train.checkpoint_each_epoch here: " +
            write_hint("train.checkpoint_each_epoch", ojson(true));
   if (!value) value = ojson::parse(parse_toml_text("v = " + f->example, "").root->find("v")->to_json().dump());
-  return fmt::format("Hugging Face's \"{}\" ({}) is {} here: {}", f->name, f->from, f->runner_key,
-                     write_hint(f->runner_key, *value));
+  std::string missing;
+  if (given && f->mapping == ValueMapping::LoggerList)
+    for (const auto& l : unsupported_loggers(*given))
+      missing += fmt::format("; \"{}\" is not supported (the runner's loggers: console, jsonl, text, tensorboard, "
+                             "mlflow; README \"What it does not do\")", l);
+  return fmt::format("Hugging Face's \"{}\" ({}) is {} here: {}{}", f->name, f->from, f->runner_key,
+                     write_hint(f->runner_key, *value), missing);
 }
 
 std::string misplaced_option_hint(const std::string& name, const Value* given) {

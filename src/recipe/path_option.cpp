@@ -22,6 +22,16 @@ fs::path folder_of(const Value& v) {
   return here.empty() ? fs::current_path() : here;  // from --set, a default, or a file in the cwd
 }
 
+// A bare model or tokenizer name that is a folder beside where it was written
+// (the recipe's folder; the working folder for --set) is that folder, as
+// from_pretrained takes an existing local directory before a Hub id.
+bool local_model_folder(const OptionSpec& s, const Value& v) {
+  if (s.type != OptionType::ModelPath || v.s.empty() || fs::path(v.s).is_absolute() || relative_to_recipe(v.s))
+    return false;
+  std::error_code ec;
+  return fs::is_directory(fs::absolute(folder_of(v), ec) / v.s, ec);
+}
+
 // Where a name (not ./ or ../) of a data or model option is looked for: the
 // roots (util/paths.h) as seen from the file that wrote it, or, for a default or
 // a --set value, from the recipe given.
@@ -46,14 +56,14 @@ hub::Fetchable fetchable(const OptionSpec& s, const std::string& key_path) {
 }  // namespace
 
 std::string resolve_path_option(const OptionSpec& s, const Value& v, const std::string& recipe_path) {
-  if (s.type == OptionType::FilePath || relative_to_recipe(v.s))
+  if (s.type == OptionType::FilePath || relative_to_recipe(v.s) || local_model_folder(s, v))
     return resolve_against(fs::absolute(folder_of(v)).string(), v.s);
   return resolve_against(root_for(s, v, recipe_path), v.s);
 }
 
 hub::NameRequest path_name_request(const OptionSpec& s, const Value& v, const std::string& key_path,
                                    const std::string& resolved) {
-  bool explicit_path = relative_to_recipe(v.s) || fs::path(v.s).is_absolute();
+  bool explicit_path = relative_to_recipe(v.s) || fs::path(v.s).is_absolute() || local_model_folder(s, v);
   std::string source = explicit_path || s.type == OptionType::FilePath ? "path"
                        : s.type == OptionType::DataPath               ? "data_root"
                                                                       : "models_root";

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <iterator>
 #include <map>
 
 namespace runner {
@@ -97,9 +98,12 @@ struct SectionResolver {
   }
 
   // After every other option has its value: a derived default may read any of them.
+  // A refused value is null here (its error is already recorded): the derived
+  // defaults see it as left out, as they would read it with json::value's fallback.
   static void fill_derived_defaults(const std::vector<OptionSpec>& specs, const Value* value,
                                     nlohmann::ordered_json& out) {
-    const nlohmann::json section = nlohmann::json::parse(out.dump());
+    nlohmann::json section = nlohmann::json::parse(out.dump());
+    for (auto it = section.begin(); it != section.end();) it = it->is_null() ? section.erase(it) : std::next(it);
     for (const auto& s : specs)
       if (s.derived_default && !(value && value->find(s.name)))
         out[s.name] = nlohmann::ordered_json::parse(s.derived_default(section).dump());

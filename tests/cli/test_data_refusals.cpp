@@ -204,8 +204,32 @@ TEST_CASE("float labels with num_labels = 1 are a regression; a word among them 
                             "text_a,label\nok,2.25\n", "num_labels = 1\n");
   CommandResult r = validate(word);
   check_refused(r);
-  CHECK_THAT(r.out, Catch::Contains("labels (\"neg\") are not numbers, and this dataset is a regression") &&
+  CHECK_THAT(r.out, Catch::Contains("labels (\"neg\") are not numbers a regression trains on") &&
                         Catch::Contains("data.num_labels") && Catch::Contains("data.labels"));
+}
+
+// 1e308 is a double but no float32, and 1e20's square overflows float32: the run
+// would train to a NaN loss and end with nulls; validate and the run refuse it.
+TEST_CASE("a regression label whose squared error overflows float32 is refused by validate and the run",
+          "[cli][data-refusals]") {
+  for (const char* label : {"1e308", "-1e20"}) {
+    INFO(label);
+    DataCase huge = data_case(std::string("refuse_regression_huge") + (label[0] == '-' ? "_neg" : ""),
+                              "text_a,label\ngood,3.54\nbad,0.5\n", std::string("text_a,label\nok,") + label + "\n",
+                              "num_labels = 1\n");
+    CommandResult r = validate(huge);
+    check_refused(r);
+    CHECK_THAT(r.out, Catch::Contains(label) && Catch::Contains("1.8e19"));
+    CommandResult run = run_command(runner_exe() + " run " + huge.recipe());
+    check_refused(run);
+    CHECK_FALSE(fs::exists(huge.dir + "/runs"));
+  }
+  // 1e19 is within: its square, 1e38, is a float32.
+  DataCase within = data_case("valid_regression_large", "text_a,label\ngood,1e19\nbad,0.5\n",
+                              "text_a,label\nok,2\n", "num_labels = 1\n");
+  CommandResult ok = validate(within);
+  INFO(ok.out);
+  CHECK(ok.exit_code == 0);
 }
 
 TEST_CASE("multi-label lists validate by their labels; a label the map lacks is refused", "[cli][data-refusals]") {
@@ -219,4 +243,35 @@ TEST_CASE("multi-label lists validate by their labels; a label the map lacks is 
   CommandResult r = validate(bad);
   check_refused(r);
   CHECK_THAT(r.out, Catch::Contains("data.labels does not map: \"staff\""));
+}
+
+TEST_CASE("a problem_type that is no problem type is refused with its place and the list, in the file and by --set",
+          "[cli][data-refusals]") {
+  DataCase c = data_case("refuse_problem_type", kIdCsv, kIdCsv, "num_labels = 3\nproblem_type = \"multilabel\"\n");
+  CommandResult r = validate(c);
+  check_refused(r);
+  CHECK_THAT(r.out, Catch::Contains("r.toml:10:") && Catch::Contains("data.problem_type") &&
+                        Catch::Contains("multi_label_classification") && Catch::Contains("regression") &&
+                        Catch::Contains("single_label_classification"));
+  CHECK(r.out.find("json.exception") == std::string::npos);
+  DataCase plain = data_case("refuse_problem_type_set", kIdCsv, kIdCsv, "num_labels = 3\n");
+  CommandResult set = run_command(runner_exe() + " validate " + plain.recipe() +
+                                  " --set data.problem_type=token_classification");
+  check_refused(set);
+  CHECK_THAT(set.out, Catch::Contains("data.problem_type") && Catch::Contains("multi_label_classification"));
+  CHECK(set.out.find("json.exception") == std::string::npos);
+}
+
+TEST_CASE("validate reads a split's header: a mapped column it lacks is refused before any run directory",
+          "[cli][data-refusals]") {
+  DataCase c = data_case("refuse_missing_label_column", kIdCsv, kIdCsv,
+                         "num_labels = 3\ncolumns = { text_a = \"text_a\", label = \"sentiment\" }\n");
+  CommandResult r = validate(c);
+  check_refused(r);
+  CHECK_THAT(r.out, Catch::Contains("train.csv") && Catch::Contains("the header has no column \"sentiment\"") &&
+                        Catch::Contains("data.columns.label"));
+  CommandResult run = run_command(runner_exe() + " run " + c.recipe());
+  check_refused(run);
+  CHECK(run.out.find("run directory:") == std::string::npos);
+  CHECK_FALSE(fs::exists(c.dir + "/runs"));
 }

@@ -38,7 +38,7 @@ std::string fresh_target(const std::string& name) { return test::tmp_dir("export
 
 }  // namespace
 
-TEST_CASE("export: the newest checkpoint reloads bit-identically and predicts the same", "[model]") {
+TEST_CASE("export: the run's result (final/, here the newest step) reloads bit-identically and predicts the same", "[model]") {
   std::string run = trained_run();
   std::string to = fresh_target("newest");
   auto r = export_cmd(run + " --to " + to);
@@ -70,6 +70,30 @@ TEST_CASE("export: the newest checkpoint reloads bit-identically and predicts th
   auto want = test::in_process_logits(to, newest, pairs).to(torch::kFloat64);
   for (int64_t i = 0; i < 5; ++i)
     for (int64_t k = 0; k < 2; ++k) CHECK(got[i][k] == Approx(want[i][k].item<double>()).margin(1e-6));
+}
+
+// With load_best_at_end the run's result is its best checkpoint, which final/
+// holds: that is what a plain export writes, not the newest checkpoint. A
+// learning rate of 1e-6 keeps the evaluations' f1 where it was at step 2 (a tie
+// is no new best), while every step still moves the weights.
+TEST_CASE("export: by default the run's result, final/, also when it is the best and not the newest", "[model]") {
+  static const std::string run = test::smoke_run(
+      "export_best_run", "--set train.epochs=1 --set train.checkpoint_every=2 --set train.eval_every=2 "
+                         "--set train.keep_last=5 --set train.load_best_at_end=true --set optimizer.lr=1e-6 "
+                         "--set train.metric_for_best=eval.f1");
+  auto state = test::read_json(list_checkpoints(run + "/checkpoints").back() + "/state.json");
+  REQUIRE(state["best"]["checkpoint"] == "step-00000002");
+  std::string to = fresh_target("result");
+  auto r = export_cmd(run + " --to " + to);
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  test::check_same_weights(to + "/model.safetensors", run + "/checkpoints/step-00000002/model.safetensors");
+  bool moved = false;  // step 4's weights are not step 2's: the case tells the two apart
+  std::map<std::string, torch::Tensor> newest;
+  for (auto& [name, t] : read_safetensors_weights(run + "/checkpoints/step-00000004/model.safetensors")) newest[name] = t;
+  for (auto& [name, t] : read_safetensors_weights(to + "/model.safetensors"))
+    moved |= newest.count(name) && !torch::equal(newest[name], t);
+  CHECK(moved);
 }
 
 TEST_CASE("export: --checkpoint picks a step, best or final", "[model]") {

@@ -279,3 +279,40 @@ TEST_CASE("the Trainer's strategies name the runner's keys, save_strategy epoch 
   CHECK_THAT(diagnostic_for(l, "train.save_strategy")->hint,
              Catch::Contains("--set train.checkpoint_each_epoch=true"));
 }
+
+TEST_CASE("report_to's integrations the runner lacks are named as not supported, never suggested", "[recipe]") {
+  for (const std::string written : {"\"wandb\"", "[\"wandb\", \"tensorboard\"]", "[\"comet_ml\"]"}) {
+    INFO("report_to = " << written);
+    RecipeLoad wrong = load(write_recipe("hf_report.toml", "report_to = " + written + "\n"));
+    const Diagnostic* d = diagnostic_for(wrong, "report_to");
+    REQUIRE(d);
+    INFO(d->hint);
+    CHECK_THAT(d->hint, Catch::Contains("is not supported"));
+    std::optional<WrittenHint> w = written_hint(d->hint);
+    REQUIRE(w);
+    CHECK_THAT(w->value, !Catch::Contains("wandb") && !Catch::Contains("comet_ml"));
+    RecipeLoad fixed = load(smoke_recipe(), {w->section + "." + w->option + "=" + w->value});
+    INFO(format_all(fixed.diags));
+    CHECK(fixed.recipe);
+  }
+}
+
+// A misplaced option's hint names its section's key with the option's default:
+// given back as a --set, that key is not refused for its name or its value.
+TEST_CASE("every misplaced-option hint names a key and a value the recipe accepts", "[recipe]") {
+  size_t checked = 0;
+  for (const auto& section : recipe_sections())
+    for (const auto& option : section.options) {
+      const std::string hint = misplaced_option_hint(option.name, nullptr);
+      std::optional<WrittenHint> w = written_hint(hint);
+      if (!w) continue;  // an option of several sections gets no one answer
+      const std::string key = w->section + "." + w->option;
+      INFO(option.name << ": " << hint);
+      RecipeLoad applied = load(smoke_recipe(), {key + "=" + w->value});
+      INFO(format_all(applied.diags));
+      const Diagnostic* d = diagnostic_for(applied, key);
+      CHECK((!d || d->severity != Severity::Error));
+      ++checked;
+    }
+  CHECK(checked > 50);
+}

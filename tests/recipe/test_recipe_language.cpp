@@ -103,7 +103,7 @@ TEST_CASE("--set overrides any key, typed by the schema", "[recipe]") {
                        {"optimizer.lr=3e-5", "train.grad_accum=8", "run.deterministic=true",
                         "optimizer.betas=[0.8, 0.9]", "run.loggers=jsonl,console",
                         "run.name=over\"ridden", "train.epochs=2", "data.dataset=tsv",
-                        "data.dir=glue/SST-2", "data.columns.text_a=s1"});
+                        "data.dir=glue/SST-2", "data.columns.text_a=sentence"});
   CHECK(r.resolved["optimizer"]["lr"] == 3e-5);
   CHECK(r.resolved["train"]["grad_accum"] == 8);
   CHECK(r.resolved["run"]["deterministic"] == true);
@@ -111,7 +111,7 @@ TEST_CASE("--set overrides any key, typed by the schema", "[recipe]") {
   CHECK(r.resolved["run"]["loggers"] == nlohmann::ordered_json({"jsonl", "console"}));
   CHECK(r.resolved["run"]["name"] == "over\"ridden");
   CHECK(r.resolved["train"]["epochs"].is_number_float());
-  CHECK(r.resolved["data"]["columns"]["text_a"] == "s1");  // one entry of a table option
+  CHECK(r.resolved["data"]["columns"]["text_a"] == "sentence");  // one entry of a table option
   CHECK(r.location_of("optimizer.lr").origin == "--set optimizer.lr=3e-5");
 }
 

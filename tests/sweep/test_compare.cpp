@@ -81,7 +81,27 @@ TEST_CASE("compare exits 0 within tolerance, 1 on regression, 2 on bad input", "
   auto mismatch = run_command(compare(a + " " + b + " --metric eval.f1 --metric eval.loss "
                                       "--abs-tol 1 --abs-tol 2 --abs-tol 3"));
   CHECK(mismatch.exit_code == 2);
-  CHECK(mismatch.out.find("--abs-tol: expected one value for every --metric") != std::string::npos);
+  CHECK(mismatch.out.find("--abs-tol was given twice after --metric eval.loss") != std::string::npos);
+}
+
+TEST_CASE("compare's tolerances belong to the --metric they follow", "[sweep]") {
+  std::string dir = runner::test::tmp_dir("compare-binding");
+  std::string a = fake_run(dir + "/a", 0.80, 0.50, 1e-3);
+  std::string b = fake_run(dir + "/b", 0.78, 0.60, 3e-4);
+  // f1 may drop by 1% of 0.80 (it dropped 0.02), the loss may grow by 0.2 (it grew 0.1):
+  // the loss's 0.2 must not excuse f1.
+  auto bound = run_command(compare(a + " " + b + " --metric eval.f1 --rel-tol 0.01 --metric eval.loss --abs-tol 0.2"));
+  INFO(bound.out);
+  CHECK(bound.exit_code == 1);
+  CHECK(bound.out.find("REGRESS  eval.f1") != std::string::npos);
+  CHECK(bound.out.find("ok       eval.loss") != std::string::npos);
+  // A tolerance before every --metric is each one's that has none.
+  auto shared = run_command(compare(a + " " + b + " --abs-tol 0.03 --metric eval.f1 --metric eval.loss --abs-tol 0.2"));
+  INFO(shared.out);
+  CHECK(shared.exit_code == 0);
+  auto tight = run_command(compare(a + " " + b + " --abs-tol 0.01 --metric eval.f1 --metric eval.loss --abs-tol 0.2"));
+  CHECK(tight.exit_code == 1);
+  CHECK(tight.out.find("REGRESS  eval.f1") != std::string::npos);
 }
 
 TEST_CASE("compare diffs two real runs, and a run against its own baseline", "[sweep]") {
