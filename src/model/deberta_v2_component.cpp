@@ -7,23 +7,6 @@
 #include <filesystem>
 
 namespace runner {
-namespace {
-
-// BERT's count with the absolute position table replaced by the relative one,
-// and the relative table's LayerNorm and unshared position projections added.
-ParameterCount deberta_parameters(const DebertaV2Config& c) {
-  BertConfig shape = c.encoder;
-  const double h = double(shape.hidden_size);
-  shape.max_position_embeddings =
-      (c.position_biased_input ? shape.max_position_embeddings : 0) + (c.relative_attention ? 2 * c.relative_span() : 0);
-  ParameterCount p = parameter_count(shape);
-  if (c.relative_attention && c.norm_rel_ebd) p.embeddings += 2 * h;
-  if (c.relative_attention && !c.share_att_key)
-    p.layers += double(shape.num_hidden_layers) * double(c.c2p + c.p2c) * (h * h + h);
-  return p;
-}
-
-}  // namespace
 
 std::vector<OptionSpec> deberta_v2_options() {
   std::vector<OptionSpec> options = bert_options();

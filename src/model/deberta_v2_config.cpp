@@ -1,4 +1,5 @@
 #include "model/deberta_v2_config.h"
+#include "model/model_budget.h"
 
 #include "model/hf_config_fields.h"
 
@@ -137,6 +138,20 @@ DebertaV2Config deberta_v2_config_from_json(const nlohmann::json& j, const std::
   return c;
 }
 
+// BERT's count with the absolute position table replaced by the relative one,
+// and the relative table's LayerNorm and unshared position projections added.
+ParameterCount deberta_parameters(const DebertaV2Config& c) {
+  BertConfig shape = c.encoder;
+  const double h = double(shape.hidden_size);
+  shape.max_position_embeddings =
+      (c.position_biased_input ? shape.max_position_embeddings : 0) + (c.relative_attention ? 2 * c.relative_span() : 0);
+  ParameterCount p = parameter_count(shape);
+  if (c.relative_attention && c.norm_rel_ebd) p.embeddings += 2 * h;
+  if (c.relative_attention && !c.share_att_key)
+    p.layers += double(shape.num_hidden_layers) * double(c.c2p + c.p2c) * (h * h + h);
+  return p;
+}
+
 void validate_deberta_v2_config(const DebertaV2Config& c, const std::string& where) {
   const BertConfig& e = c.encoder;
   for (const auto& [key, value] : {std::pair<const char*, long long>{"vocab_size", e.vocab_size},
@@ -159,7 +174,20 @@ void validate_deberta_v2_config(const DebertaV2Config& c, const std::string& whe
                              c.position_buckets / 2 + 1));
   require_activation(where, "hidden_act", e.hidden_act);
   require_activation(where, "pooler_hidden_act", c.pooler_hidden_act);
+  require_positive_number(where, "layer_norm_eps", e.layer_norm_eps);
+  require_probability(where, "hidden_dropout_prob", e.hidden_dropout_prob);
+  require_probability(where, "attention_probs_dropout_prob", e.attention_probs_dropout_prob);
+  require_probability(where, "pooler_dropout", c.pooler_dropout);
+  if (c.cls_dropout) require_probability(where, "cls_dropout", *c.cls_dropout);
+  require_non_negative_number(where, "initializer_range", e.initializer_range);
+  require_token_id(where, "pad_token_id", e.pad_token_id, e.vocab_size);
+  // Log buckets split position_buckets in halves: one bucket has no half to count from.
+  if (c.position_buckets == 1)
+    config_error(where, "position_buckets",
+                 fmt::format("expected 0 or less (no log buckets) or 2 or more, found {}", c.position_buckets),
+                 "DeBERTa-v3 uses 256");
   validate_label_fields({e.num_labels, e.id2label, e.problem_type}, where);
+  require_weights_fit(deberta_parameters(c), where);
 }
 
 nlohmann::json deberta_v2_config_to_json(const DebertaV2Config& c) {

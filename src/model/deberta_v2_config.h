@@ -53,4 +53,8 @@ DebertaV2Config deberta_v2_config_from_json(const nlohmann::json& j, const std::
 nlohmann::json deberta_v2_config_to_json(const DebertaV2Config& c);
 void validate_deberta_v2_config(const DebertaV2Config& c, const std::string& where);
 
+struct ParameterCount;  // model/model_budget.h
+// The parameters of DebertaV2ForSequenceClassification at c's sizes.
+ParameterCount deberta_parameters(const DebertaV2Config& c);
+
 }  // namespace runner

@@ -70,6 +70,12 @@ void validate_distilbert_config(const DistilBertConfig& c, const std::string& wh
     config_error(where, "pad_token_id",
                  fmt::format("expected an id in 0..{}, found {}", c.vocab_size - 1, c.pad_token_id));
   require_activation(where, "activation", c.activation);
+  for (const auto& [key, p] : {std::pair<const char*, double>{"dropout", c.dropout},
+                               {"attention_dropout", c.attention_dropout},
+                               {"qa_dropout", c.qa_dropout},
+                               {"seq_classif_dropout", c.seq_classif_dropout}})
+    require_probability(where, key, p);
+  require_non_negative_number(where, "initializer_range", c.initializer_range);
   validate_label_fields(c.labels, where);
   require_weights_fit(parameter_count(c), where);
 }

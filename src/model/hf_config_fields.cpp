@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <stdexcept>
@@ -146,6 +147,28 @@ void override_number(const nlohmann::json& options, const char* key, double& fie
 
 void require_positive(const std::string& where, const char* key, long long value) {
   if (value <= 0) config_error(where, key, fmt::format("expected a positive integer, found {}", value));
+}
+
+void require_probability(const std::string& where, const char* key, double p) {
+  if (!(p >= 0 && p < 1))
+    config_error(where, key, fmt::format("expected a dropout probability in [0, 1), found {}", p),
+                 "a probability of 1 or more would drop everything: Hugging Face's defaults are 0.1 or 0");
+}
+
+void require_positive_number(const std::string& where, const char* key, double v) {
+  if (!(v > 0 && std::isfinite(v)))
+    config_error(where, key, fmt::format("expected a finite number above 0, found {}", v));
+}
+
+void require_non_negative_number(const std::string& where, const char* key, double v) {
+  if (!(v >= 0 && std::isfinite(v)))
+    config_error(where, key, fmt::format("expected a finite number of 0 or more, found {}", v));
+}
+
+void require_token_id(const std::string& where, const char* key, long long id, long long vocab_size) {
+  if (id < 0 || id >= vocab_size)
+    config_error(where, key, fmt::format("expected a token id in 0..{} (vocab_size {}), found {}", vocab_size - 1,
+                                         vocab_size, id));
 }
 
 void require_activation(const std::string& where, const char* key, const std::string& activation) {

@@ -61,6 +61,14 @@ void override_number(const nlohmann::json& options, const char* key, double& fie
 
 // Throws InputError unless `value` is positive.
 void require_positive(const std::string& where, const char* key, long long value);
+// Throws InputError unless `p` is a dropout probability, in [0, 1).
+void require_probability(const std::string& where, const char* key, double p);
+// Throws InputError unless `v` is finite and above 0 (an epsilon, a RoPE base).
+void require_positive_number(const std::string& where, const char* key, double v);
+// Throws InputError unless `v` is finite and 0 or more (an initializer's std).
+void require_non_negative_number(const std::string& where, const char* key, double v);
+// Throws InputError unless `id` is a row of a vocab_size-row embedding table.
+void require_token_id(const std::string& where, const char* key, long long id, long long vocab_size);
 // Throws InputError unless `activation` is one the encoders implement.
 void require_activation(const std::string& where, const char* key, const std::string& activation);
 

@@ -6,18 +6,6 @@
 #include <filesystem>
 
 namespace runner {
-namespace {
-
-ParameterCount modernbert_parameters(const ModernBertConfig& c) {
-  const double h = double(c.hidden_size), i = double(c.intermediate_size), labels = double(c.labels.num_labels);
-  ParameterCount p;
-  p.embeddings = double(c.vocab_size) * h + h;
-  p.layers = double(c.num_hidden_layers) * (4 * h * h + 3 * h * i + 2 * h);  // Wqkv, Wo, Wi (2i), Wo (i), norms
-  p.head = h + (h * h + h) + (h * labels + labels);  // final norm, dense + norm, classifier
-  return p;
-}
-
-}  // namespace
 
 std::vector<OptionSpec> modernbert_options() {
   std::vector<OptionSpec> options = {
@@ -43,20 +31,22 @@ ModernBertConfig modernbert_config_from_options(const nlohmann::json& o, const M
                                           : modernbert_config_from_json(read_config_file(config_path), config_path);
   const long long layers_before = c.num_hidden_layers;
   override_positive(o, "num_hidden_layers", c.num_hidden_layers);
-  if (c.num_hidden_layers != layers_before) {  // ModernBERT's own pattern: every third layer global
-    c.global_layers.clear();
-    for (long long i = 0; i < c.num_hidden_layers; ++i) c.global_layers.push_back(i % 3 == 0);
-  }
   override_positive(o, "hidden_size", c.hidden_size);
   override_positive(o, "num_attention_heads", c.num_attention_heads);
   override_positive(o, "intermediate_size", c.intermediate_size);
   override_positive(o, "local_attention", c.local_attention);
+  const std::string where = pretrained.empty() ? "[model] section" : config_path;
+  if (c.num_hidden_layers != layers_before) {  // ModernBERT's own pattern: every third layer global
+    require_sizes_fit(c, where);
+    c.global_layers.clear();
+    for (long long i = 0; i < c.num_hidden_layers; ++i) c.global_layers.push_back(i % 3 == 0);
+  }
   if (!o.value("classifier_pooling", std::string()).empty()) c.classifier_pooling = o.at("classifier_pooling");
   override_number(o, "classifier_dropout", c.classifier_dropout, -1);
   override_number(o, "initializer_range", c.initializer_range, 0);
   if (context.num_labels > 0)
     apply_dataset_labels(c.labels, context.num_labels, context.label_names, context.problem_type);
-  validate_modernbert_config(c, pretrained.empty() ? "[model] section" : config_path);
+  validate_modernbert_config(c, where);
   return c;
 }
 

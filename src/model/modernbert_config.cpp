@@ -1,4 +1,5 @@
 #include "model/modernbert_config.h"
+#include "model/model_budget.h"
 
 #include <fmt/format.h>
 
@@ -38,16 +39,25 @@ void read_layer_pattern(const nlohmann::json& j, ModernBertConfig& c, const std:
   }
 }
 
+// rope_parameters is {"full_attention": {...}, "sliding_attention": {...}}, each
+// with a rope_type (only "default" is built) and a rope_theta; absent, the flat
+// global_rope_theta / local_rope_theta keys of older configs apply.
 double rope_theta(const nlohmann::json& j, const char* type, const char* flat_key, double def, const std::string& where) {
-  const nlohmann::json rope = j.value("rope_parameters", nlohmann::json::object());
-  if (rope.is_object() && rope.contains(type) && rope.at(type).is_object()) {
-    const nlohmann::json& p = rope.at(type);
-    const std::string kind = p.value("rope_type", std::string("default"));
-    if (kind != "default")
-      config_error(where, "rope_parameters", fmt::format("rope_type \"{}\" is not built here (\"default\" is)", kind));
-    return number_field(p, "rope_theta", def, where);
-  }
-  return number_field(j, flat_key, def, where);
+  if (!j.contains("rope_parameters") || j.at("rope_parameters").is_null()) return number_field(j, flat_key, def, where);
+  const nlohmann::json& rope = j.at("rope_parameters");
+  const std::string key = std::string("rope_parameters.") + type;
+  if (!rope.is_object())
+    config_error(where, "rope_parameters", "expected an object of full_attention and sliding_attention settings");
+  if (!rope.contains(type) || rope.at(type).is_null()) return number_field(j, flat_key, def, where);
+  const nlohmann::json& p = rope.at(type);
+  if (!p.is_object()) config_error(where, key, "expected an object with rope_type and rope_theta");
+  if (p.contains("rope_type") && !p.at("rope_type").is_string() && !p.at("rope_type").is_null())
+    config_error(where, key + ".rope_type", fmt::format("expected a string such as \"default\", found {}",
+                                                        p.at("rope_type").dump()));
+  const std::string kind = p.value("rope_type", std::string("default"));
+  if (kind != "default")
+    config_error(where, key + ".rope_type", fmt::format("rope_type \"{}\" is not built here (\"default\" is)", kind));
+  return number_field(p, "rope_theta", def, where);
 }
 
 }  // namespace
@@ -98,19 +108,29 @@ ModernBertConfig modernbert_config_from_json(const nlohmann::json& j, const std:
   c.mlp_dropout = number_field(j, "mlp_dropout", 0, where);
   c.classifier_dropout = number_field(j, "classifier_dropout", 0, where);
   c.local_attention = int_field(j, "local_attention", c.local_attention, where);
+  c.labels = read_label_fields(j, where);
+  require_sizes_fit(c, where);  // before a layer pattern of num_hidden_layers entries is built
   read_layer_pattern(j, c, where);
   c.global_rope_theta = rope_theta(j, "full_attention", "global_rope_theta", c.global_rope_theta, where);
   c.local_rope_theta = rope_theta(j, "sliding_attention", "local_rope_theta", c.local_rope_theta, where);
   c.classifier_pooling = string_field(j, "classifier_pooling", c.classifier_pooling, where);
   c.classifier_activation = string_field(j, "classifier_activation", c.classifier_activation, where);
   c.pad_token_id = int_field(j, "pad_token_id", c.pad_token_id, where);
-  c.labels = read_label_fields(j, where);
   c.extra = extra_fields(j, modelled_keys());
   validate_modernbert_config(c, where);
   return c;
 }
 
-void validate_modernbert_config(const ModernBertConfig& c, const std::string& where) {
+ParameterCount modernbert_parameters(const ModernBertConfig& c) {
+  const double h = double(c.hidden_size), i = double(c.intermediate_size), labels = double(c.labels.num_labels);
+  ParameterCount p;
+  p.embeddings = double(c.vocab_size) * h + h;
+  p.layers = double(c.num_hidden_layers) * (4 * h * h + 3 * h * i + 2 * h);  // Wqkv, Wo, Wi (2i), Wo (i), norms
+  p.head = h + (h * h + h) + (h * labels + labels);  // final norm, dense + norm, classifier
+  return p;
+}
+
+void require_sizes_fit(const ModernBertConfig& c, const std::string& where) {
   for (const auto& [key, value] : {std::pair<const char*, long long>{"vocab_size", c.vocab_size},
                                    {"hidden_size", c.hidden_size},
                                    {"intermediate_size", c.intermediate_size},
@@ -119,6 +139,11 @@ void validate_modernbert_config(const ModernBertConfig& c, const std::string& wh
                                    {"max_position_embeddings", c.max_position_embeddings},
                                    {"local_attention", c.local_attention}})
     require_positive(where, key, value);
+  require_weights_fit(modernbert_parameters(c), where);
+}
+
+void validate_modernbert_config(const ModernBertConfig& c, const std::string& where) {
+  require_sizes_fit(c, where);
   if (c.hidden_size % c.num_attention_heads != 0 || c.head_dim() % 2 != 0)
     config_error(where, "num_attention_heads",
                  fmt::format("hidden_size {} over {} heads is not an even head width (RoPE rotates pairs)",
@@ -130,6 +155,17 @@ void validate_modernbert_config(const ModernBertConfig& c, const std::string& wh
     config_error(where, "classifier_pooling", fmt::format("expected \"cls\" or \"mean\", found \"{}\"", c.classifier_pooling));
   require_activation(where, "hidden_activation", c.hidden_activation);
   require_activation(where, "classifier_activation", c.classifier_activation);
+  for (const auto& [key, p] : {std::pair<const char*, double>{"embedding_dropout", c.embedding_dropout},
+                               {"attention_dropout", c.attention_dropout},
+                               {"mlp_dropout", c.mlp_dropout},
+                               {"classifier_dropout", c.classifier_dropout}})
+    require_probability(where, key, p);
+  require_non_negative_number(where, "initializer_range", c.initializer_range);
+  require_positive_number(where, "initializer_cutoff_factor", c.initializer_cutoff_factor);
+  require_positive_number(where, "norm_eps", c.norm_eps);
+  require_positive_number(where, "global_rope_theta", c.global_rope_theta);
+  require_positive_number(where, "local_rope_theta", c.local_rope_theta);
+  require_token_id(where, "pad_token_id", c.pad_token_id, c.vocab_size);
   validate_label_fields(c.labels, where);
 }
 

@@ -48,4 +48,12 @@ ModernBertConfig modernbert_config_from_json(const nlohmann::json& j, const std:
 nlohmann::json modernbert_config_to_json(const ModernBertConfig& c);
 void validate_modernbert_config(const ModernBertConfig& c, const std::string& where);
 
+struct ParameterCount;  // model/model_budget.h
+// The parameters of ModernBertForSequenceClassification at c's sizes.
+ParameterCount modernbert_parameters(const ModernBertConfig& c);
+// Every size positive and the fp32 weights within this machine's memory,
+// checked before anything with one entry per layer is built (a config.json
+// with 10^15 layers is refused, not looped over).
+void require_sizes_fit(const ModernBertConfig& c, const std::string& where);
+
 }  // namespace runner

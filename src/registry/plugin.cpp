@@ -23,6 +23,10 @@ std::string load_plugin(const std::string& path, Registry& reg) {
     return fmt::format("plugin {} does not exist", path);
   std::string canonical = std::filesystem::canonical(path, ec).string();
   if (loaded.count(canonical)) return {};
+  // dlopen of a FIFO blocks until a writer comes, and of a device reads it: only a
+  // regular file (a link is followed) is opened.
+  if (!std::filesystem::is_regular_file(canonical, ec))
+    return fmt::format("plugin {} is not a regular file (a folder, FIFO or device): name the plugin's .so file", path);
   if (!links_torch()) throw PluginNeedsFullRunner{path};
 
   void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -42,10 +46,11 @@ std::string load_plugin(const std::string& path, Registry& reg) {
     return fmt::format("plugin {} was built for plugin ABI version {}, but this runner has "
                        "version {}: rebuild the plugin against this runner's headers",
                        path, abi(), RUNNER_PLUGIN_ABI_VERSION);
-  if (std::string(compiler()) != __VERSION__)
+  const char* built_with = compiler();
+  if (!built_with || std::string(built_with) != __VERSION__)
     return fmt::format("plugin {} was built with compiler \"{}\", but this runner with \"{}\": "
                        "C++ components must be built with the same compiler; rebuild the plugin",
-                       path, compiler(), __VERSION__);
+                       path, built_with ? built_with : "(none named)", __VERSION__);
   PluginContext ctx(reg, path);
   do_register(&ctx);
   if (!ctx.error().empty()) return fmt::format("plugin {}: {}", path, ctx.error());

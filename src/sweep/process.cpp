@@ -1,11 +1,14 @@
 #include "sweep/process.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <stdexcept>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -64,35 +67,95 @@ ChildExit wait_any_child() {
   return out;
 }
 
-CommandOutput run_command(const std::vector<std::string>& argv) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return {};
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
+namespace {
+
+[[noreturn]] void exec_client(const std::vector<std::string>& argv, int out_fd, int err_fd) {
+  setpgid(0, 0);  // its own group: a kill reaches what it started too
+  dup2(out_fd, 1);
+  dup2(err_fd, 2);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  execvp(args[0], args.data());
+  _exit(127);
+}
+
+// Reads both pipes to their end, or until `deadline` (moved 2 s ahead of now
+// when a stop signal arrives); false when it had to stop reading.
+bool read_outputs(int out_fd, int err_fd, CommandOutput& out, std::chrono::steady_clock::time_point deadline) {
+  pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+  std::string* sinks[2] = {&out.out, &out.err};
+  int open_fds = 2;
+  bool grace = false;
+  char buf[4096];
+  while (open_fds > 0) {
+    const auto now = std::chrono::steady_clock::now();
+    if (stop_signal && !grace) {
+      grace = true;
+      deadline = std::min(deadline, now + std::chrono::seconds(2));
+    }
+    if (now >= deadline) {
+      (grace ? out.stopped : out.timed_out) = true;
+      return false;
+    }
+    const int wait_ms = static_cast<int>(std::min<long long>(
+        200, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1));
+    if (poll(fds, 2, wait_ms) < 0 && errno != EINTR) return false;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        sinks[i]->append(buf, static_cast<size_t>(n));
+        out.text.append(buf, static_cast<size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+CommandOutput run_command(const std::vector<std::string>& argv, double time_limit_s) {
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) return {};
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    close(out_pipe[0]);
+    close(out_pipe[1]);
     return {};
   }
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  close(fds[1]);
+  const pid_t pid = fork();
+  if (pid == 0) exec_client(argv, out_pipe[1], err_pipe[1]);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
   CommandOutput out;
-  char buf[4096];
-  for (;;) {
-    ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n > 0) out.text.append(buf, static_cast<size_t>(n));
-    else if (n == 0 || errno != EINTR) break;
+  if (pid < 0) {
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    return out;
   }
-  close(fds[0]);
+  setpgid(pid, pid);  // as the child does: whichever runs first
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<long long>(time_limit_s * 1000));
+  const bool whole = read_outputs(out_pipe[0], err_pipe[0], out, deadline);
+  close(out_pipe[0]);
+  close(err_pipe[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  if (whole) {  // its output is closed, but it may still run: the same limit holds
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        out.timed_out = true;
+        break;
+      }
+      usleep(20000);
+    }
+  }
+  if (out.timed_out || out.stopped) {
+    kill(-pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
   }
   out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   out.started = out.exit_code != 127;

@@ -1,11 +1,13 @@
 #include "sweep/slurm_jobs.h"
 
+#include "util/numbers.h"
 #include "util/synced_file.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <sstream>
 
 namespace runner {
@@ -42,14 +44,51 @@ std::string sh_quote(const std::string& word) {
   return out + "'";
 }
 
-// Runs a Slurm client command; a missing one is a SlurmError with the fix.
+// How long a Slurm client command may take: a controller answers in seconds,
+// and one that does not must not hang the sweep. RUNNER_SLURM_TIMEOUT_S sets it.
+double slurm_time_limit() {
+  const char* v = std::getenv("RUNNER_SLURM_TIMEOUT_S");
+  std::string why;
+  return v && *v ? parse_number(v, why, 0.1, 86400).value_or(60) : 60;
+}
+
+// A Slurm client command's run; a hung or interrupted one is a SlurmError with the fix.
+CommandOutput bounded_slurm_command(const std::vector<std::string>& argv) {
+  const double limit = slurm_time_limit();
+  CommandOutput out = run_command(argv, limit);
+  if (out.timed_out)
+    throw SlurmError(fmt::format("`{}` did not finish within {} s and was stopped\n  hint: check that the Slurm "
+                                 "controller answers (`scontrol ping`); RUNNER_SLURM_TIMEOUT_S sets the limit",
+                                 argv[0], limit));
+  if (out.stopped)
+    throw SlurmError(fmt::format("stopped by a signal while `{}` ran; the sweep's ledger is saved: run the sweep "
+                                 "again to continue",
+                                 argv[0]));
+  return out;
+}
+
+// The same, and a missing command is a SlurmError with the fix too.
 CommandOutput slurm_command(const std::vector<std::string>& argv) {
-  CommandOutput out = run_command(argv);
+  CommandOutput out = bounded_slurm_command(argv);
   if (!out.started)
     throw SlurmError(fmt::format("cannot run `{}`: it is not on PATH\n  hint: --slurm submits with Slurm's client "
                                  "commands (sbatch, scontrol, scancel); run the sweep on a node that has them",
                                  argv[0]));
   return out;
+}
+
+// The job named `name` that Slurm still holds (not ended), or -1: a restarted
+// sweep finds the job it submitted before it could record it.
+long live_job_named(const std::string& name) {
+  const CommandOutput out = bounded_slurm_command({"scontrol", "-o", "show", "job"});
+  if (!out.started || out.exit_code != 0) return -1;  // sbatch, next, says what is missing
+  std::istringstream lines(out.out);
+  std::string line;
+  long found = -1;
+  while (std::getline(lines, line))
+    if (field(line, "JobName") == name && !slurm_job_ended(field(line, "JobState")))
+      found = std::max(found, leading_number(field(line, "JobId")));
+  return found;
 }
 
 }  // namespace
@@ -106,18 +145,21 @@ long SlurmJobs::submit(const std::vector<std::string>& command, const std::strin
                                    "--open-mode=append"};
   argv.insert(argv.end(), options_.begin(), options_.end());
   argv.push_back(script_path);
+  if (const long known = live_job_named(name); known >= 0) return known;
   const CommandOutput out = slurm_command(argv);
-  const long id = out.exit_code == 0 ? leading_number(out.text) : -1;
+  // --parsable prints "id" or "id;cluster" on stdout; stderr may carry warnings.
+  const long id = out.exit_code == 0 ? leading_number(out.out) : -1;
   if (id < 0)
     throw SlurmError(fmt::format("sbatch did not take the job of {} (exit {}): {}\n  hint: check the sbatch "
                                  "options after --slurm; the job script is {}",
-                                 name, out.exit_code, first_line(out.text), script_path));
+                                 name, out.exit_code, first_line(out.err.empty() ? out.out : out.err),
+                                 script_path));
   return id;
 }
 
 std::map<long, SlurmJobState> SlurmJobs::states(const std::vector<long>& jobs) const {
   const CommandOutput out = slurm_command({"scontrol", "-o", "show", "job"});
-  std::map<long, SlurmJobState> known = parse_scontrol_jobs(out.text), result;
+  std::map<long, SlurmJobState> known = parse_scontrol_jobs(out.out), result;
   // A controller that does not answer leaves every job as it was.
   if (out.exit_code != 0 && known.empty()) return result;
   for (long job : jobs) {

@@ -261,6 +261,7 @@ int run_sweep(const SweepFile& sweep, const std::vector<SweepPoint>& points,
     // The jobs already submitted stay queued; a restarted sweep waits for them.
     ledger.save();
     err << "error: " << terminal_safe(e.what(), true) << "\n";
+    if (int stop = pending_stop_signal()) return 128 + stop;  // interrupted, as without Slurm
     return 2;
   }
   SweepTable table = collect_results(sweep, points, ledger);

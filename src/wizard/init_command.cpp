@@ -6,6 +6,7 @@
 #include "util/diagnostic.h"
 #include "util/output_check.h"
 #include "util/paths.h"
+#include "util/utf8.h"
 #include "wizard/init_recipe.h"
 #include "wizard/pretrained_offers.h"
 #include "wizard/prompter.h"
@@ -126,7 +127,14 @@ int write_validated(const std::string& path, const InitChoices& c, const std::st
     fs::remove(tmp);
     return 2;
   }
-  fs::rename(tmp, path);
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    err << fmt::format("error: {}: cannot put the recipe there: {}; nothing was written\n", terminal_safe(path),
+                       ec.message());
+    return 2;
+  }
   out << fmt::format("wrote {} (valid). Train with `runner {}`; `runner print-config {}` shows every "
                      "option.\n", path, path, path)
       << weights_note(c);
@@ -145,6 +153,17 @@ int run_init_command(const InitOptions& o, std::istream& in, std::ostream& out, 
   std::string parent = fs::absolute(o.path).parent_path().string();
   if (!fs::is_directory(parent)) {
     err << fmt::format("error: {}: the folder {} does not exist\n  hint: create it first\n", o.path, parent);
+    return 2;
+  }
+  // Only a regular file is ever replaced: --force onto a folder, a FIFO or a device is refused.
+  std::error_code ec;
+  const fs::file_status status = fs::status(o.path, ec);
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    err << fmt::format("error: {} is {}, not a recipe file; nothing was written\n  hint: name a file{}\n",
+                       terminal_safe(o.path), fs::is_directory(status) ? "a folder" : "a FIFO, socket or device",
+                       fs::is_directory(status) ? " inside it (e.g. `runner init " +
+                                                      terminal_safe((fs::path(o.path) / "recipe.toml").string()) + "`)"
+                                                : "");
     return 2;
   }
   Prompter ask(in, out);

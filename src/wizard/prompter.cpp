@@ -1,6 +1,7 @@
 #include "wizard/prompter.h"
 
 #include "util/numbers.h"
+#include "util/utf8.h"
 
 #include <fmt/format.h>
 
@@ -40,8 +41,9 @@ std::string Prompter::choice(const std::string& question, const std::vector<std:
     char* end = nullptr;
     long n = std::strtol(a.c_str(), &end, 10);
     if (*end == '\0' && n >= 1 && n <= static_cast<long>(choices.size())) return choices[n - 1];
-    out_ << fmt::format("  \"{}\" is not one of the choices: type a number from 1 to {} or a name\n", a,
-                        choices.size());
+    // An answer is echoed only as visible text: escape sequences in it must not reach the terminal.
+    out_ << fmt::format("  \"{}\" is not one of the choices: type a number from 1 to {} or a name\n",
+                        terminal_safe(a), choices.size());
   }
 }
 
@@ -53,7 +55,7 @@ std::string Prompter::text(const std::string& question, const std::string& fallb
     if (a.empty()) a = fallback;
     std::string why = accept(a);
     if (why.empty()) return a;
-    out_ << "  " << why << "\n";
+    out_ << "  " << terminal_safe(why) << "\n";  // `why` quotes the answer
   }
 }
 

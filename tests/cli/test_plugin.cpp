@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -90,6 +92,21 @@ TEST_CASE("a missing plugin file names the file", "[plugin]") {
   auto v = test::run_command(test::runner_exe() + " validate " + recipe);
   CHECK(v.exit_code == 2);
   CHECK_THAT(v.out, Catch::Contains("libno_such_plugin.so does not exist"));
+}
+
+TEST_CASE("a plugin entry that is a FIFO or a folder is refused at once, never opened", "[plugin]") {
+  std::string dir = test::tmp_dir("plugin_fifo");
+  REQUIRE(mkfifo((dir + "/fifo.so").c_str(), 0600) == 0);
+  std::filesystem::create_directories(dir + "/folder.so");
+  for (const char* entry : {"fifo.so", "folder.so"}) {
+    INFO(entry);
+    std::ofstream(dir + "/r.toml") << "plugins = [\"" << dir << "/" << entry << "\"]\n";
+    // A dlopen of the FIFO would wait for a writer: the timeout's 124 would say so.
+    auto v = test::run_command("timeout 60 " + test::runner_exe() + " validate " + dir + "/r.toml");
+    INFO(v.out);
+    CHECK(v.exit_code == 2);
+    CHECK_THAT(v.out, Catch::Contains(entry) && Catch::Contains("is not a regular file"));
+  }
 }
 
 namespace {

@@ -10,9 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 
 namespace fs = std::filesystem;
 using runner::PointState;
@@ -109,4 +112,102 @@ TEST_CASE("--slurm without Slurm's commands, or refused by sbatch, stops with ex
   r = runner::test::run_command(runner + " sweep " + sweep + " --status --slurm");
   CHECK(r.exit_code == 2);
   CHECK(r.out.find("--slurm submits the points") != std::string::npos);
+}
+
+namespace {
+
+// Fake Slurm client commands in dir/bin: sbatch numbers its jobs from 101, writes
+// each as a RUNNING record that scontrol prints, and warns on stderr as a real
+// sbatch may; scancel marks the job CANCELLED. `sbatch_extra` runs before sbatch answers.
+std::string fake_slurm(const std::string& dir, const std::string& sbatch_extra = "") {
+  fs::create_directories(dir + "/bin");
+  std::ofstream(dir + "/bin/sbatch")
+      << "#!/bin/sh\nd=" << dir << "\nn=$(cat $d/count 2>/dev/null || echo 100); n=$((n+1)); echo $n > $d/count\n"
+      << "for a in \"$@\"; do case $a in --job-name=*) name=${a#--job-name=};; esac; done\n"
+      << "echo \"$name\" >> $d/submitted\n"
+      << "echo \"JobId=$n JobName=$name JobState=RUNNING ExitCode=0:0\" >> $d/jobs\n" << sbatch_extra
+      << "echo \"sbatch: warning: can't honor --ntasks-per-node set to 1\" >&2\necho \"$n;cluster\"\n";
+  std::ofstream(dir + "/bin/scontrol") << "#!/bin/sh\ncat " << dir << "/jobs 2>/dev/null\nexit 0\n";
+  std::ofstream(dir + "/bin/scancel")
+      << "#!/bin/sh\nfor id; do :; done\nsed -i \"/^JobId=$id /s/JobState=RUNNING/JobState=CANCELLED/\" " << dir
+      << "/jobs\n";
+  for (const char* f : {"sbatch", "scontrol", "scancel"}) fs::permissions(dir + "/bin/" + f, fs::perms::owner_all);
+  return "PATH=" + dir + "/bin:/usr/bin:/bin ";
+}
+
+// The sweep under `env`, sent SIGTERM after `term_after_s` (timeout keeps its exit
+// code), and SIGKILLed at 120 s if it ignores that.
+runner::test::CommandResult sweep_until_term(const std::string& env, const std::string& sweep, int term_after_s) {
+  return runner::test::run_command("timeout -s KILL 120 timeout --preserve-status -s TERM " +
+                                   std::to_string(term_after_s) + " env " + env + runner::test::runner_exe() +
+                                   " sweep " + sweep + " --slurm");
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::vector<std::string> out;
+  std::istringstream in(runner::test::read_text(path));
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("--slurm reads the job id from sbatch's stdout, whatever it warns on stderr", "[sweep][slurm]") {
+  const std::string dir = runner::test::tmp_dir("slurm-stderr-warning");
+  const std::string env = fake_slurm(dir);
+  auto r = sweep_until_term(env, sweep_file(dir), 6);
+  INFO(r.out);
+  CHECK(r.exit_code == 143);  // stopped by the TERM, the jobs cancelled
+  CHECK(r.out.find("did not take the job") == std::string::npos);
+  CHECK(lines_of(dir + "/submitted").size() == 2);  // one job for each point, none twice
+  CHECK(runner::test::read_text(dir + "/jobs").find("RUNNING") == std::string::npos);
+}
+
+TEST_CASE("a sweep restarted after dying at sbatch finds the job it submitted instead of submitting again",
+          "[sweep][slurm]") {
+  const std::string dir = runner::test::tmp_dir("slurm-restart-finds-job");
+  const std::string sweep = sweep_file(dir);
+  // The first sweep is killed as sbatch answers: its ledger never records the job.
+  const std::string killing = fake_slurm(dir, "[ -f " + dir + "/killed ] || { touch " + dir + "/killed; kill -9 $PPID; }\n");
+  auto first = runner::test::run_command("timeout -s KILL 120 env " + killing + runner::test::runner_exe() + " sweep " +
+                                         sweep + " --slurm");
+  INFO(first.out);
+  CHECK(first.exit_code == 137);
+  REQUIRE(lines_of(dir + "/submitted").size() == 1);
+  auto again = sweep_until_term(fake_slurm(dir), sweep, 6);
+  INFO(again.out);
+  const auto submitted = lines_of(dir + "/submitted");
+  // Each point's job name once: the first point's job was found, not submitted again.
+  CHECK(submitted.size() == 2);
+  CHECK(std::set<std::string>(submitted.begin(), submitted.end()).size() == submitted.size());
+}
+
+TEST_CASE("a Slurm command that hangs, or leaves a child holding its output, is stopped at its time limit",
+          "[sweep][slurm]") {
+  for (const std::string hang : {"sleep 3600\n", "sleep 3600 &\n"}) {
+    INFO(hang);
+    const std::string dir = runner::test::tmp_dir("slurm-hang");
+    const std::string env = fake_slurm(dir, hang) + "RUNNER_SLURM_TIMEOUT_S=2 ";
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = runner::test::run_command("timeout -s KILL 120 env " + env + runner::test::runner_exe() + " sweep " +
+                                       sweep_file(dir) + " --slurm");
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    INFO(r.out);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.find("`sbatch` did not finish within 2 s") != std::string::npos);
+    CHECK(seconds < 60);
+  }
+}
+
+TEST_CASE("SIGTERM stops a sweep whose Slurm command hangs, within seconds", "[sweep][slurm]") {
+  const std::string dir = runner::test::tmp_dir("slurm-term-in-scontrol");
+  const std::string env = fake_slurm(dir);
+  std::ofstream(dir + "/bin/scontrol") << "#!/bin/sh\nsleep 3600\n";
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = sweep_until_term(env + "RUNNER_SLURM_TIMEOUT_S=600 ", sweep_file(dir), 3);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  INFO(r.out);
+  CHECK(r.exit_code == 143);
+  CHECK(r.out.find("stopped by a signal while `scontrol` ran") != std::string::npos);
+  CHECK(seconds < 30);  // 3 s to the signal, 2 s of grace, the start: far below the 600 s limit
 }

@@ -9,6 +9,9 @@
 #include "wizard/init_recipe.h"
 #include "wizard/pretrained_offers.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -223,4 +226,42 @@ TEST_CASE("runner init names the family a pretrained folder's model_type gives",
   CHECK(model_type_of(folder_of("u", R"({"model_type": "t5"})")) == "bert");
   CHECK(model_type_of(folder_of("n", R"({"hidden_size": 8})")) == "bert");
   CHECK(model_type_of(folder_of("t", R"({"model_type": 3})")) == "bert");
+}
+
+TEST_CASE("runner init --force replaces only a regular file: a folder or a FIFO is refused, nothing left behind",
+          "[wizard]") {
+  std::string dir = runner::test::tmp_dir("init-not-a-file");
+  std::filesystem::create_directories(dir + "/folder");
+  REQUIRE(mkfifo((dir + "/fifo").c_str(), 0600) == 0);
+  for (const std::string& target : {dir + "/folder", dir + "/fifo"}) {
+    INFO(target);
+    InitOptions o;
+    o.path = target;
+    o.defaults = true;
+    o.force = true;
+    std::istringstream in;
+    std::ostringstream out, err;
+    CHECK(run_init_command(o, in, out, err) == 2);
+    INFO(err.str());
+    CHECK(err.str().find("not a recipe file") != std::string::npos);
+  }
+  CHECK(std::filesystem::is_directory(dir + "/folder"));
+  CHECK(std::filesystem::is_fifo(dir + "/fifo"));
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) left.push_back(e.path().filename());
+  std::sort(left.begin(), left.end());
+  CHECK(left == std::vector<std::string>{"fifo", "folder"});
+}
+
+TEST_CASE("runner init echoes an answer's escape sequences as visible text, never to the terminal", "[wizard]") {
+  std::string dir = runner::test::tmp_dir("init-escape");
+  InitOptions o;
+  o.path = dir + "/r.toml";
+  o.on_terminal = true;
+  // An OSC "set window title" sequence as the first answer, then the answers end.
+  std::istringstream in("\x1b]0;owned\x07\n");
+  std::ostringstream out, err;
+  CHECK(run_init_command(o, in, out, err) == 2);
+  CHECK(out.str().find('\x1b') == std::string::npos);
+  CHECK(out.str().find('\x07') == std::string::npos);
 }
