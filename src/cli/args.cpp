@@ -1,5 +1,6 @@
 #include "cli/args.h"
 
+#include "recipe/unsupported.h"
 #include "util/numbers.h"
 #include "util/suggest.h"
 
@@ -78,10 +79,10 @@ struct ArgParser {
   ParsedArgs& out;
   std::string& error;
 
-  bool unknown_flag(const std::string& name) {
+  bool unknown_flag(const std::string& name, const std::string& unsupported = "") {
     std::vector<std::string> known = cmd.flags;
     known.push_back("--help");
-    std::string hint = did_you_mean(name, known);
+    std::string hint = unsupported.empty() ? did_you_mean(name, known) : unsupported;
     error = fmt::format("unknown flag {} for `runner {}`{}", name, cmd.name,
                         hint.empty() ? "; known flags: " + join(known) : "; " + hint);
     return false;
@@ -98,7 +99,13 @@ struct ArgParser {
     name = runner_flag_spelling(name, cmd);
     bool allowed = command_has_flag(cmd, name);
     const FlagSpec* spec = find_flag(name);
-    if (!allowed || !spec) return unknown_flag(name);
+    if (!allowed || !spec) {
+      // `export --format onnx`: the value may name what is not supported.
+      const std::string next = inline_value ? value : (i + 1 < args.size() ? args[i + 1] : "");
+      if (auto missing = unsupported_feature(name)) return unknown_flag(name, *missing);
+      if (auto missing = unsupported_feature(next)) return unknown_flag(name, *missing);
+      return unknown_flag(name);
+    }
     if (spec->takes_rest) return rest(spec->name, args, i, inline_value ? std::optional<std::string>(value) : std::nullopt);
     if (spec->metavar.empty()) {
       if (inline_value) {

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/full_runner.h"
+#include "recipe/unsupported.h"
 #include "registry/plugin.h"
 #include "util/diagnostic.h"
 #include "util/output_check.h"
@@ -47,6 +48,7 @@ int unknown_command(const std::string& name) {
   for (const auto& c : command_table()) known.push_back(c.name);
   std::string ours = command_of_other_tools(name);
   std::string hint = ours.empty() ? did_you_mean(name, known) : "did you mean \"" + ours + "\"?";
+  if (ours.empty()) hint = unsupported_feature(name).value_or(hint);
   std::cerr << fmt::format("error: unknown command \"{}\"\n  hint: {}\n", name,
                            hint.empty() ? "run `runner --help` for the commands" : hint);
   return kExitBadInput;

@@ -2,6 +2,7 @@
 
 #include "data/file_dataset.h"
 #include "data/table_rows.h"
+#include "recipe/unsupported.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
@@ -154,6 +155,19 @@ void check_numbers(const SplitFile& f, const std::set<std::string>& texts, bool 
                            "in data.labels; for a regression, make every label a number"));
 }
 
+// A label that is a list of IOB/BILOU tags ("[\"B-PER\", \"O\"]") or one such tag: a
+// row of a token-classification (NER) file, not one label of a sequence.
+bool looks_like_token_tags(const std::string& label) {
+  auto is_tag = [](const std::string& t) {
+    return t == "O" || (t.size() > 2 && t[1] == '-' && std::string("BIESLU").find(t[0]) != std::string::npos);
+  };
+  if (label.empty() || label.front() != '[') return is_tag(label) && label != "O";
+  const nlohmann::json list = nlohmann::json::parse(label, nullptr, false);  // discarded: no array
+  if (!list.is_array() || list.empty()) return false;
+  return std::all_of(list.begin(), list.end(),
+                     [&](const nlohmann::json& t) { return t.is_string() && is_tag(t.get<std::string>()); });
+}
+
 // `id_limit` > 0: a class id below it counts as mapped (a multi-label list may hold ids).
 void check_mapped(const SplitFile& f, const std::set<std::string>& texts, const nlohmann::json& labels,
                   bool skipping, Diagnostics& out, long long id_limit = 0) {
@@ -163,10 +177,12 @@ void check_mapped(const SplitFile& f, const std::set<std::string>& texts, const 
     if (!labels.contains(t) && !(is_class_id(t, id) && id >= 0 && id < id_limit)) unknown.push_back(t);
   }
   if (unknown.empty() || (skipping && unknown.size() < texts.size())) return;
+  const bool tags = std::any_of(unknown.begin(), unknown.end(), looks_like_token_tags);
   out.push_back(make_error({f.path, 0, 0, {}}, "data.labels",
                            "the " + f.split + " split has labels that data.labels does not map: " +
                                quoted_list(unknown),
-                           "add them to data.labels, or set on_bad_row = \"skip\" to leave their rows out"));
+                           tags ? *unsupported_feature("token_classification")
+                                : "add them to data.labels, or set on_bad_row = \"skip\" to leave their rows out"));
 }
 
 }  // namespace

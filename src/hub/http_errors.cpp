@@ -84,6 +84,10 @@ void throw_request_error(const std::string& what, const std::string& url, const 
   } else {
     e = explain_status(r, s);
   }
+  // A download from elsewhere than the Hub (GLUE's files) has its own variable.
+  if (url.rfind(s.endpoint, 0) != 0)
+    if (size_t at = e.hint.find("(HF_ENDPOINT)"); at != std::string::npos)
+      e.hint.replace(at, 13, "(RUNNER_GLUE_URL for GLUE's files)");
   throw InputError(make_error(SourceLocation{{}, 0, 0, url}, "", what + ": " + e.message, e.hint));
 }
 

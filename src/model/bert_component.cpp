@@ -18,6 +18,7 @@ std::vector<OptionSpec> bert_options() {
       opt::model_path("pretrained", "",
                       "Hugging Face model folder (config.json + weights); empty = random init"),
       opt::choice("preset", presets, "bert-base", "Architecture when no pretrained folder is given"),
+      opt::integer("vocab_size", 0, "Override: vocabulary rows, for a random-init model sized to its tokenizer; 0 = keep").at_least(0),
       opt::integer("num_hidden_layers", 0, "Override: encoder layers; 0 = keep").at_least(0),
       opt::integer("hidden_size", 0, "Override: hidden width; 0 = keep").at_least(0),
       opt::integer("num_attention_heads", 0, "Override: attention heads; 0 = keep").at_least(0),
@@ -41,6 +42,7 @@ std::vector<OptionSpec> bert_options() {
 }
 
 void apply_bert_options(const nlohmann::json& o, const ModelContext& context, BertConfig& c) {
+  override_positive(o, "vocab_size", c.vocab_size);
   override_positive(o, "num_hidden_layers", c.num_hidden_layers);
   override_positive(o, "hidden_size", c.hidden_size);
   override_positive(o, "num_attention_heads", c.num_attention_heads);

@@ -13,6 +13,7 @@ std::vector<OptionSpec> distilbert_options() {
                       "Hugging Face DistilBERT folder (config.json + weights); empty = random init"),
       opt::choice("preset", distilbert_preset_names(), "distilbert-base",
                   "Architecture when no pretrained folder is given"),
+      opt::integer("vocab_size", 0, "Override: vocabulary rows, for a random-init model sized to its tokenizer; 0 = keep").at_least(0),
       opt::integer("n_layers", 0, "Override: transformer layers; 0 = keep").at_least(0),
       opt::integer("dim", 0, "Override: hidden width; 0 = keep").at_least(0),
       opt::integer("n_heads", 0, "Override: attention heads; 0 = keep").at_least(0),
@@ -40,6 +41,7 @@ DistilBertConfig distilbert_config_from_options(const nlohmann::json& o, const M
   DistilBertConfig c = pretrained.empty()
                            ? distilbert_preset(o.value("preset", std::string("distilbert-base")))
                            : distilbert_config_from_json(read_config_file(config_path), config_path);
+  override_positive(o, "vocab_size", c.vocab_size);
   override_positive(o, "n_layers", c.n_layers);
   override_positive(o, "dim", c.dim);
   override_positive(o, "n_heads", c.n_heads);

@@ -11,6 +11,7 @@ std::vector<OptionSpec> modernbert_options() {
   std::vector<OptionSpec> options = {
       opt::model_path("pretrained", "", "Hugging Face ModernBERT folder (config.json + weights); empty = random init"),
       opt::choice("preset", modernbert_preset_names(), "modernbert-base", "Architecture when no pretrained folder is given"),
+      opt::integer("vocab_size", 0, "Override: vocabulary rows, for a random-init model sized to its tokenizer; 0 = keep").at_least(0),
       opt::integer("num_hidden_layers", 0, "Override: encoder layers (every third global); 0 = keep").at_least(0),
       opt::integer("hidden_size", 0, "Override: hidden width; 0 = keep").at_least(0),
       opt::integer("num_attention_heads", 0, "Override: attention heads; 0 = keep").at_least(0),
@@ -31,6 +32,7 @@ ModernBertConfig modernbert_config_from_options(const nlohmann::json& o, const M
                                           : modernbert_config_from_json(read_config_file(config_path), config_path);
   const long long layers_before = c.num_hidden_layers;
   override_positive(o, "num_hidden_layers", c.num_hidden_layers);
+  override_positive(o, "vocab_size", c.vocab_size);
   override_positive(o, "hidden_size", c.hidden_size);
   override_positive(o, "num_attention_heads", c.num_attention_heads);
   override_positive(o, "intermediate_size", c.intermediate_size);

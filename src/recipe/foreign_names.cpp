@@ -3,6 +3,7 @@
 #include "recipe/emit.h"
 #include "recipe/parse.h"
 #include "recipe/sections.h"
+#include "recipe/unsupported.h"
 
 #include <fmt/format.h>
 
@@ -254,8 +255,9 @@ std::string foreign_name_hint(const std::string& name, const Value* given) {
   std::string missing;
   if (given && f->mapping == ValueMapping::LoggerList)
     for (const auto& l : unsupported_loggers(*given))
-      missing += fmt::format("; \"{}\" is not supported (the runner's loggers: console, jsonl, text, tensorboard, "
-                             "mlflow; README \"What it does not do\")", l);
+      missing += "; " + unsupported_feature(l).value_or(fmt::format(
+                             "\"{}\" is not supported (the runner's loggers: console, jsonl, text, tensorboard, "
+                             "mlflow; README, \"What it does not do\")", l));
   return fmt::format("Hugging Face's \"{}\" ({}) is {} here: {}{}", f->name, f->from, f->runner_key,
                      write_hint(f->runner_key, *value), missing);
 }
@@ -276,6 +278,7 @@ std::string misplaced_option_hint(const std::string& name, const Value* given) {
 }
 
 std::string unknown_key_hint(const std::string& name, const Value* given) {
+  if (std::optional<std::string> missing = unsupported_feature(name)) return *missing;
   std::string hint = foreign_name_hint(name, given);
   return hint.empty() ? misplaced_option_hint(name, given) : hint;
 }

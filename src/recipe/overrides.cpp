@@ -3,6 +3,7 @@
 #include "recipe/foreign_names.h"
 #include "recipe/parse.h"
 #include "recipe/resolve.h"
+#include "recipe/unsupported.h"
 #include "util/suggest.h"
 #include "util/utf8.h"
 
@@ -144,7 +145,7 @@ struct OverrideApplier {
       std::vector<std::string> names;
       for (const auto& s : recipe_sections()) names.push_back(s.name);
       diags.push_back(make_error(loc, key, "unknown section \"" + parts[0] + "\"",
-                                 closest_or_list(parts[0], names)));
+                                 unsupported_feature(parts[0]).value_or(closest_or_list(parts[0], names))));
       return;
     }
     apply_in_section(*section, parts, key, text, loc);
@@ -208,8 +209,15 @@ struct OverrideApplier {
              const SourceLocation& loc, const std::string& key) {
     std::optional<Value> v = parse_typed(spec, text, loc);
     if (!v) {
+      // [console,jsonl]: TOML's list wants quoted items; --set takes bare ones.
+      const bool list = spec.type == OptionType::StringList || spec.type == OptionType::IntList ||
+                        spec.type == OptionType::NumberList;
+      std::string hint;
+      if (list && !text.empty() && text.front() == '[' && text.back() == ']')
+        hint = fmt::format("write the items separated by commas, without brackets: --set {}={}", key,
+                           text.substr(1, text.size() - 2));
       diags.push_back(make_error(loc, key, fmt::format("expected {}, found \"{}\"",
-                                                       spec.expectation(), text)));
+                                                       spec.expectation(), text), hint));
       return;
     }
     set_located(*v, loc);

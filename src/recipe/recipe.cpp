@@ -7,15 +7,18 @@
 #include "registry/plugin.h"
 
 #include <algorithm>
+#include <set>
 
 namespace runner {
 namespace {
 
-void load_plugins(const Value& tree, Registry& reg, Diagnostics& diags) {
+// `tried`: the entries loaded (or refused) before, which are neither loaded nor reported again.
+void load_plugins(const Value& tree, Registry& reg, Diagnostics& diags, std::set<std::string>& tried) {
   const Value* plugins = tree.find("plugins");
   if (!plugins || plugins->type != Value::Type::List) return;
   for (const auto& p : plugins->list) {
     if (p.type != Value::Type::String) continue;  // reported by the option check
+    if (!tried.insert(p.s).second) continue;
     std::string err = load_plugin(p.s, reg);
     if (!err.empty())
       diags.push_back(make_error(p.loc, "plugins", err, "fix or remove this entry of plugins"));
@@ -58,9 +61,10 @@ RecipeLoad checked_recipe(const RecipeRequest& request, Registry& reg, std::vect
   r.path = request.path;
   r.files = loaded.files;
   r.tree = std::move(*loaded.root);
-  load_plugins(r.tree, reg, out.diags);
+  std::set<std::string> tried_plugins;
+  load_plugins(r.tree, reg, out.diags, tried_plugins);
   apply_overrides(r.tree, request.overrides, reg, out.diags);
-  load_plugins(r.tree, reg, out.diags);  // --set plugins=... may name more
+  load_plugins(r.tree, reg, out.diags, tried_plugins);  // --set plugins=... may name more
 
   // Resolve even after a bad override: every error of the recipe is reported at once.
   ResolveOptions options{request.path, request.check_paths};

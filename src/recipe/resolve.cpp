@@ -4,6 +4,7 @@
 #include "recipe/foreign_names.h"
 #include "recipe/option_value.h"
 #include "recipe/path_option.h"
+#include "recipe/unsupported.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
@@ -45,7 +46,7 @@ struct SectionResolver {
     if (!mismatch.empty()) {
       std::string hint;
       if (s.type == OptionType::Choice && v->type == Value::Type::String)
-        hint = did_you_mean(v->s, s.choices);
+        hint = unsupported_feature(v->s).value_or(did_you_mean(v->s, s.choices));
       diags.push_back(make_error(v->loc, path, mismatch, hint));
       return nullptr;
     }

@@ -24,15 +24,33 @@ long long parameter_count(SequenceClassifier& model) {
   return n;
 }
 
-// The rows of the model's token embedding table; 0 when no table has a known name.
-int64_t embedding_rows(SequenceClassifier& model) {
+// The rows of the model's parameter whose name ends with one of `names`, or 0.
+int64_t table_rows(SequenceClassifier& model, std::initializer_list<const char*> names) {
   for (const auto& p : model.named_parameters())
-    for (const char* name : {"word_embeddings.weight", "tok_embeddings.weight"}) {
+    for (const char* name : names) {
       const std::string& key = p.key();
       if (key.size() >= std::strlen(name) && key.compare(key.size() - std::strlen(name), std::string::npos, name) == 0)
         return p.value().size(0);
     }
   return 0;
+}
+
+// The rows of the model's token embedding table; 0 when no table has a known name.
+int64_t embedding_rows(SequenceClassifier& model) {
+  return table_rows(model, {"word_embeddings.weight", "tok_embeddings.weight"});
+}
+
+// The largest token type id of every split, -1 when none.
+int32_t largest_type_id(const RunData& data) {
+  int32_t top = -1;
+  auto scan = [&top](const std::shared_ptr<const TokenizedSplit>& split) {
+    if (split && !split->token_type_ids.empty())
+      top = std::max<int32_t>(top, *std::max_element(split->token_type_ids.begin(), split->token_type_ids.end()));
+  };
+  scan(data.train);
+  scan(data.eval);
+  for (const auto& c : data.companions) scan(c.second);
+  return top;
 }
 
 int32_t largest_id(const RunData& data) {
@@ -117,9 +135,20 @@ void SessionParts::prepare_data() {
                                                device);
 }
 
-// A tokenizer whose ids run past the model's embedding table (a tokenizer.path
-// that is not the model's) would stop the first step with LibTorch's index error.
+// A tokenizer whose ids or type ids run past the model's embedding tables (a
+// tokenizer.path that is not the model's) would stop the first step with
+// LibTorch's index error.
 void SessionParts::require_ids_fit() {
+  const int64_t types = table_rows(*model, {"token_type_embeddings.weight"});
+  const int32_t top_type = largest_type_id(data);
+  if (model->uses_token_type_ids() && types > 0 && top_type >= types)
+    throw InputError(make_error(
+        recipe.location_of("tokenizer.path"), "tokenizer.path",
+        fmt::format("the tokenizer gives token type id {}, but the model's token type table has {} rows (its "
+                    "type_vocab_size); nothing was trained",
+                    top_type, types),
+        "use the tokenizer that came with the model (a BERT tokenizer gives a pair's second text type 1, which a "
+        "RoBERTa model has no row for)"));
   const int64_t rows = embedding_rows(*model);
   const int32_t top = largest_id(data);
   if (rows == 0 || top < rows) return;

@@ -40,13 +40,31 @@ int32_t first_known(const JsonTokenizer& tok, std::initializer_list<std::string>
   return -1;
 }
 
+// An id the tokenizer.json gives at `key` of `part`, which must be a row of its vocabulary.
+int32_t vocabulary_id(const JsonTokenizer& tok, const hf::JsonPart& part, const char* key) {
+  const long long id = part.integer(key);
+  if (id < 0 || id >= static_cast<long long>(tok.vocab_size()))
+    part.fail(key, "expected a token id of the vocabulary (0 to " + std::to_string(tok.vocab_size() - 1) +
+                       "), found " + std::to_string(id));
+  return static_cast<int32_t>(id);
+}
+
+// Every id the post-processor adds must be a row of the vocabulary: one past it
+// would reach the model's embedding lookup out of range.
+void check_post_processor_ids(const JsonTokenizer& tok, const hf::PostProcessor& post, const hf::JsonPart& root) {
+  for (int32_t id : post.special_ids())
+    if (id < 0 || static_cast<size_t>(id) >= tok.vocab_size())
+      root.at("post_processor").fail("", "adds token id " + std::to_string(id) + ", which the vocabulary (" +
+                                             std::to_string(tok.vocab_size()) + " tokens) does not have");
+}
+
 SpecialTokenIds special_ids(const JsonTokenizer& tok, const nlohmann::json& config, const hf::JsonPart& root,
                             hf::Surrounding around) {
   SpecialTokenIds s;
   s.cls = around.first >= 0 ? around.first : first_known(tok, {config_token(config, "cls_token"), "<s>", "[CLS]"});
   s.sep = around.last >= 0 ? around.last : first_known(tok, {config_token(config, "sep_token"), "</s>", "[SEP]"});
   s.pad = first_known(tok, {config_token(config, "pad_token"), "<pad>", "[PAD]"});
-  if (s.pad < 0 && root.at("padding").has("pad_id")) s.pad = static_cast<int32_t>(root.at("padding").integer("pad_id"));
+  if (s.pad < 0 && root.at("padding").has("pad_id")) s.pad = vocabulary_id(tok, root.at("padding"), "pad_id");
   s.unk = first_known(tok, {config_token(config, "unk_token"), "<unk>", "[UNK]"});
   s.mask = first_known(tok, {config_token(config, "mask_token"), "<mask>", "[MASK]"});
   // A tokenizer without a pad token still pads batches: the attention mask hides
@@ -86,7 +104,9 @@ std::shared_ptr<const JsonTokenizer> json_tokenizer_from(const nlohmann::json& j
     config = parse_json(config_text, {config_file.string(), 1, kResave});
   }
   // The pad id is known only once the tokenizer exists: build, then set it.
+  const hf::PostProcessor* post = parts.post_processor.get();
   auto tok = std::make_shared<JsonTokenizer>(std::move(parts), std::move(added), SpecialTokenIds{}, digest.hex_digest());
+  check_post_processor_ids(*tok, *post, root);
   tok->set_special_ids(special_ids(*tok, config, root, around));
   return tok;
 }

@@ -52,6 +52,8 @@ class PostProcessor {
   // Adds the special tokens and type ids to already truncated sequences.
   virtual void process(const std::vector<int32_t>& a, const std::vector<int32_t>* b,
                        std::vector<int32_t>& ids, std::vector<int32_t>& type_ids) const = 0;
+  // Every id it adds (checked against the vocabulary when the tokenizer loads).
+  virtual std::vector<int32_t> special_ids() const { return {}; }
 };
 
 // Calls `fn(piece, out)` for each text piece, which appends the pieces it

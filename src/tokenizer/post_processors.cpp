@@ -35,6 +35,13 @@ class Template : public PostProcessor {
     }
   }
 
+  std::vector<int32_t> special_ids() const override {
+    std::vector<int32_t> out;
+    for (const auto* items : {&single_, &pair_})
+      for (const Item& item : *items) out.insert(out.end(), item.special.begin(), item.special.end());
+    return out;
+  }
+
   Surrounding surrounding() const {
     Surrounding s;
     if (!single_.empty() && !single_.front().special.empty()) s.first = single_.front().special.front();
@@ -64,12 +71,33 @@ class Nothing : public PostProcessor {
   bool pair_type_one_;
 };
 
+// A token id as the runner stores it: an int32 of 0 or more (a larger one
+// would wrap, a negative one index outside every table). Whether the
+// vocabulary has it is checked once the tokenizer is built.
+int32_t checked_id(const JsonPart& part, const nlohmann::json& v) {
+  const bool in_range = v.is_number_unsigned()  ? v.get<unsigned long long>() <= 2147483647ULL
+                        : v.is_number_integer() ? v.get<long long>() >= 0 && v.get<long long>() <= 2147483647LL
+                                                : false;
+  if (!in_range) part.fail("", "expected a token id from 0 to 2147483647, found " + v.dump());
+  return static_cast<int32_t>(v.get<long long>());
+}
+
+// A type id indexes the model's token type table (2 rows in BERT) and is stored
+// in a byte: 0 to 255.
+int32_t checked_type_id(const JsonPart& part) {
+  const long long t = part.integer("type_id", 0);
+  if (t < 0 || t > 255)
+    part.fail("type_id", "expected a type id from 0 to 255 (the model's token type table has 2 rows in BERT), "
+                         "found " + std::to_string(t));
+  return static_cast<int32_t>(t);
+}
+
 // ["</s>", 2]: a token and its id.
 int32_t token_id(const JsonPart& part) {
   const nlohmann::json& j = part.json();
   if (!j.is_array() || j.size() != 2 || !j[0].is_string() || !j[1].is_number_integer())
     part.fail("", "expected [token, id], found " + j.dump());
-  return j[1].get<int32_t>();
+  return checked_id(part, j[1]);
 }
 
 Item special(int32_t id, int32_t type_id = 0) { return Item{{id}, -1, type_id}; }
@@ -83,18 +111,16 @@ std::vector<Item> template_items(const JsonPart& list, const JsonPart& specials)
       JsonPart seq = piece.at("Sequence");
       std::string id = seq.str("id");
       if (id != "A" && id != "B") seq.fail("id", "expected \"A\" or \"B\", found \"" + id + "\"");
-      items.push_back(sequence(id == "A" ? 0 : 1, static_cast<int32_t>(seq.integer("type_id", 0))));
+      items.push_back(sequence(id == "A" ? 0 : 1, checked_type_id(seq)));
     } else if (piece.has("SpecialToken")) {
       JsonPart tok = piece.at("SpecialToken");
       std::string name = tok.str("id");
       JsonPart entry = specials.at(name.c_str());
       if (!entry.json().is_object()) tok.fail("id", "\"" + name + "\" is not in post_processor.special_tokens");
-      Item item{{}, -1, static_cast<int32_t>(tok.integer("type_id", 0))};
+      Item item{{}, -1, checked_type_id(tok)};
       JsonPart ids = entry.at("ids");
-      for (size_t k = 0, m = ids.array_size("a list of ids"); k < m; ++k) {
-        if (!ids.at(k).json().is_number_integer()) ids.at(k).fail("", "expected an id");
-        item.special.push_back(ids.at(k).json().get<int32_t>());
-      }
+      for (size_t k = 0, m = ids.array_size("a list of ids"); k < m; ++k)
+        item.special.push_back(checked_id(ids.at(k), ids.at(k).json()));
       items.push_back(std::move(item));
     } else {
       piece.fail("", "expected {\"Sequence\": ...} or {\"SpecialToken\": ...}, found " + piece.json().dump());

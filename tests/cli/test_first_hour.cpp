@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 namespace fs = std::filesystem;
 using runner::test::CommandResult;
@@ -49,4 +51,80 @@ TEST_CASE("predict --model RUN reads a CSV with the run's own data.columns; the 
   INFO(other.out);
   CHECK(other.exit_code == 2);
   CHECK_THAT(other.out, Catch::Contains("no column \"review\"") && Catch::Contains("--columns text_a="));
+}
+
+// Each feature the runner lacks is named as such where a user asks for it, with
+// the README section that says how to get there, never as a bare "unknown".
+TEST_CASE("what the runner does not do is said plainly: PEFT, NER, the Hub, ONNX, W&B", "[cli]") {
+  const std::string smoke = runner::test::smoke_recipe();
+  struct Ask {
+    std::string command, says;
+  };
+  const std::vector<Ask> asks = {
+      {" validate " + smoke + " --set peft.r=8", "LoRA and other PEFT adapters are not supported yet"},
+      {" validate " + smoke + " --set train.push_to_hub=true", "pushing to the Hugging Face Hub is not supported"},
+      {" validate " + smoke + " --set run.report_to=wandb", "Weights & Biases is not supported"},
+      {" push runs/x", "huggingface-cli upload"},
+      {" export runs/x --format onnx --to out", "ONNX export is not supported"},
+  };
+  for (const Ask& a : asks) {
+    INFO(a.command);
+    CommandResult r = run_command(runner_exe() + a.command);
+    INFO(r.out);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.out, Catch::Contains(a.says) && Catch::Contains("What it does not do"));
+  }
+  // A [peft] section in a file, and an NER file's tag lists as labels.
+  const std::string dir = runner::test::tmp_dir("unsupported_in_files");
+  fs::create_directories(dir + "/data");
+  std::ofstream(dir + "/data/train.jsonl") << "{\"text_a\": \"EU rejects German call\", \"label\": [\"B-ORG\", \"O\", \"B-MISC\", \"O\"]}\n";
+  fs::copy_file(dir + "/data/train.jsonl", dir + "/data/dev.jsonl");
+  std::ofstream(dir + "/ner.toml") << "[data]\ndataset = \"jsonl\"\ndir = \"" << dir << "/data\"\n"
+                                   << "labels = { O = 0, \"B-ORG\" = 1 }\n[model]\npreset = \"bert-tiny\"\n";
+  CommandResult ner = run_command(runner_exe() + " validate " + dir + "/ner.toml");
+  INFO(ner.out);
+  CHECK(ner.exit_code == 2);
+  CHECK_THAT(ner.out, Catch::Contains("token classification (NER) is not supported yet"));
+  CommandResult kind = run_command(runner_exe() + " validate " + dir + "/ner.toml --set data.problem_type=token_classification");
+  INFO(kind.out);
+  CHECK(kind.exit_code == 2);
+  CHECK_THAT(kind.out, Catch::Contains("token classification (NER) is not supported yet") &&
+                           Catch::Contains("What it does not do"));
+  std::ofstream(dir + "/peft.toml") << "[peft]\nr = 8\n";
+  CommandResult peft = run_command(runner_exe() + " validate " + dir + "/peft.toml");
+  INFO(peft.out);
+  CHECK(peft.exit_code == 2);
+  CHECK_THAT(peft.out, Catch::Contains("peft.toml:1:") && Catch::Contains("LoRA and other PEFT adapters"));
+}
+
+TEST_CASE("smaller walls: a --set list in brackets gets the bare form, a missing plugin is said once", "[cli]") {
+  CommandResult list = run_command(runner_exe() + " validate " + runner::test::smoke_recipe() +
+                                   " --set 'run.loggers=[console,jsonl]'");
+  INFO(list.out);
+  CHECK(list.exit_code == 2);
+  CHECK_THAT(list.out, Catch::Contains("--set run.loggers=console,jsonl"));
+  const std::string dir = runner::test::tmp_dir("plugin_said_once");
+  std::ofstream(dir + "/r.toml") << "plugins = [\"" << dir << "/libnone.so\"]\n";
+  CommandResult plugin = run_command(runner_exe() + " validate " + dir + "/r.toml");
+  INFO(plugin.out);
+  CHECK(plugin.exit_code == 2);
+  const std::string said = "libnone.so does not exist";
+  const size_t first = plugin.out.find(said);
+  REQUIRE(first != std::string::npos);
+  CHECK(plugin.out.find(said, first + 1) == std::string::npos);
+}
+
+// RoBERTa's token type table has one row; a BERT tokenizer gives a pair's second
+// text type 1: refused with the fix before the first step, not LibTorch's index error.
+TEST_CASE("a tokenizer whose type ids the model's token type table lacks is refused before the first step", "[cli]") {
+  const std::string dir = runner::test::tmp_dir("type_ids_past_table");
+  CommandResult r = run_command(runner_exe() + " run " + runner::test::smoke_recipe() + " --set run.output_dir=" + dir +
+                                " --set model.type=roberta --set model.preset=roberta-base --set model.num_hidden_layers=1"
+                                " --set model.hidden_size=32 --set model.num_attention_heads=2"
+                                " --set model.intermediate_size=64 --set data.max_train_examples=16"
+                                " --set data.max_eval_examples=16 --set train.max_steps=1");
+  INFO(r.out);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.out, Catch::Contains("token type id 1") && Catch::Contains("type_vocab_size"));
+  CHECK(r.out.find("index out of range") == std::string::npos);
 }

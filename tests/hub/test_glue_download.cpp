@@ -142,3 +142,18 @@ TEST_CASE("hub: each GLUE task's zip unpacks to its split files; a zip not GLUE'
   }
   CHECK(hub::glue_tasks().size() == 9);
 }
+
+TEST_CASE("hub: a GLUE download that fails names RUNNER_GLUE_URL, the variable that points it, not HF_ENDPOINT",
+          "[hub]") {
+  FakeHub hub;
+  setenv("RUNNER_GLUE_URL", "http://127.0.0.1:1/glue", 1);  // nothing listens on port 1
+  std::string cache = tmp_dir("glue-unreachable");
+  try {
+    hub::fetch_glue_task("mrpc", cache, settings_for(hub, cache));
+    FAIL("an unreachable source gave a dataset");
+  } catch (const InputError& e) {
+    INFO(e.diagnostic().format());
+    CHECK_THAT(e.diagnostic().format(), Catch::Contains("RUNNER_GLUE_URL") && !Catch::Contains("HF_ENDPOINT"));
+  }
+  unsetenv("RUNNER_GLUE_URL");
+}

@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <string>
+#include <vector>
 
 using namespace runner;
 
@@ -162,4 +164,47 @@ TEST_CASE("Metaspace prepend_scheme first prepends only at the start of the text
   CHECK(ids_of(*tok, "<mask>a b") == std::vector<int32_t>{4, 1, 6});
   CHECK(ids_of(*tok, " a") == std::vector<int32_t>{5});
   CHECK(ids_of(*tok, "a b") == std::vector<int32_t>{5, 6});
+}
+
+// Every id a tokenizer.json makes the runner emit (a post-processor's special
+// tokens, the padding id) is an int32 of the vocabulary, and every type id fits
+// the byte it is stored in: refused at load, naming the key, before a run could
+// reach LibTorch's index error or wrap 2^32 + 2 to 2.
+TEST_CASE("a tokenizer.json id outside the vocabulary or int32, or a type id past a byte, is refused at load",
+          "[tokenizer]") {
+  struct Spoiled {
+    std::string name, says;
+    nlohmann::json file;
+  };
+  std::vector<Spoiled> cases;
+  nlohmann::json j = small_bpe();
+  j["post_processor"]["cls"] = {"<s>", -3};
+  cases.push_back({"negative", "post_processor.cls: expected a token id from 0 to 2147483647, found -3", j});
+  j = small_bpe();
+  j["post_processor"]["sep"] = {"</s>", 4294967298LL};
+  cases.push_back({"wrapping", "post_processor.sep: expected a token id from 0 to 2147483647, found 4294967298", j});
+  j = small_bpe();
+  j["post_processor"]["sep"] = {"</s>", 600};
+  cases.push_back({"outside", "adds token id 600, which the vocabulary (6 tokens) does not have", j});
+  j = small_bpe();
+  j["post_processor"] = {{"type", "TemplateProcessing"},
+                         {"single", {{{"Sequence", {{"id", "A"}, {"type_id", 0}}}}}},
+                         {"pair", {{{"Sequence", {{"id", "A"}, {"type_id", 0}}}}, {{"Sequence", {{"id", "B"}, {"type_id", 1000000}}}}}},
+                         {"special_tokens", nlohmann::json::object()}};
+  cases.push_back({"type_id", "type_id: expected a type id from 0 to 255", j});
+  j = small_bpe();
+  j["padding"] = {{"pad_id", 10000000}};
+  cases.push_back({"pad_id", "padding.pad_id: expected a token id of the vocabulary (0 to 5), found 10000000", j});
+  for (const Spoiled& c : cases) {
+    INFO(c.name);
+    std::string error = load_error(c.file, "tokjson_ids_" + c.name);
+    INFO(error);
+    CHECK_THAT(error, Catch::Contains("tokenizer.json") && Catch::Contains(c.says));
+  }
+  // validate refuses such a file as the run would, before anything runs.
+  std::string dir = write_tokenizer("tokjson_ids_cli", cases.front().file);
+  auto validate = test::run_command(test::runner_exe() + " validate " + test::smoke_recipe() +
+                                    " --set tokenizer.path=" + dir + " 2>&1");
+  CHECK(validate.exit_code == 2);
+  CHECK_THAT(validate.out, Catch::Contains("post_processor.cls"));
 }
