@@ -2,6 +2,9 @@
 
 #include "tokenizer/part_registry.h"
 #include "tokenizer/unicode_text.h"
+#include "util/diagnostic.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 
@@ -83,11 +86,29 @@ class BertNormalizer : public Normalizer {
   bool clean_, chinese_, strip_, lower_;
 };
 
+// A normalizer may lengthen a text (NFKC, one space to "\xE2\x96\x81"), but never by more
+// than this: chained Replace rules that each multiply it would otherwise grow a
+// line to gigabytes. 4x and a little covers a text of nothing but spaces turned
+// into 3-byte markers, the largest growth of a real tokenizer's rule.
+void require_bounded_growth(size_t before, size_t after, const char* normalizer) {
+  if (after <= 4 * before + 64) return;
+  throw InputError(make_error({}, "normalizer", fmt::format("the tokenizer.json's {} normalizer would grow a text "
+                                                            "of {} bytes to {} bytes, more than 4 times",
+                                                            normalizer, before, after),
+                              "check the tokenizer's Replace rules: each should replace a pattern with text "
+                              "of about its length"));
+}
+
 class Replace : public Normalizer {
  public:
   Replace(std::string pattern, std::string content) : pattern_(std::move(pattern)), content_(std::move(content)) {}
   void normalize(std::string& text) const override {
     if (pattern_.empty() || text.find(pattern_) == std::string::npos) return;
+    if (content_.size() > pattern_.size()) {  // count first: the text is not built past the bound
+      size_t hits = 0;
+      for (size_t at = 0; (at = text.find(pattern_, at)) != std::string::npos; at += pattern_.size()) ++hits;
+      require_bounded_growth(text.size(), text.size() + hits * (content_.size() - pattern_.size()), "Replace");
+    }
     std::string out;
     size_t start = 0;
     for (size_t at; (at = text.find(pattern_, start)) != std::string::npos; start = at + pattern_.size())
@@ -107,6 +128,8 @@ class RunReplace : public Normalizer {
   RunReplace(char c, size_t min_run, std::string content) : c_(c), min_run_(min_run), content_(std::move(content)) {}
   void normalize(std::string& text) const override {
     if (text.find(c_) == std::string::npos) return;
+    if (content_.size() > min_run_)  // at most one replacement per min_run_ bytes
+      require_bounded_growth(text.size(), text.size() / std::max<size_t>(1, min_run_) * content_.size(), "Replace");
     std::string out;
     for (size_t i = 0; i < text.size();) {
       size_t run = 0;

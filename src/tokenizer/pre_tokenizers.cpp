@@ -220,8 +220,13 @@ std::unique_ptr<PreTokenizer> build_metaspace(const JsonPart& part) {
     else if (scheme == "never") prepend = P::Never;
     else part.at("prepend_scheme").unsupported("prepend_scheme \"" + scheme + "\"", {"always", "first", "never"});
   }
-  return std::make_unique<Metaspace>(part.str("replacement", std::string("\xE2\x96\x81")), prepend,
-                                     part.flag("split", true));
+  // Hugging Face's replacement is one character; an empty one would match
+  // everywhere and split without end.
+  const std::string replacement = part.str("replacement", std::string("\xE2\x96\x81"));
+  size_t at = 0;
+  if (replacement.empty() || (next_code_point(replacement, at), at != replacement.size()))
+    part.fail("replacement", "expected one character (Hugging Face's is \"\xE2\x96\x81\"), found \"" + replacement + "\"");
+  return std::make_unique<Metaspace>(replacement, prepend, part.flag("split", true));
 }
 
 std::unique_ptr<PreTokenizer> build_whitespace(const JsonPart&) { return std::make_unique<Whitespace>(); }

@@ -208,3 +208,30 @@ TEST_CASE("a tokenizer.json id outside the vocabulary or int32, or a type id pas
   CHECK(validate.exit_code == 2);
   CHECK_THAT(validate.out, Catch::Contains("post_processor.cls"));
 }
+
+// A Metaspace whose replacement is not one character (the empty one would match
+// everywhere and split without end) is refused at load; a Replace rule that would
+// grow a text past 4x is refused when it meets such a text, before building it.
+TEST_CASE("a normalizer or pre-tokenizer that would grow without bound is refused", "[tokenizer]") {
+  nlohmann::json j = small_bpe();
+  j["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", ""}, {"prepend_scheme", "always"}, {"split", true}};
+  CHECK_THAT(load_error(j, "tokjson_metaspace_empty"),
+             Catch::Contains("pre_tokenizer.replacement: expected one character"));
+  j = small_bpe();
+  j["normalizer"] = {{"type", "Replace"}, {"pattern", {{"String", "a"}}}, {"content", std::string(1000, 'b')}};
+  auto tok = load_tokenizer({write_tokenizer("tokjson_replace_grows", j)});
+  std::vector<int32_t> ids;
+  try {
+    tok->tokenize("a short line with a few a's", ids);
+    FAIL("a text grown a thousandfold was tokenized");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.diagnostic().format(), Catch::Contains("Replace normalizer would grow") &&
+                                            Catch::Contains("more than 4 times"));
+  }
+  // A rule of about its pattern's length is untouched: " " -> the 3-byte marker.
+  j = small_bpe();
+  j["normalizer"] = {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "\xE2\x96\x81"}};
+  auto spaces = load_tokenizer({write_tokenizer("tokjson_replace_marker", j)});
+  ids.clear();
+  CHECK_NOTHROW(spaces->tokenize("                ", ids));
+}

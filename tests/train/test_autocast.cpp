@@ -42,22 +42,26 @@ TEST_CASE("autocast guard: fp32 leaves autocast off; nested guards restore the o
 
 TEST_CASE("autocast guard: forced bf16 emulation takes ATen's GEMM, as a CPU without AVX-512 does",
           "[train]") {
-  // RUNNER_CPU_BF16=emulated (scripts/cpu_matrix.sh's Zen 3 variant): no native bf16
-  // reported, oneDNN off for bf16 matmuls inside the guard and back on after it.
+  // RUNNER_CPU_BF16=emulated (scripts/cpu_matrix.sh's Zen 3 variants): no native bf16
+  // reported, and oneDNN off from the first bf16 guard on: the backward's bf16
+  // matmuls run after the guard and must take ATen's GEMM too.
   struct Env {
     Env() { setenv("RUNNER_CPU_BF16", "emulated", 1); }
-    ~Env() { unsetenv("RUNNER_CPU_BF16"); }
+    ~Env() {
+      unsetenv("RUNNER_CPU_BF16");
+      at::globalContext().setUserEnabledMkldnn(true);  // the other tests of this process
+    }
   } env;
   CHECK_FALSE(runner::cpu_has_native_bf16());
   REQUIRE(at::globalContext().userEnabledMkldnn());
+  {
+    AutocastGuard fp32(runner::Precision::Fp32, c10::DeviceType::CPU);  // nothing to route
+    CHECK(at::globalContext().userEnabledMkldnn());
+  }
   {
     AutocastGuard guard(runner::Precision::Bf16, c10::DeviceType::CPU);
     CHECK_FALSE(at::globalContext().userEnabledMkldnn());
     CHECK(matmul_dtype() == at::kBFloat16);
   }
-  CHECK(at::globalContext().userEnabledMkldnn());
-  {
-    AutocastGuard fp32(runner::Precision::Fp32, c10::DeviceType::CPU);  // nothing to route
-    CHECK(at::globalContext().userEnabledMkldnn());
-  }
+  CHECK_FALSE(at::globalContext().userEnabledMkldnn());
 }
