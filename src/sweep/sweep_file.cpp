@@ -34,8 +34,8 @@ const std::vector<OptionSpec>& sweep_options() {
       opt::choice("direction", {"higher", "lower"}, "higher", "Whether a higher or a lower "
                                                               "metric is better"),
       opt::text("output_dir", "runs", "Directory under which the sweep directory is created (relative to "
-                                      "the working directory); unset, the run.output_dir that set or the "
-                                      "base recipe gives, else runs"),
+                                      "the sweep file's folder, as base is); unset, the run.output_dir that "
+                                      "set or the base recipe gives, else runs"),
       opt::integer("samples", 0, "How many points [random] draws from its distributions; 0 = no sampling")
           .at_least(0)
           .at_most(1000000),
@@ -233,6 +233,9 @@ void read_scalars(const Value& root, SweepFile& sweep, Diagnostics& diags) {
   if (const Value* m = root.find("metric")) sweep.metric_loc = m->loc;
   sweep.higher_is_better = option_or_default(root, "direction") != "lower";
   sweep.output_dir = interpolated_option(root, "output_dir", diags);
+  // A path written in the sweep file starts at the file's folder, as base does.
+  if (root.find("output_dir") && !sweep.output_dir.empty())
+    sweep.output_dir = resolve_against(folder.string(), sweep.output_dir);
   sweep.replicates = replicate_keys(option_or_default(root, "replicates"));
   sweep.sampler = option_or_default(root, "sampler");
   if (const Value* v = root.find("samples"); v && v->type == Value::Type::Int) sweep.samples = v->i;

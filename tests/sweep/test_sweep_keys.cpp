@@ -8,6 +8,7 @@
 #include "sweep/expand.h"
 #include "sweep/sweep_file.h"
 
+#include <filesystem>
 #include <fstream>
 
 using namespace runner;
@@ -85,4 +86,17 @@ TEST_CASE("sweep --set joins [set], replacing the file's value, and refuses a va
   auto bad = test::run_command(test::runner_exe() + " sweep --dry-run " + path + " --set train.epochs=-2");
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.out, Catch::Contains("train.epochs"));
+}
+
+TEST_CASE("a sweep file's output_dir starts at the file's folder, as its base does", "[sweep]") {
+  const std::string dir = runner::test::tmp_dir("sweep_output_dir_rule") + "/sweeps";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/s.toml") << "name = \"s\"\nbase = \"" << runner::test::smoke_recipe()
+                                 << "\"\nmetric = \"eval.f1\"\noutput_dir = \"../runs\"\n"
+                                 << "[grid]\n\"optimizer.lr\" = [1e-4]\n";
+  SweepLoad l = load_sweep_file(dir + "/s.toml");
+  INFO(format_all(l.diags));
+  REQUIRE(l.sweep);
+  CHECK(std::filesystem::path(l.sweep->output_dir).lexically_normal() ==
+        (std::filesystem::path(dir).parent_path() / "runs").lexically_normal());
 }
