@@ -96,6 +96,14 @@ BertConfig read_bert_config(const std::string& path) {
   return bert_config_from_json(read_config_file(path), path);
 }
 
+void require_bert_ranges(const BertConfig& c, const std::string& where) {
+  require_positive_number(where, "layer_norm_eps", c.layer_norm_eps);
+  require_probability(where, "hidden_dropout_prob", c.hidden_dropout_prob);
+  require_probability(where, "attention_probs_dropout_prob", c.attention_probs_dropout_prob);
+  require_non_negative_number(where, "initializer_range", c.initializer_range);
+  require_token_id(where, "pad_token_id", c.pad_token_id, c.vocab_size);
+}
+
 void validate_bert_config(const BertConfig& c, const std::string& where) {
   require_positive(where, "vocab_size", c.vocab_size);
   require_positive(where, "hidden_size", c.hidden_size);
@@ -109,12 +117,8 @@ void validate_bert_config(const BertConfig& c, const std::string& where) {
                  fmt::format("hidden_size {} is not a multiple of num_attention_heads {}",
                              c.hidden_size, c.num_attention_heads));
   require_activation(where, "hidden_act", c.hidden_act);
-  require_positive_number(where, "layer_norm_eps", c.layer_norm_eps);
-  require_probability(where, "hidden_dropout_prob", c.hidden_dropout_prob);
-  require_probability(where, "attention_probs_dropout_prob", c.attention_probs_dropout_prob);
+  require_bert_ranges(c, where);
   if (c.classifier_dropout) require_probability(where, "classifier_dropout", *c.classifier_dropout);
-  require_non_negative_number(where, "initializer_range", c.initializer_range);
-  require_token_id(where, "pad_token_id", c.pad_token_id, c.vocab_size);
   validate_label_fields({c.num_labels, c.id2label, c.problem_type}, where);
   require_weights_fit(parameter_count(c), where);
 }

@@ -55,5 +55,9 @@ nlohmann::json bert_config_to_json(const BertConfig& c);
 // Checks the numbers fit together (heads divide hidden, sizes positive ...);
 // throws InputError naming `where`.
 void validate_bert_config(const BertConfig& c, const std::string& where);
+// The ranges of the encoder's number fields every BERT-like config shares
+// (DeBERTa-v2's encoder too): eps above 0, dropouts in [0, 1), init std of 0 or
+// more, the padding id a row of the vocabulary.
+void require_bert_ranges(const BertConfig& c, const std::string& where);
 
 }  // namespace runner

@@ -174,13 +174,9 @@ void validate_deberta_v2_config(const DebertaV2Config& c, const std::string& whe
                              c.position_buckets / 2 + 1));
   require_activation(where, "hidden_act", e.hidden_act);
   require_activation(where, "pooler_hidden_act", c.pooler_hidden_act);
-  require_positive_number(where, "layer_norm_eps", e.layer_norm_eps);
-  require_probability(where, "hidden_dropout_prob", e.hidden_dropout_prob);
-  require_probability(where, "attention_probs_dropout_prob", e.attention_probs_dropout_prob);
+  require_bert_ranges(e, where);
   require_probability(where, "pooler_dropout", c.pooler_dropout);
   if (c.cls_dropout) require_probability(where, "cls_dropout", *c.cls_dropout);
-  require_non_negative_number(where, "initializer_range", e.initializer_range);
-  require_token_id(where, "pad_token_id", e.pad_token_id, e.vocab_size);
   // Log buckets split position_buckets in halves: one bucket has no half to count from.
   if (c.position_buckets == 1)
     config_error(where, "position_buckets",
