@@ -40,7 +40,7 @@ struct Config {
   int64_t global_batch = 16;
 };
 
-std::shared_ptr<SequenceClassifier> bench_model(const Config& c) {
+std::shared_ptr<TaskModel> bench_model(const Config& c) {
   RecipeRequest req;
   req.path = std::string(RUNNER_SOURCE_ROOT) + "/recipes/smoke/mrpc_smoke.toml";
   req.overrides = {"model.preset=" + c.preset};
@@ -62,7 +62,7 @@ ModelBatch synthetic_batch(int64_t batch, int64_t seq_len, int64_t seed) {
 
 // Seconds per optimizer step (forward, backward, AdamW over `stepped`, or
 // every parameter), after two warm-up steps.
-double time_steps(const Config& c, SequenceClassifier& model, const ModelBatch& batch, DataParallel* dp,
+double time_steps(const Config& c, TaskModel& model, const ModelBatch& batch, DataParallel* dp,
                   const std::vector<NamedParameter>& stepped = {}) {
   std::vector<torch::Tensor> tensors;
   for (const auto& p : stepped) tensors.push_back(p.tensor);

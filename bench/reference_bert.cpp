@@ -16,7 +16,7 @@ ReferenceShape reference_shape(const nlohmann::json& c) {
   return s;
 }
 
-ReferenceBert::ReferenceBert(const runner::SequenceClassifier& model, ReferenceShape shape)
+ReferenceBert::ReferenceBert(const runner::TaskModel& model, ReferenceShape shape)
     : shape_(shape) {
   for (const auto& item : model.named_parameters()) {
     auto leaf = item.value().detach().clone().requires_grad_(true);

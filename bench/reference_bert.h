@@ -29,7 +29,7 @@ ReferenceShape reference_shape(const nlohmann::json& bert_config);
 class ReferenceBert {
  public:
   // Copies every parameter of `model` (Hugging Face names) into fresh leaves.
-  ReferenceBert(const runner::SequenceClassifier& model, ReferenceShape shape);
+  ReferenceBert(const runner::TaskModel& model, ReferenceShape shape);
   torch::Tensor loss(const runner::ModelBatch& batch);
   void set_training(bool on) { training_ = on; }  // dropout on (the default) or off
   std::vector<torch::Tensor> parameters() const { return order_; }

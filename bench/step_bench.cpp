@@ -83,7 +83,7 @@ struct Prepared {
   TrainerConfig train;
   DataSettings data_settings;
   RunData data;
-  std::shared_ptr<SequenceClassifier> model;
+  std::shared_ptr<TaskModel> model;
   std::vector<TrainBatch> batches;
 };
 

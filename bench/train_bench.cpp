@@ -59,7 +59,7 @@ Recipe load_bench_recipe(const std::string& preset) {
 }
 
 // The plain loop: what a user would write by hand with LibTorch.
-Round plain_loop(SequenceClassifier& model, const std::vector<TrainBatch>& batches, double lr) {
+Round plain_loop(TaskModel& model, const std::vector<TrainBatch>& batches, double lr) {
   torch::optim::AdamW opt(model.parameters(), torch::optim::AdamWOptions(lr).weight_decay(0.01));
   model.train();
   Round round;

@@ -5,7 +5,7 @@
 
 namespace bench {
 
-Round trainer_round(const runner::Recipe& r, std::shared_ptr<runner::SequenceClassifier> model,
+Round trainer_round(const runner::Recipe& r, std::shared_ptr<runner::TaskModel> model,
                     const runner::RunData& data, long long steps) {
   using namespace runner;
   const nlohmann::json o = r.section("optimizer");

@@ -12,7 +12,7 @@
 
 namespace bench {
 
-Round trainer_round(const runner::Recipe& recipe, std::shared_ptr<runner::SequenceClassifier> model,
+Round trainer_round(const runner::Recipe& recipe, std::shared_ptr<runner::TaskModel> model,
                     const runner::RunData& data, long long steps);
 
 }  // namespace bench

@@ -6,6 +6,8 @@
 
 #include <torch/version.h>
 
+#include <algorithm>
+
 #include <limits>
 
 namespace runner {
@@ -142,18 +144,56 @@ torch::Tensor BertLayer::forward(const torch::Tensor& hidden, const AttentionInp
   return output->forward(intermediate->forward(attended), attended);
 }
 
+BertModel::BertModel(const BertConfig& c, bool with_pooler) : Encoder("BertModel") {
+  // Registration order is Hugging Face's module order, hence its parameter order.
+  embeddings_ = register_module("embeddings", std::make_shared<BertEmbeddings>(c));
+  auto encoder = register_module("encoder", std::make_shared<torch::nn::Module>("BertEncoder"));
+  layers_ = encoder->register_module("layer", torch::nn::ModuleList());
+  for (long long i = 0; i < c.num_hidden_layers; ++i) layers_->push_back(std::make_shared<BertLayer>(c));
+  if (!with_pooler) return;
+  auto pooler = register_module("pooler", std::make_shared<torch::nn::Module>("BertPooler"));
+  pooler_ = pooler->register_module("dense", torch::nn::Linear(c.hidden_size, c.hidden_size));
+}
+
+torch::Tensor BertModel::pool(const torch::Tensor& first_tokens) {
+  return torch::tanh(apply_linear(pooler_, first_tokens));
+}
+
+torch::Tensor BertModel::encode_padded(const ModelBatch& b, const ForwardOptions& o,
+                                       std::vector<torch::Tensor>& hidden_states) {
+  AttentionInputs a = attention_inputs(b);
+  auto positions = torch::arange(a.length, b.input_ids.options()).unsqueeze(0);
+  auto h = embeddings_->forward(b.input_ids, b.token_type_ids, positions);
+  if (o.output_hidden_states) hidden_states.push_back(h);
+  for (const auto& layer : *layers_) {
+    h = run_layer([l = layer->as<BertLayer>(), a](const torch::Tensor& x) { return l->forward(x, a); }, h);
+    if (o.output_hidden_states) hidden_states.push_back(h);
+  }
+  return h;
+}
+
+void init_bert_weights(torch::nn::Module& model, const BertConfig& c, const std::string& word_embeddings,
+                       const std::vector<std::string>& only) {
+  torch::NoGradGuard no_grad;
+  auto wanted = [&](const std::string& name) {
+    return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
+  };
+  auto ends_with = [](const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  for (auto& p : model.named_parameters()) {
+    if (!wanted(p.key())) continue;
+    if (ends_with(p.key(), "LayerNorm.weight")) p.value().fill_(1.0);
+    else if (ends_with(p.key(), ".bias")) p.value().zero_();
+    else p.value().normal_(0.0, c.initializer_range);
+    if (p.key() == word_embeddings) p.value()[c.pad_token_id].zero_();
+  }
+}
+
 BertForSequenceClassification::BertForSequenceClassification(BertConfig config, Init init)
     : config_(std::move(config)) {
   validate_bert_config(config_, "model config");
-  // Registration order is Hugging Face's module order, hence its parameter order.
-  auto bert = register_module("bert", std::make_shared<torch::nn::Module>("BertModel"));
-  embeddings_ = bert->register_module("embeddings", std::make_shared<BertEmbeddings>(config_));
-  auto encoder = bert->register_module("encoder", std::make_shared<torch::nn::Module>("BertEncoder"));
-  layers_ = encoder->register_module("layer", torch::nn::ModuleList());
-  for (long long i = 0; i < config_.num_hidden_layers; ++i)
-    layers_->push_back(std::make_shared<BertLayer>(config_));
-  auto pooler = bert->register_module("pooler", std::make_shared<torch::nn::Module>("BertPooler"));
-  pooler_ = pooler->register_module("dense", torch::nn::Linear(config_.hidden_size, config_.hidden_size));
+  bert_ = attach_encoder("bert", std::make_shared<BertModel>(config_, /*with_pooler=*/true));
   const bool hf_init = init == Init::HuggingFace;
   if (hf_init) init_weights();  // BertModel.__init__ ends with post_init()
   classifier_ = register_module("classifier", torch::nn::Linear(config_.hidden_size, config_.num_labels));
@@ -161,52 +201,13 @@ BertForSequenceClassification::BertForSequenceClassification(BertConfig config, 
 }
 
 void BertForSequenceClassification::init_weights(const std::vector<std::string>& only) {
-  torch::NoGradGuard no_grad;
-  const double std_dev = config_.initializer_range;
-  auto wanted = [&](const std::string& name) {
-    return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
-  };
-  auto ends_with = [](const std::string& s, const std::string& tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-  };
-  for (auto& p : named_parameters()) {
-    if (!wanted(p.key())) continue;
-    if (ends_with(p.key(), "LayerNorm.weight")) p.value().fill_(1.0);
-    else if (ends_with(p.key(), ".bias")) p.value().zero_();
-    else p.value().normal_(0.0, std_dev);
-    if (p.key() == "bert.embeddings.word_embeddings.weight")
-      p.value()[config_.pad_token_id].zero_();
-  }
+  init_bert_weights(*this, config_, "bert.embeddings.word_embeddings.weight", only);
 }
 
-torch::Tensor BertForSequenceClassification::pool(const torch::Tensor& first_tokens) {
-  return torch::tanh(apply_linear(pooler_, first_tokens));
-}
-
-torch::Tensor BertForSequenceClassification::encode_padded(const ModelBatch& b,
-                                                           const ForwardOptions& o,
-                                                           ModelOutput& out) {
-  AttentionInputs a = attention_inputs(b);
-  auto positions = torch::arange(a.length, b.input_ids.options()).unsqueeze(0);
-  auto h = embeddings_->forward(b.input_ids, b.token_type_ids, positions);
-  if (o.output_hidden_states) out.hidden_states.push_back(h);
-  for (const auto& layer : *layers_) {
-    h = run_layer([l = layer->as<BertLayer>(), a](const torch::Tensor& x) { return l->forward(x, a); }, h);
-    if (o.output_hidden_states) out.hidden_states.push_back(h);
-  }
-  return pool(h.select(1, 0));
-}
-
-ModelOutput BertForSequenceClassification::forward(const ModelBatch& b, const ForwardOptions& o) {
-  ModelOutput out;
-  out.pooled = runs_unpadded(execution_, b, o) ? encode_unpadded(b) : encode_padded(b, o, out);
+torch::Tensor BertForSequenceClassification::head(const EncoderOutput& encoded, ModelOutput& out) {
+  out.pooled = bert_->pool(encoded.first_tokens());
   auto dropped = train_dropout(out.pooled, config_.effective_classifier_dropout(), is_training());
-  out.logits = apply_linear(classifier_, dropped);
-  if (b.labels.defined())
-    out.loss = sequence_classification_loss(out.logits, b.labels, config_.num_labels,
-                                            config_.problem_type, o.label_smoothing,
-                                            o.class_weights);
-  return out;
+  return apply_linear(classifier_, dropped);
 }
 
 }  // namespace runner

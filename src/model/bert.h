@@ -5,6 +5,8 @@
 #pragma once
 
 #include "model/bert_config.h"
+#include "model/encoder.h"
+#include "model/encoder_with_head.h"
 #include "model/model.h"
 #include "model/packed_attention.h"
 
@@ -90,7 +92,32 @@ class BertLayer : public torch::nn::Module {
   std::shared_ptr<BertResidualOutput> output;
 };
 
-class BertForSequenceClassification : public SequenceClassifier {
+// BertModel: embeddings, the layers and, when `with_pooler`, the tanh pooler
+// on the [CLS] token (the sequence head's; the token head's BertModel has none).
+class BertModel : public Encoder {
+ public:
+  BertModel(const BertConfig& c, bool with_pooler);
+  // The pooler: tanh(dense(first_tokens)), BertForSequenceClassification's input.
+  torch::Tensor pool(const torch::Tensor& first_tokens);
+
+ private:
+  torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o,
+                              std::vector<torch::Tensor>& hidden_states) override;
+  torch::Tensor encode_unpadded(const ModelBatch& b, const PackedTokens& packed) override;
+
+  std::shared_ptr<BertEmbeddings> embeddings_;
+  torch::nn::ModuleList layers_;
+  torch::nn::Linear pooler_{nullptr};
+};
+
+// Hugging Face _init_weights of a BERT model, in named_parameters() order:
+// Linear and Embedding weights N(0, initializer_range), biases 0, LayerNorm
+// 1 / 0, the padding row of `word_embeddings` 0. With `only` non-empty, just
+// those parameter names (the missing keys after loading a checkpoint).
+void init_bert_weights(torch::nn::Module& model, const BertConfig& c, const std::string& word_embeddings,
+                       const std::vector<std::string>& only);
+
+class BertForSequenceClassification : public EncoderWithHead {
  public:
   // Builds the modules. Init::HuggingFace initialises them as Hugging Face's
   // constructor does (BertModel's post_init before the classifier is built, so
@@ -98,31 +125,21 @@ class BertForSequenceClassification : public SequenceClassifier {
   // LibTorch's constructors drew, to be loaded or initialised after.
   explicit BertForSequenceClassification(BertConfig config, Init init = Init::None);
 
-  ModelOutput forward(const ModelBatch& batch, const ForwardOptions& options = {}) override;
   nlohmann::json hf_config() const override { return bert_config_to_json(config_); }
   long long num_labels() const override { return config_.num_labels; }
-  void set_execution(Execution e) override { execution_ = e; }
-  Execution execution() const override { return execution_; }
   std::string label_name(long long id) const override { return config_.label_name(id); }
-
-  // Hugging Face _init_weights, in named_parameters() order: Linear and
-  // Embedding weights N(0, initializer_range), biases 0, LayerNorm 1 / 0, the
-  // padding row of word_embeddings 0. With `only` non-empty, just those
-  // parameter names (the missing keys after loading a checkpoint).
   void init_weights(const std::vector<std::string>& only = {}) override;
 
   const BertConfig& config() const { return config_; }
 
  private:
-  torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o, ModelOutput& out);
-  torch::Tensor encode_unpadded(const ModelBatch& b);  // returns the pooled output
-  torch::Tensor pool(const torch::Tensor& first_tokens);
+  // dropout, then the classifier on the pooler's output
+  torch::Tensor head(const EncoderOutput& encoded, ModelOutput& out) override;
+  std::string problem_type() const override { return config_.problem_type; }
 
   BertConfig config_;
-  Execution execution_ = Execution::Unpadded;
-  std::shared_ptr<BertEmbeddings> embeddings_;
-  torch::nn::ModuleList layers_;
-  torch::nn::Linear pooler_{nullptr}, classifier_{nullptr};
+  std::shared_ptr<BertModel> bert_;
+  torch::nn::Linear classifier_{nullptr};
 };
 
 }  // namespace runner

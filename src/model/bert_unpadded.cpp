@@ -18,8 +18,7 @@ torch::Tensor BertSelfAttention::forward_unpadded(const torch::Tensor& hidden,
   return packed_context(attend(padded[0], padded[1], padded[2], a.additive_mask), a.token_index);
 }
 
-torch::Tensor BertForSequenceClassification::encode_unpadded(const ModelBatch& b) {
-  PackedTokens packed = packed_tokens(b);
+torch::Tensor BertModel::encode_unpadded(const ModelBatch& b, const PackedTokens& packed) {
   AttentionInputs a = unpadded_attention_inputs(b, packed);
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
   auto types = b.token_type_ids.reshape({-1}).index_select(0, a.token_index);
@@ -27,7 +26,7 @@ torch::Tensor BertForSequenceClassification::encode_unpadded(const ModelBatch& b
   auto h = embeddings_->forward(ids, types, positions);  // [T, H]
   for (const auto& layer : *layers_)
     h = run_layer([l = layer->as<BertLayer>(), a](const torch::Tensor& x) { return l->forward(x, a); }, h);
-  return pool(h.index_select(0, packed.first_token));
+  return h;
 }
 
 }  // namespace runner

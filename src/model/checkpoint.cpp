@@ -195,7 +195,7 @@ LoadReport load_state_dict(torch::nn::Module& model, const StateDict& state,
   return report;
 }
 
-void save_pretrained(SequenceClassifier& model, const std::string& dir) {
+void save_pretrained(TaskModel& model, const std::string& dir) {
   fs::create_directories(dir);
   std::vector<torch::Tensor> keep;  // owns contiguous float copies while writing
   std::vector<SafetensorsTensorView> views;

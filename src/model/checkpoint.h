@@ -45,6 +45,6 @@ LoadReport load_state_dict(torch::nn::Module& model, const StateDict& state,
 
 // Writes DIR/config.json and DIR/model.safetensors (float32, Hugging Face names),
 // creating DIR. Tensors are written atomically (temp file + rename).
-void save_pretrained(SequenceClassifier& model, const std::string& dir);
+void save_pretrained(TaskModel& model, const std::string& dir);
 
 }  // namespace runner

@@ -11,7 +11,7 @@
 
 #include "model/bert.h"
 #include "model/deberta_v2_config.h"
-#include "model/model.h"
+#include "model/encoder_with_head.h"
 #include "model/packed_relative_attention.h"
 
 #include <algorithm>
@@ -71,34 +71,47 @@ class DebertaV2Layer : public torch::nn::Module {
   std::shared_ptr<BertIntermediate> intermediate_;
 };
 
-class DebertaV2ForSequenceClassification : public SequenceClassifier {
+// DebertaV2Model: embeddings, the layers and the relative table they share.
+class DebertaV2Model : public Encoder {
  public:
-  // Init::HuggingFace draws as transformers' _init_weights does; Init::None keeps
-  // LibTorch's constructor draws, for weights loaded next.
-  explicit DebertaV2ForSequenceClassification(DebertaV2Config config, Init init = Init::None);
-
-  ModelOutput forward(const ModelBatch& batch, const ForwardOptions& options = {}) override;
-  nlohmann::json hf_config() const override { return deberta_v2_config_to_json(config_); }
-  long long num_labels() const override { return config_.encoder.num_labels; }
-  void set_execution(Execution e) override { execution_ = e; }
-  Execution execution() const override { return execution_; }
-  std::string label_name(long long id) const override { return config_.encoder.label_name(id); }
-  void init_weights(const std::vector<std::string>& only = {}) override;
+  explicit DebertaV2Model(const DebertaV2Config& c);
 
  private:
   torch::Tensor embed(const ModelBatch& b);
   torch::Tensor embed_unpadded(const ModelBatch& b, const torch::Tensor& token_index);
   RelativeAttentionInputs attention_inputs(const ModelBatch& b);
   void packed_inputs(RelativeAttentionInputs& in) const;
-  torch::Tensor encode(torch::Tensor h, const RelativeAttentionInputs& in, const ForwardOptions& o, ModelOutput& out);
+  torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o,
+                              std::vector<torch::Tensor>& hidden_states) override;
+  torch::Tensor encode_unpadded(const ModelBatch& b, const PackedTokens& packed) override;
+  // The layers over h ([B, L, H], or [T, H] packed); each one's output appended when asked.
+  torch::Tensor encode(torch::Tensor h, const RelativeAttentionInputs& in, std::vector<torch::Tensor>* hidden_states);
 
   DebertaV2Config config_;
   torch::nn::Embedding word_embeddings_{nullptr}, position_embeddings_{nullptr}, token_type_embeddings_{nullptr};
   torch::nn::LayerNorm embeddings_norm_{nullptr}, rel_norm_{nullptr};
   torch::nn::Embedding rel_embeddings_{nullptr};
   torch::nn::ModuleList layers_;
+};
+
+class DebertaV2ForSequenceClassification : public EncoderWithHead {
+ public:
+  // Init::HuggingFace draws as transformers' _init_weights does; Init::None keeps
+  // LibTorch's constructor draws, for weights loaded next.
+  explicit DebertaV2ForSequenceClassification(DebertaV2Config config, Init init = Init::None);
+
+  nlohmann::json hf_config() const override { return deberta_v2_config_to_json(config_); }
+  long long num_labels() const override { return config_.encoder.num_labels; }
+  std::string label_name(long long id) const override { return config_.encoder.label_name(id); }
+  void init_weights(const std::vector<std::string>& only = {}) override;
+
+ private:
+  // ContextPooler (dropout, dense, activation) on the first token, dropout, classifier.
+  torch::Tensor head(const EncoderOutput& encoded, ModelOutput& out) override;
+  std::string problem_type() const override { return config_.encoder.problem_type; }
+
+  DebertaV2Config config_;
   torch::nn::Linear pooler_{nullptr}, classifier_{nullptr};
-  Execution execution_ = Execution::Unpadded;
 };
 
 }  // namespace runner

@@ -1,5 +1,5 @@
-// DebertaV2ForSequenceClassification: embeddings, the encoder with its relative
-// table, and the ContextPooler head (model/deberta_v2.h).
+// DebertaV2Model: embeddings and the encoder with its relative table; and
+// DebertaV2ForSequenceClassification's ContextPooler head (model/deberta_v2.h).
 #include "model/deberta_v2.h"
 
 #include "model/dense.h"
@@ -14,13 +14,10 @@ torch::nn::LayerNorm deberta_layer_norm(const BertConfig& c) {
 
 }  // namespace
 
-DebertaV2ForSequenceClassification::DebertaV2ForSequenceClassification(DebertaV2Config config, Init init)
-    : config_(std::move(config)) {
-  validate_deberta_v2_config(config_, "model config");
+DebertaV2Model::DebertaV2Model(const DebertaV2Config& c) : Encoder("DebertaV2Model"), config_(c) {
   const BertConfig& e = config_.encoder;
   // Registration order is Hugging Face's module order, hence its parameter order.
-  auto base = register_module("deberta", std::make_shared<torch::nn::Module>("DebertaV2Model"));
-  auto embeddings = base->register_module("embeddings", std::make_shared<torch::nn::Module>("DebertaV2Embeddings"));
+  auto embeddings = register_module("embeddings", std::make_shared<torch::nn::Module>("DebertaV2Embeddings"));
   word_embeddings_ = embeddings->register_module(
       "word_embeddings",
       torch::nn::Embedding(torch::nn::EmbeddingOptions(e.vocab_size, e.hidden_size).padding_idx(e.pad_token_id)));
@@ -31,17 +28,22 @@ DebertaV2ForSequenceClassification::DebertaV2ForSequenceClassification(DebertaV2
     token_type_embeddings_ = embeddings->register_module(
         "token_type_embeddings", torch::nn::Embedding(e.type_vocab_size, e.hidden_size));
   embeddings_norm_ = embeddings->register_module("LayerNorm", deberta_layer_norm(e));
-  auto encoder = base->register_module("encoder", std::make_shared<torch::nn::Module>("DebertaV2Encoder"));
+  auto encoder = register_module("encoder", std::make_shared<torch::nn::Module>("DebertaV2Encoder"));
   layers_ = encoder->register_module("layer", torch::nn::ModuleList());
   for (long long i = 0; i < e.num_hidden_layers; ++i) layers_->push_back(std::make_shared<DebertaV2Layer>(config_));
-  if (config_.relative_attention) {
-    rel_embeddings_ = encoder->register_module(
-        "rel_embeddings", torch::nn::Embedding(2 * config_.relative_span(), e.hidden_size));
-    if (config_.norm_rel_ebd) rel_norm_ = encoder->register_module("LayerNorm", deberta_layer_norm(e));
-  }
+  if (!config_.relative_attention) return;
+  rel_embeddings_ =
+      encoder->register_module("rel_embeddings", torch::nn::Embedding(2 * config_.relative_span(), e.hidden_size));
+  if (config_.norm_rel_ebd) rel_norm_ = encoder->register_module("LayerNorm", deberta_layer_norm(e));
+}
+
+DebertaV2ForSequenceClassification::DebertaV2ForSequenceClassification(DebertaV2Config config, Init init)
+    : config_(std::move(config)) {
+  validate_deberta_v2_config(config_, "model config");
+  attach_encoder("deberta", std::make_shared<DebertaV2Model>(config_));
   auto pooler = register_module("pooler", std::make_shared<torch::nn::Module>("ContextPooler"));
   pooler_ = pooler->register_module("dense", torch::nn::Linear(config_.pooler_size(), config_.pooler_size()));
-  classifier_ = register_module("classifier", torch::nn::Linear(config_.pooler_size(), e.num_labels));
+  classifier_ = register_module("classifier", torch::nn::Linear(config_.pooler_size(), config_.encoder.num_labels));
   if (init == Init::HuggingFace) init_weights();
 }
 
@@ -51,7 +53,7 @@ void DebertaV2ForSequenceClassification::init_weights(const std::vector<std::str
 
 // Word (+ absolute position) (+ token type) embeddings, LayerNorm, then the
 // padding's rows zeroed, as DebertaV2Embeddings multiplies by the mask.
-torch::Tensor DebertaV2ForSequenceClassification::embed(const ModelBatch& b) {
+torch::Tensor DebertaV2Model::embed(const ModelBatch& b) {
   auto x = word_embeddings_(b.input_ids);
   if (position_embeddings_)
     x = x + position_embeddings_(torch::arange(b.input_ids.size(1), b.input_ids.options()).unsqueeze(0));
@@ -61,14 +63,14 @@ torch::Tensor DebertaV2ForSequenceClassification::embed(const ModelBatch& b) {
 }
 
 // The same for the real tokens alone [T, H]; the mask's product is 1 there.
-torch::Tensor DebertaV2ForSequenceClassification::embed_unpadded(const ModelBatch& b, const torch::Tensor& token_index) {
+torch::Tensor DebertaV2Model::embed_unpadded(const ModelBatch& b, const torch::Tensor& token_index) {
   auto x = word_embeddings_(b.input_ids.reshape({-1}).index_select(0, token_index));
   if (position_embeddings_) x = x + position_embeddings_(torch::remainder(token_index, b.input_ids.size(1)));
   if (token_type_embeddings_) x = x + token_type_embeddings_(b.token_type_ids.reshape({-1}).index_select(0, token_index));
   return train_dropout(embeddings_norm_(x), config_.encoder.hidden_dropout_prob, is_training());
 }
 
-RelativeAttentionInputs DebertaV2ForSequenceClassification::attention_inputs(const ModelBatch& b) {
+RelativeAttentionInputs DebertaV2Model::attention_inputs(const ModelBatch& b) {
   RelativeAttentionInputs in;
   auto m = b.attention_mask.to(torch::kBool);
   in.mask = (m.unsqueeze(1).unsqueeze(2) & m.unsqueeze(1).unsqueeze(3));  // query and key both real
@@ -87,7 +89,7 @@ RelativeAttentionInputs DebertaV2ForSequenceClassification::attention_inputs(con
 
 // What the packed kernel reads besides the tokens: the sequences, and the
 // relative positions as rows of the projected table.
-void DebertaV2ForSequenceClassification::packed_inputs(RelativeAttentionInputs& in) const {
+void DebertaV2Model::packed_inputs(RelativeAttentionInputs& in) const {
   in.sequences = packed_sequences(in.token_index, in.batch, in.length);
   if (!config_.relative_attention) return;
   const int64_t span = config_.relative_span();
@@ -95,9 +97,9 @@ void DebertaV2ForSequenceClassification::packed_inputs(RelativeAttentionInputs& 
 }
 
 // The layers over h ([B, L, H], or [T, H] unpadded); the hidden states after each when asked.
-torch::Tensor DebertaV2ForSequenceClassification::encode(torch::Tensor h, const RelativeAttentionInputs& in,
-                                                         const ForwardOptions& o, ModelOutput& out) {
-  if (o.output_hidden_states) out.hidden_states.push_back(h);
+torch::Tensor DebertaV2Model::encode(torch::Tensor h, const RelativeAttentionInputs& in,
+                                     std::vector<torch::Tensor>* hidden_states) {
+  if (hidden_states) hidden_states->push_back(h);
   // Each layer's call normalises the relative table itself, so that a layer
   // recomputed in the backward (gradient checkpointing), whose graph starts at
   // its input, still back-propagates into the table and its LayerNorm; one
@@ -111,32 +113,29 @@ torch::Tensor DebertaV2ForSequenceClassification::encode(torch::Tensor h, const 
       return l->forward(x, with);
     };
     h = run_layer(call, h);
-    if (o.output_hidden_states) out.hidden_states.push_back(h);
+    if (hidden_states) hidden_states->push_back(h);
   }
   return h;
 }
 
-ModelOutput DebertaV2ForSequenceClassification::forward(const ModelBatch& b, const ForwardOptions& o) {
-  ModelOutput out;
+torch::Tensor DebertaV2Model::encode_padded(const ModelBatch& b, const ForwardOptions& o,
+                                            std::vector<torch::Tensor>& hidden_states) {
+  return encode(embed(b), attention_inputs(b), o.output_hidden_states ? &hidden_states : nullptr);
+}
+
+torch::Tensor DebertaV2Model::encode_unpadded(const ModelBatch& b, const PackedTokens& packed) {
   RelativeAttentionInputs in = attention_inputs(b);
-  torch::Tensor first;
-  if (runs_unpadded(execution_, b, o)) {
-    const PackedTokens packed = packed_tokens(b);
-    in.token_index = packed.token_index, in.batch = b.input_ids.size(0), in.length = b.input_ids.size(1);
-    if (b.input_ids.device().is_cpu()) packed_inputs(in);
-    first = encode(embed_unpadded(b, packed.token_index), in, o, out).index_select(0, packed.first_token);
-  } else {
-    first = encode(embed(b), in, o, out).select(1, 0);
-  }
+  in.token_index = packed.token_index, in.batch = b.input_ids.size(0), in.length = b.input_ids.size(1);
+  if (b.input_ids.device().is_cpu()) packed_inputs(in);
+  return encode(embed_unpadded(b, packed.token_index), in, nullptr);
+}
+
+torch::Tensor DebertaV2ForSequenceClassification::head(const EncoderOutput& encoded, ModelOutput& out) {
   // ContextPooler: the first token, dropout, dense, the pooler's activation.
-  first = train_dropout(first, config_.pooler_dropout, is_training());
+  auto first = train_dropout(encoded.first_tokens(), config_.pooler_dropout, is_training());
   out.pooled = hf_activation(config_.pooler_hidden_act, dense(first, pooler_->weight, pooler_->bias));
   auto pooled = train_dropout(out.pooled, config_.classifier_dropout(), is_training());
-  out.logits = dense(pooled, classifier_->weight, classifier_->bias);
-  if (b.labels.defined())
-    out.loss = sequence_classification_loss(out.logits, b.labels, config_.encoder.num_labels,
-                                            config_.encoder.problem_type, o.label_smoothing, o.class_weights);
-  return out;
+  return dense(pooled, classifier_->weight, classifier_->bias);
 }
 
 }  // namespace runner

@@ -105,15 +105,47 @@ torch::Tensor DistilBertBlock::forward(const torch::Tensor& x, const DistilBertA
   return output_layer_norm(ffn->forward(h) + h);
 }
 
+DistilBertModel::DistilBertModel(const DistilBertConfig& c) : Encoder("DistilBertModel") {
+  // Registration order is Hugging Face's module order, hence its parameter order.
+  embeddings_ = register_module("embeddings", std::make_shared<DistilBertEmbeddings>(c));
+  auto transformer = register_module("transformer", std::make_shared<torch::nn::Module>("Transformer"));
+  layers_ = transformer->register_module("layer", torch::nn::ModuleList());
+  for (long long i = 0; i < c.n_layers; ++i) layers_->push_back(std::make_shared<DistilBertBlock>(c));
+}
+
+DistilBertAttentionInputs DistilBertModel::attention_inputs(const ModelBatch& b) const {
+  DistilBertAttentionInputs a;
+  a.batch = b.input_ids.size(0);
+  a.length = b.input_ids.size(1);
+  a.padding = b.attention_mask.eq(0).view({a.batch, 1, 1, a.length});
+  return a;
+}
+
+torch::Tensor DistilBertModel::encode_padded(const ModelBatch& b, const ForwardOptions& o,
+                                             std::vector<torch::Tensor>& hidden_states) {
+  DistilBertAttentionInputs a = attention_inputs(b);
+  auto positions = torch::arange(a.length, b.input_ids.options()).unsqueeze(0);
+  auto h = embeddings_->forward(b.input_ids, positions);
+  if (o.output_hidden_states) hidden_states.push_back(h);
+  for (const auto& layer : *layers_) {
+    h = run_layer([l = layer->as<DistilBertBlock>(), a](const torch::Tensor& x) { return l->forward(x, a); }, h);
+    if (o.output_hidden_states) hidden_states.push_back(h);
+  }
+  return h;
+}
+
+void init_distilbert_weights(torch::nn::Module& model, DistilBertModel& encoder, const DistilBertConfig& c,
+                             const std::vector<std::string>& only) {
+  hf_init_leaves(model, c.initializer_range, only);
+  const std::string positions = "distilbert.embeddings.position_embeddings.weight";
+  if (c.sinusoidal_pos_embds && (only.empty() || std::find(only.begin(), only.end(), positions) != only.end()))
+    encoder.embeddings()->fill_sinusoidal_positions();
+}
+
 DistilBertForSequenceClassification::DistilBertForSequenceClassification(DistilBertConfig config, Init init)
     : config_(std::move(config)) {
   validate_distilbert_config(config_, "model config");
-  // Registration order is Hugging Face's module order, hence its parameter order.
-  auto base = register_module("distilbert", std::make_shared<torch::nn::Module>("DistilBertModel"));
-  embeddings_ = base->register_module("embeddings", std::make_shared<DistilBertEmbeddings>(config_));
-  auto transformer = base->register_module("transformer", std::make_shared<torch::nn::Module>("Transformer"));
-  layers_ = transformer->register_module("layer", torch::nn::ModuleList());
-  for (long long i = 0; i < config_.n_layers; ++i) layers_->push_back(std::make_shared<DistilBertBlock>(config_));
+  distilbert_ = attach_encoder("distilbert", std::make_shared<DistilBertModel>(config_));
   const bool hf_init = init == Init::HuggingFace;
   if (hf_init) init_weights();  // DistilBertModel.__init__ ends with post_init()
   pre_classifier_ = register_module("pre_classifier", torch::nn::Linear(config_.dim, config_.dim));
@@ -123,44 +155,13 @@ DistilBertForSequenceClassification::DistilBertForSequenceClassification(DistilB
 }
 
 void DistilBertForSequenceClassification::init_weights(const std::vector<std::string>& only) {
-  hf_init_leaves(*this, config_.initializer_range, only);
-  const std::string positions = "distilbert.embeddings.position_embeddings.weight";
-  if (config_.sinusoidal_pos_embds &&
-      (only.empty() || std::find(only.begin(), only.end(), positions) != only.end()))
-    embeddings_->fill_sinusoidal_positions();
+  init_distilbert_weights(*this, *distilbert_, config_, only);
 }
 
-torch::Tensor DistilBertForSequenceClassification::encode_padded(const ModelBatch& b,
-                                                                 const ForwardOptions& o,
-                                                                 ModelOutput& out) {
-  DistilBertAttentionInputs a;
-  a.batch = b.input_ids.size(0);
-  a.length = b.input_ids.size(1);
-  a.padding = b.attention_mask.eq(0).view({a.batch, 1, 1, a.length});
-  auto positions = torch::arange(a.length, b.input_ids.options()).unsqueeze(0);
-  auto h = embeddings_->forward(b.input_ids, positions);
-  if (o.output_hidden_states) out.hidden_states.push_back(h);
-  for (const auto& layer : *layers_) {
-    h = run_layer([l = layer->as<DistilBertBlock>(), a](const torch::Tensor& x) { return l->forward(x, a); }, h);
-    if (o.output_hidden_states) out.hidden_states.push_back(h);
-  }
-  return h.select(1, 0);
-}
-
-torch::Tensor DistilBertForSequenceClassification::classify(const torch::Tensor& cls) {
-  auto h = torch::relu(linear(pre_classifier_, cls));
+torch::Tensor DistilBertForSequenceClassification::head(const EncoderOutput& encoded, ModelOutput& out) {
+  out.pooled = encoded.first_tokens();
+  auto h = torch::relu(linear(pre_classifier_, out.pooled));
   return linear(classifier_, train_dropout(h, config_.seq_classif_dropout, is_training()));
-}
-
-ModelOutput DistilBertForSequenceClassification::forward(const ModelBatch& b, const ForwardOptions& o) {
-  ModelOutput out;
-  out.pooled = runs_unpadded(execution_, b, o) ? encode_unpadded(b) : encode_padded(b, o, out);
-  out.logits = classify(out.pooled);
-  if (b.labels.defined())
-    out.loss = sequence_classification_loss(out.logits, b.labels, config_.labels.num_labels,
-                                            config_.labels.problem_type, o.label_smoothing,
-                                            o.class_weights);
-  return out;
 }
 
 }  // namespace runner

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "model/distilbert_config.h"
-#include "model/model.h"
+#include "model/encoder_with_head.h"
 #include "model/packed_attention.h"
 
 namespace runner {
@@ -64,36 +64,50 @@ class DistilBertBlock : public torch::nn::Module {
   std::shared_ptr<DistilBertFfn> ffn;
 };
 
-class DistilBertForSequenceClassification : public SequenceClassifier {
+// DistilBertModel: embeddings (no token types) and the transformer blocks.
+class DistilBertModel : public Encoder {
+ public:
+  explicit DistilBertModel(const DistilBertConfig& c);
+  bool uses_token_type_ids() const override { return false; }
+  std::shared_ptr<DistilBertEmbeddings> embeddings() const { return embeddings_; }
+
+ private:
+  DistilBertAttentionInputs attention_inputs(const ModelBatch& b) const;
+  torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o,
+                              std::vector<torch::Tensor>& hidden_states) override;
+  torch::Tensor encode_unpadded(const ModelBatch& b, const PackedTokens& packed) override;
+
+  std::shared_ptr<DistilBertEmbeddings> embeddings_;
+  torch::nn::ModuleList layers_;
+};
+
+// Hugging Face's _init_weights of a DistilBERT model; with sinusoidal_pos_embds
+// the position table is then the fixed sinusoid (after its normal_ draw, as in
+// transformers).
+void init_distilbert_weights(torch::nn::Module& model, DistilBertModel& encoder, const DistilBertConfig& c,
+                             const std::vector<std::string>& only);
+
+class DistilBertForSequenceClassification : public EncoderWithHead {
  public:
   // Init::HuggingFace draws as transformers' constructor does (the base
   // model's post_init before the head is built); Init::None keeps LibTorch's
   // constructor draws, for weights loaded next.
   explicit DistilBertForSequenceClassification(DistilBertConfig config, Init init = Init::None);
 
-  // token_type_ids are ignored; `pooled` is the [CLS] hidden state the head reads.
-  ModelOutput forward(const ModelBatch& batch, const ForwardOptions& options = {}) override;
   nlohmann::json hf_config() const override { return distilbert_config_to_json(config_); }
   long long num_labels() const override { return config_.labels.num_labels; }
-  void set_execution(Execution e) override { execution_ = e; }
-  Execution execution() const override { return execution_; }
-  bool uses_token_type_ids() const override { return false; }
   std::string label_name(long long id) const override { return config_.labels.label_name(id); }
-  // Hugging Face's _init_weights; with sinusoidal_pos_embds the position table
-  // is then the fixed sinusoid (after its normal_ draw, as in transformers).
   void init_weights(const std::vector<std::string>& only = {}) override;
 
   const DistilBertConfig& config() const { return config_; }
 
  private:
-  torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o, ModelOutput& out);
-  torch::Tensor encode_unpadded(const ModelBatch& b);  // returns the [CLS] hidden states
-  torch::Tensor classify(const torch::Tensor& cls);
+  // `pooled` is the [CLS] hidden state; pre_classifier, ReLU, dropout, classifier.
+  torch::Tensor head(const EncoderOutput& encoded, ModelOutput& out) override;
+  std::string problem_type() const override { return config_.labels.problem_type; }
 
   DistilBertConfig config_;
-  Execution execution_ = Execution::Unpadded;
-  std::shared_ptr<DistilBertEmbeddings> embeddings_;
-  torch::nn::ModuleList layers_;
+  std::shared_ptr<DistilBertModel> distilbert_;
   torch::nn::Linear pre_classifier_{nullptr}, classifier_{nullptr};
 };
 

@@ -23,19 +23,15 @@ torch::Tensor DistilBertSelfAttention::forward_unpadded(const torch::Tensor& x,
   return dense(context, out_lin->weight, out_lin->bias);
 }
 
-torch::Tensor DistilBertForSequenceClassification::encode_unpadded(const ModelBatch& b) {
-  DistilBertAttentionInputs a;
-  a.batch = b.input_ids.size(0);
-  a.length = b.input_ids.size(1);
-  a.padding = b.attention_mask.eq(0).view({a.batch, 1, 1, a.length});
-  PackedTokens packed = packed_tokens(b);
+torch::Tensor DistilBertModel::encode_unpadded(const ModelBatch& b, const PackedTokens& packed) {
+  DistilBertAttentionInputs a = attention_inputs(b);
   a.token_index = packed.token_index;
   a.sequences = packed_sequences(a.token_index, a.batch, a.length);
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
   auto h = embeddings_->forward(ids, a.token_index.remainder(a.length));  // [T, dim]
   for (const auto& layer : *layers_)
     h = run_layer([l = layer->as<DistilBertBlock>(), a](const torch::Tensor& x) { return l->forward(x, a); }, h);
-  return h.index_select(0, packed.first_token);
+  return h;
 }
 
 }  // namespace runner

@@ -6,7 +6,7 @@
 
 #include "model/bert.h"
 #include "model/electra_config.h"
-#include "model/model.h"
+#include "model/encoder_with_head.h"
 
 namespace runner {
 
@@ -19,35 +19,44 @@ class ElectraClassificationHead : public torch::nn::Module {
   double dropout_p;
 };
 
-class ElectraForSequenceClassification : public SequenceClassifier {
+// ElectraModel: BERT's embeddings at embedding_size, projected to hidden_size
+// when the two differ, then BERT's layers; no pooler.
+class ElectraModel : public Encoder {
+ public:
+  explicit ElectraModel(const ElectraConfig& c);
+
+ private:
+  torch::Tensor embed(const torch::Tensor& ids, const torch::Tensor& types, const torch::Tensor& positions);
+  // hidden_states[0] is the embeddings' output after embeddings_project, as Hugging Face returns it.
+  torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o,
+                              std::vector<torch::Tensor>& hidden_states) override;
+  torch::Tensor encode_unpadded(const ModelBatch& b, const PackedTokens& packed) override;
+
+  std::shared_ptr<BertEmbeddings> embeddings_;
+  torch::nn::Linear embeddings_project_{nullptr};  // null when embedding_size == hidden_size
+  torch::nn::ModuleList layers_;
+};
+
+class ElectraForSequenceClassification : public EncoderWithHead {
  public:
   // Init::HuggingFace draws as transformers' constructor does (the base
   // model's post_init before the head is built); Init::None keeps LibTorch's
   // constructor draws, for weights loaded next.
   explicit ElectraForSequenceClassification(ElectraConfig config, Init init = Init::None);
 
-  // `pooled` is the [CLS] hidden state the head reads; hidden_states[0] is
-  // the embeddings' output after embeddings_project, as Hugging Face returns it.
-  ModelOutput forward(const ModelBatch& batch, const ForwardOptions& options = {}) override;
   nlohmann::json hf_config() const override { return electra_config_to_json(config_); }
   long long num_labels() const override { return config_.encoder.num_labels; }
-  void set_execution(Execution e) override { execution_ = e; }
-  Execution execution() const override { return execution_; }
   std::string label_name(long long id) const override { return config_.encoder.label_name(id); }
   void init_weights(const std::vector<std::string>& only = {}) override;
 
   const ElectraConfig& config() const { return config_; }
 
  private:
-  torch::Tensor embed(const torch::Tensor& ids, const torch::Tensor& types, const torch::Tensor& positions);
-  torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o, ModelOutput& out);
-  torch::Tensor encode_unpadded(const ModelBatch& b);  // returns the [CLS] hidden states
+  // `pooled` is the [CLS] hidden state the head reads.
+  torch::Tensor head(const EncoderOutput& encoded, ModelOutput& out) override;
+  std::string problem_type() const override { return config_.encoder.problem_type; }
 
   ElectraConfig config_;
-  Execution execution_ = Execution::Unpadded;
-  std::shared_ptr<BertEmbeddings> embeddings_;
-  torch::nn::Linear embeddings_project_{nullptr};  // null when embedding_size == hidden_size
-  torch::nn::ModuleList layers_;
   std::shared_ptr<ElectraClassificationHead> head_;
 };
 

@@ -21,7 +21,7 @@ const std::vector<std::string>& tokenizer_file_names() {
   return names;
 }
 
-std::vector<std::string> export_hf_folder(SequenceClassifier& model, const std::string& dir,
+std::vector<std::string> export_hf_folder(TaskModel& model, const std::string& dir,
                                           const std::string& tokenizer_dir) {
   std::vector<std::string> copied;
   if (!tokenizer_dir.empty()) {
@@ -46,7 +46,7 @@ std::vector<std::string> export_hf_folder(SequenceClassifier& model, const std::
 namespace {
 
 // An export must carry the trained weights, never a fresh initialisation.
-std::shared_ptr<SequenceClassifier> load_all_weights(const WeightsExport& r) {
+std::shared_ptr<TaskModel> load_all_weights(const WeightsExport& r) {
   LoadedModel loaded =
       build_model(r.model_section, ModelContext{r.num_labels, r.label_names, r.problem_type}, r.weights);
   loaded.report.require_complete("export a checkpoint written by this run (its recipe's [model] built these weights)");

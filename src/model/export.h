@@ -15,7 +15,7 @@ const std::vector<std::string>& tokenizer_file_names();
 // save_pretrained(model, dir), then copies the tokenizer files found in
 // `tokenizer_dir` (empty: none). Returns the names copied. Throws InputError if
 // tokenizer_dir has none of them.
-std::vector<std::string> export_hf_folder(SequenceClassifier& model, const std::string& dir,
+std::vector<std::string> export_hf_folder(TaskModel& model, const std::string& dir,
                                           const std::string& tokenizer_dir);
 
 }  // namespace runner

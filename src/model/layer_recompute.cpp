@@ -1,7 +1,6 @@
 #include "model/layer_recompute.h"
 
 #include "model/autocast_state.h"
-#include "model/model.h"
 
 #include <mutex>
 
@@ -82,11 +81,6 @@ torch::Tensor recomputed_in_backward(LayerCall layer, const torch::Tensor& input
   auto r = c10::make_intrusive<Recomputation>();
   r->layer = std::move(layer);
   return RecomputedLayer::apply(input, r);
-}
-
-torch::Tensor SequenceClassifier::run_layer(LayerCall layer, const torch::Tensor& hidden) {
-  if (!gradient_checkpointing_ || !is_training() || !torch::GradMode::is_enabled()) return layer(hidden);
-  return recomputed_in_backward(std::move(layer), hidden);
 }
 
 }  // namespace runner

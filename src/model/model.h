@@ -62,7 +62,9 @@ struct ForwardOptions {
 // Padded within ~1e-5 in fp32.
 enum class Execution { Padded, Unpadded };
 
-class SequenceClassifier : public torch::nn::Module {
+// A model for one task: what the trainer, predict and export hold. The
+// built-in families are an encoder with a task head (model/encoder_with_head.h).
+class TaskModel : public torch::nn::Module {
  public:
   virtual ModelOutput forward(const ModelBatch& batch, const ForwardOptions& options = {}) = 0;
   // The config.json that a saved folder carries (architectures, id2label, torch_dtype ...).
@@ -78,18 +80,10 @@ class SequenceClassifier : public torch::nn::Module {
   // The id2label name of class `id` ("LABEL_<id>" when the config has none).
   virtual std::string label_name(long long id) const;
   // model.gradient_checkpointing: in training, each encoder layer keeps only its
-  // input and is recomputed in the backward (model/layer_recompute.h).
-  void set_gradient_checkpointing(bool on) { gradient_checkpointing_ = on; }
-  bool gradient_checkpointing() const { return gradient_checkpointing_; }
-
- protected:
-  // One encoder layer: layer(hidden), recomputed in the backward when gradient
-  // checkpointing is on and a backward will follow. `layer` captures by value.
-  torch::Tensor run_layer(std::function<torch::Tensor(const torch::Tensor&)> layer,
-                          const torch::Tensor& hidden);
-
- private:
-  bool gradient_checkpointing_ = false;
+  // input and is recomputed in the backward (model/layer_recompute.h). A model
+  // without layers has nothing to recompute.
+  virtual void set_gradient_checkpointing(bool) {}
+  virtual bool gradient_checkpointing() const { return false; }
 };
 
 // How the modules are initialised when they are built.
@@ -107,7 +101,7 @@ struct ModelFamily {
   // Throws InputError for settings that do not fit together.
   std::function<nlohmann::json(const nlohmann::json& options, const ModelContext& context)> config;
   // The modules for a config.json object (validated, as InputError naming `where`).
-  std::function<std::shared_ptr<SequenceClassifier>(const nlohmann::json& hf_config, Init init,
+  std::function<std::shared_ptr<TaskModel>(const nlohmann::json& hf_config, Init init,
                                                     const std::string& where)>
       construct;
 };

@@ -90,7 +90,7 @@ LoadedModel construct_and_load(const std::string& component, const nlohmann::jso
 
 }  // namespace
 
-std::string SequenceClassifier::label_name(long long id) const {
+std::string TaskModel::label_name(long long id) const {
   const nlohmann::json config = hf_config();
   const std::string key = std::to_string(id);
   if (config.contains("id2label") && config["id2label"].is_object() &&
@@ -115,7 +115,7 @@ LoadedModel build_model(const nlohmann::json& section, const ModelContext& conte
   return out;
 }
 
-std::shared_ptr<SequenceClassifier> make_model(const nlohmann::json& section,
+std::shared_ptr<TaskModel> make_model(const nlohmann::json& section,
                                                const ModelContext& context) {
   LoadedModel loaded = build_model(section, context);
   std::string warning = loaded.report.warning();

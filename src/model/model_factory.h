@@ -12,7 +12,7 @@
 namespace runner {
 
 struct LoadedModel {
-  std::shared_ptr<SequenceClassifier> model;
+  std::shared_ptr<TaskModel> model;
   std::string component;  // the Model component that built it ("bert")
   LoadReport report;      // empty source when nothing was loaded
   long long max_positions = 0;  // config.json's max_position_embeddings; 0 when not read
@@ -27,7 +27,7 @@ LoadedModel build_model(const nlohmann::json& model_section, const ModelContext&
                         const std::string& weights = {});
 
 // build_model, with a load warning (missing or unexpected keys) on stderr.
-std::shared_ptr<SequenceClassifier> make_model(const nlohmann::json& model_section,
+std::shared_ptr<TaskModel> make_model(const nlohmann::json& model_section,
                                                const ModelContext& context);
 
 // The Model component that reads `folder`/config.json's model_type; an

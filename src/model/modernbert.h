@@ -6,7 +6,7 @@
 // of the real ones. Norms and projections carry no bias unless the config says.
 #pragma once
 
-#include "model/model.h"
+#include "model/encoder_with_head.h"
 #include "model/modernbert_config.h"
 #include "model/packed_attention.h"
 
@@ -49,34 +49,56 @@ class ModernBertLayer : public torch::nn::Module {
   torch::nn::Linear wqkv_{nullptr}, attn_out_{nullptr}, wi_{nullptr}, mlp_out_{nullptr};
 };
 
-class ModernBertForSequenceClassification : public SequenceClassifier {
+// ModernBertModel: embeddings, the layers and the final norm.
+class ModernBertModel : public Encoder {
+ public:
+  explicit ModernBertModel(const ModernBertConfig& c);
+
+ private:
+  // Whether the packed kernels take this forward (model/packed_attention.h).
+  bool runs_packed(const ModelBatch& b, const ForwardOptions& o) const override;
+  torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o,
+                              std::vector<torch::Tensor>& hidden_states) override;
+  torch::Tensor encode_unpadded(const ModelBatch& b, const PackedTokens& packed) override;
+
+  ModernBertConfig config_;
+  torch::nn::Embedding tok_embeddings_{nullptr};
+  std::shared_ptr<OptionalBiasNorm> embeddings_norm_, final_norm_;
+  torch::nn::ModuleList layers_;
+};
+
+// ModernBERT's _init_weights: truncated normals (cutoff initializer_cutoff_factor
+// standard deviations), the output projections and the head's dense scaled by
+// 1 / sqrt(2 * layers), the classifier by 1 / sqrt(hidden_size); norms 1, biases 0.
+void init_modernbert_weights(torch::nn::Module& model, const ModernBertConfig& c, const std::vector<std::string>& only);
+
+// ModernBertPredictionHead: dense, activation, norm (a task head's first part).
+class ModernBertPredictionHead : public torch::nn::Module {
+ public:
+  explicit ModernBertPredictionHead(const ModernBertConfig& c);
+  torch::Tensor forward(const torch::Tensor& x);
+  torch::nn::Linear dense{nullptr};
+  std::shared_ptr<OptionalBiasNorm> norm;
+  std::string activation;
+};
+
+class ModernBertForSequenceClassification : public EncoderWithHead {
  public:
   explicit ModernBertForSequenceClassification(ModernBertConfig config, Init init = Init::None);
 
-  ModelOutput forward(const ModelBatch& batch, const ForwardOptions& options = {}) override;
   nlohmann::json hf_config() const override { return modernbert_config_to_json(config_); }
   long long num_labels() const override { return config_.labels.num_labels; }
-  void set_execution(Execution e) override { execution_ = e; }
-  Execution execution() const override { return execution_; }
   std::string label_name(long long id) const override { return config_.labels.label_name(id); }
-  // ModernBERT's _init_weights: truncated normals (cutoff initializer_cutoff_factor
-  // standard deviations), the output projections scaled by 1 / sqrt(2 * layers),
-  // the classifier by 1 / sqrt(hidden_size); norms 1, biases 0.
   void init_weights(const std::vector<std::string>& only = {}) override;
 
  private:
-  torch::Tensor pool(const torch::Tensor& h, const torch::Tensor& attention_mask) const;
+  // The first token or the mean of the real ones, the prediction head, dropout, classifier.
+  torch::Tensor head(const EncoderOutput& encoded, ModelOutput& out) override;
+  std::string problem_type() const override { return config_.labels.problem_type; }
 
-  // Whether this forward runs on the packed tokens (model/packed_attention.h).
-  bool runs_packed(const ModelBatch& b, const ForwardOptions& o) const;
-  torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o, ModelOutput& out);
-  torch::Tensor encode_unpadded(const ModelBatch& b);  // the pooled final-norm output
   ModernBertConfig config_;
-  Execution execution_ = Execution::Padded;
-  torch::nn::Embedding tok_embeddings_{nullptr};
-  std::shared_ptr<OptionalBiasNorm> embeddings_norm_, final_norm_, head_norm_;
-  torch::nn::ModuleList layers_;
-  torch::nn::Linear head_dense_{nullptr}, classifier_{nullptr};
+  std::shared_ptr<ModernBertPredictionHead> head_;
+  torch::nn::Linear classifier_{nullptr};
 };
 
 }  // namespace runner

@@ -1,5 +1,5 @@
-// ModernBertForSequenceClassification: embeddings, the layers with their masks
-// and rotary tables, the head and its pooling, and the init (model/modernbert.h).
+// ModernBertModel: embeddings, the layers with their masks and rotary tables;
+// the sequence head and its pooling, and the init (model/modernbert.h).
 #include "model/modernbert.h"
 
 #include "model/autocast_state.h"
@@ -29,53 +29,70 @@ void truncated_normal(torch::Tensor w, double std_dev, double cutoff) {
 
 }  // namespace
 
-ModernBertForSequenceClassification::ModernBertForSequenceClassification(ModernBertConfig config, Init init)
-    : config_(std::move(config)) {
-  validate_modernbert_config(config_, "model config");
+ModernBertModel::ModernBertModel(const ModernBertConfig& c) : Encoder("ModernBertModel", Execution::Padded), config_(c) {
   const int64_t h = config_.hidden_size;
-  auto model = register_module("model", std::make_shared<torch::nn::Module>("ModernBertModel"));
-  auto embeddings = model->register_module("embeddings", std::make_shared<torch::nn::Module>("ModernBertEmbeddings"));
+  auto embeddings = register_module("embeddings", std::make_shared<torch::nn::Module>("ModernBertEmbeddings"));
   tok_embeddings_ = embeddings->register_module(
       "tok_embeddings",
       torch::nn::Embedding(torch::nn::EmbeddingOptions(config_.vocab_size, h).padding_idx(config_.pad_token_id)));
   embeddings_norm_ = embeddings->register_module("norm", std::make_shared<OptionalBiasNorm>(h, config_.norm_eps, config_.norm_bias));
-  layers_ = model->register_module("layers", torch::nn::ModuleList());
+  layers_ = register_module("layers", torch::nn::ModuleList());
   for (long long i = 0; i < config_.num_hidden_layers; ++i) layers_->push_back(std::make_shared<ModernBertLayer>(config_, i == 0));
-  final_norm_ = model->register_module("final_norm", std::make_shared<OptionalBiasNorm>(h, config_.norm_eps, config_.norm_bias));
-  auto head = register_module("head", std::make_shared<torch::nn::Module>("ModernBertPredictionHead"));
-  head_dense_ = head->register_module("dense", torch::nn::Linear(torch::nn::LinearOptions(h, h).bias(config_.classifier_bias)));
-  head_norm_ = head->register_module("norm", std::make_shared<OptionalBiasNorm>(h, config_.norm_eps, config_.norm_bias));
-  classifier_ = register_module("classifier", torch::nn::Linear(h, config_.labels.num_labels));
+  final_norm_ = register_module("final_norm", std::make_shared<OptionalBiasNorm>(h, config_.norm_eps, config_.norm_bias));
+}
+
+ModernBertPredictionHead::ModernBertPredictionHead(const ModernBertConfig& c)
+    : torch::nn::Module("ModernBertPredictionHead"), activation(c.classifier_activation) {
+  const int64_t h = c.hidden_size;
+  dense = register_module("dense", torch::nn::Linear(torch::nn::LinearOptions(h, h).bias(c.classifier_bias)));
+  norm = register_module("norm", std::make_shared<OptionalBiasNorm>(h, c.norm_eps, c.norm_bias));
+}
+
+torch::Tensor ModernBertPredictionHead::forward(const torch::Tensor& x) {
+  return norm->forward(hf_activation(activation, runner::dense(x, dense->weight, dense->bias)));
+}
+
+ModernBertForSequenceClassification::ModernBertForSequenceClassification(ModernBertConfig config, Init init)
+    : config_(std::move(config)) {
+  validate_modernbert_config(config_, "model config");
+  attach_encoder("model", std::make_shared<ModernBertModel>(config_));
+  head_ = register_module("head", std::make_shared<ModernBertPredictionHead>(config_));
+  classifier_ = register_module("classifier", torch::nn::Linear(config_.hidden_size, config_.labels.num_labels));
   if (init == Init::HuggingFace) init_weights();
 }
 
 void ModernBertForSequenceClassification::init_weights(const std::vector<std::string>& only) {
+  init_modernbert_weights(*this, config_, only);
+}
+
+void init_modernbert_weights(torch::nn::Module& model, const ModernBertConfig& c, const std::vector<std::string>& only) {
   torch::NoGradGuard no_grad;
-  const double in = config_.initializer_range, cutoff = config_.initializer_cutoff_factor;
-  const double out = in / std::sqrt(2.0 * static_cast<double>(config_.num_hidden_layers));
-  for (auto& p : named_parameters()) {
+  const double in = c.initializer_range, cutoff = c.initializer_cutoff_factor;
+  const double out = in / std::sqrt(2.0 * static_cast<double>(c.num_hidden_layers));
+  for (auto& p : model.named_parameters()) {
     const std::string& name = p.key();
     if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) continue;
     torch::Tensor w = p.value();
     const bool is_norm = name.find("norm.") != std::string::npos;
     if (name.size() > 5 && name.substr(name.size() - 5) == ".bias") w.zero_();
     else if (is_norm) w.fill_(1.0);
-    else if (name.rfind("classifier.", 0) == 0) truncated_normal(w, std::pow(double(config_.hidden_size), -0.5), cutoff);
+    else if (name.rfind("classifier.", 0) == 0) truncated_normal(w, std::pow(double(c.hidden_size), -0.5), cutoff);
     else if (name.find(".Wo.") != std::string::npos || name.rfind("head.dense", 0) == 0) truncated_normal(w, out, cutoff);
     else truncated_normal(w, in, cutoff);
   }
 }
 
-torch::Tensor ModernBertForSequenceClassification::pool(const torch::Tensor& h, const torch::Tensor& attention_mask) const {
-  if (config_.classifier_pooling == "cls") return h.select(1, 0);
-  auto m = attention_mask.unsqueeze(-1).to(h.scalar_type());
-  return (h * m).sum(1) / attention_mask.sum(1, true).to(h.scalar_type());
+torch::Tensor ModernBertForSequenceClassification::head(const EncoderOutput& encoded, ModelOutput& out) {
+  auto pooled = config_.classifier_pooling == "cls" ? encoded.first_tokens() : encoded.mean_of_tokens();
+  out.pooled = head_->forward(pooled);
+  auto dropped = train_dropout(out.pooled, config_.classifier_dropout, is_training());
+  return dense(dropped, classifier_->weight, classifier_->bias);
 }
 
-torch::Tensor ModernBertForSequenceClassification::encode_padded(const ModelBatch& b, const ForwardOptions& o,
-                                                                ModelOutput& out) {
+torch::Tensor ModernBertModel::encode_padded(const ModelBatch& b, const ForwardOptions& o,
+                                             std::vector<torch::Tensor>& hidden_states) {
   auto h = train_dropout(embeddings_norm_->forward(tok_embeddings_(b.input_ids)), config_.embedding_dropout, is_training());
-  if (o.output_hidden_states) out.hidden_states.push_back(h);
+  if (o.output_hidden_states) hidden_states.push_back(h);
   const int64_t length = b.input_ids.size(1);
   auto keys = b.attention_mask.to(torch::kBool).unsqueeze(1).unsqueeze(2);  // [B, 1, 1, L]
   auto positions = torch::arange(length, b.input_ids.options());
@@ -90,15 +107,14 @@ torch::Tensor ModernBertForSequenceClassification::encode_padded(const ModelBatc
     auto layer = layers_[i]->as<ModernBertLayer>();
     const ModernBertAttentionInputs& a = config_.global_layers[i] ? global : local;
     h = run_layer([layer, a](const torch::Tensor& x) { return layer->forward(x, a); }, h);
-    if (o.output_hidden_states) out.hidden_states.push_back(h);
+    if (o.output_hidden_states) hidden_states.push_back(h);
   }
-  return pool(final_norm_->forward(h), b.attention_mask);
+  return final_norm_->forward(h);
 }
 
 // Every op on the real tokens [T, H]: the rotary tables are read at each
-// token's column, the mean pooling sums each sequence's tokens.
-torch::Tensor ModernBertForSequenceClassification::encode_unpadded(const ModelBatch& b) {
-  const PackedTokens packed = packed_tokens(b);
+// token's column.
+torch::Tensor ModernBertModel::encode_unpadded(const ModelBatch& b, const PackedTokens& packed) {
   const int64_t batch = b.input_ids.size(0), length = b.input_ids.size(1);
   auto ids = b.input_ids.reshape({-1}).index_select(0, packed.token_index);
   auto h = train_dropout(embeddings_norm_->forward(tok_embeddings_(ids)), config_.embedding_dropout, is_training());
@@ -117,15 +133,11 @@ torch::Tensor ModernBertForSequenceClassification::encode_unpadded(const ModelBa
     const ModernBertAttentionInputs& a = config_.global_layers[i] ? global : local;
     h = run_layer([layer, a](const torch::Tensor& x) { return layer->forward(x, a); }, h);
   }
-  h = final_norm_->forward(h);
-  if (config_.classifier_pooling == "cls") return h.index_select(0, packed.first_token);
-  auto rows = packed.token_index.div(length, "floor");
-  auto sums = torch::zeros({batch, h.size(1)}, h.options()).index_add_(0, rows, h);
-  return sums / b.attention_mask.sum(1, true).to(h.scalar_type());
+  return final_norm_->forward(h);
 }
 
-bool ModernBertForSequenceClassification::runs_packed(const ModelBatch& b, const ForwardOptions& o) const {
-  if (!runs_unpadded(execution_, b, o)) return false;
+bool ModernBertModel::runs_packed(const ModelBatch& b, const ForwardOptions& o) const {
+  if (!runs_unpadded(execution(), b, o)) return false;
   const auto device = b.input_ids.device();
   const auto dtype = autocast_enabled(device.type()) ? autocast_dtype(device.type()) : tok_embeddings_->weight.scalar_type();
   // A probe of the projections' shape: the GPU's kernels ask for the head size,
@@ -136,19 +148,6 @@ bool ModernBertForSequenceClassification::runs_packed(const ModelBatch& b, const
   const bool any_local = std::count(config_.global_layers.begin(), config_.global_layers.end(), false) > 0;
   if (any_local) spec.window = static_cast<int64_t>(config_.local_attention / 2);
   return packed_attention_applies(probe, spec);
-}
-
-ModelOutput ModernBertForSequenceClassification::forward(const ModelBatch& b, const ForwardOptions& o) {
-  ModelOutput out;
-  auto pooled = runs_packed(b, o) ? encode_unpadded(b) : encode_padded(b, o, out);
-  out.pooled = head_norm_->forward(hf_activation(config_.classifier_activation,
-                                                 dense(pooled, head_dense_->weight, head_dense_->bias)));
-  auto dropped = train_dropout(out.pooled, config_.classifier_dropout, is_training());
-  out.logits = dense(dropped, classifier_->weight, classifier_->bias);
-  if (b.labels.defined())
-    out.loss = sequence_classification_loss(out.logits, b.labels, config_.labels.num_labels,
-                                            config_.labels.problem_type, o.label_smoothing, o.class_weights);
-  return out;
 }
 
 }  // namespace runner

@@ -54,7 +54,7 @@ std::vector<float> row_values(const torch::Tensor& matrix, size_t i) {
 }
 
 // A regression's score, or the labels whose sigmoid is above the threshold.
-void describe_prediction(const SequenceClassifier& model, const std::string& problem_type,
+void describe_prediction(const TaskModel& model, const std::string& problem_type,
                          const std::vector<float>& logits, const PredictCommandOptions& o, nlohmann::json& line) {
   if (problem_type == "regression" || (problem_type.empty() && model.num_labels() == 1)) {
     line["score"] = logits.front();
@@ -76,7 +76,7 @@ void describe_prediction(const SequenceClassifier& model, const std::string& pro
   }
 }
 
-void predict_batch(SequenceClassifier& model, std::vector<PendingExample>& batch, int64_t pad_id,
+void predict_batch(TaskModel& model, std::vector<PendingExample>& batch, int64_t pad_id,
                    const PredictCommandOptions& o, std::ostream& out) {
   if (batch.empty()) return;
   auto logits = read_to_host(model.forward(pad_batch(batch, pad_id)).logits.to(torch::kFloat32));

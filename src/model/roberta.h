@@ -6,7 +6,7 @@
 #pragma once
 
 #include "model/bert.h"
-#include "model/model.h"
+#include "model/encoder_with_head.h"
 
 namespace runner {
 
@@ -23,30 +23,40 @@ class RobertaClassificationHead : public torch::nn::Module {
 // of non-pad tokens up to it, plus pad_token_id; pad tokens get pad_token_id.
 torch::Tensor roberta_position_ids(const torch::Tensor& input_ids, long long pad_token_id);
 
-class RobertaForSequenceClassification : public SequenceClassifier {
+// RobertaModel: BERT's embeddings and layers, positions from the pad id, one
+// token type; no pooler (neither of Transformers' heads here reads one).
+class RobertaModel : public Encoder {
+ public:
+  explicit RobertaModel(const BertConfig& c);
+
+ private:
+  torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o,
+                              std::vector<torch::Tensor>& hidden_states) override;
+  torch::Tensor encode_unpadded(const ModelBatch& b, const PackedTokens& packed) override;
+
+  long long pad_token_id_;
+  std::shared_ptr<BertEmbeddings> embeddings_;
+  torch::nn::ModuleList layers_;
+};
+
+class RobertaForSequenceClassification : public EncoderWithHead {
  public:
   // Init::HuggingFace draws as transformers' constructor does; Init::None keeps
   // LibTorch's constructor draws, for weights loaded next.
   explicit RobertaForSequenceClassification(BertConfig config, Init init = Init::None);
 
-  ModelOutput forward(const ModelBatch& batch, const ForwardOptions& options = {}) override;
   nlohmann::json hf_config() const override;
   long long num_labels() const override { return config_.num_labels; }
-  void set_execution(Execution e) override { execution_ = e; }
-  Execution execution() const override { return execution_; }
   std::string label_name(long long id) const override { return config_.label_name(id); }
   void init_weights(const std::vector<std::string>& only = {}) override;
 
   const BertConfig& config() const { return config_; }
 
  private:
-  torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o, ModelOutput& out);
-  torch::Tensor encode_unpadded(const ModelBatch& b);  // returns the <s> hidden states
+  torch::Tensor head(const EncoderOutput& encoded, ModelOutput& out) override;
+  std::string problem_type() const override { return config_.problem_type; }
 
   BertConfig config_;
-  Execution execution_ = Execution::Unpadded;
-  std::shared_ptr<BertEmbeddings> embeddings_;
-  torch::nn::ModuleList layers_;
   std::shared_ptr<RobertaClassificationHead> head_;
 };
 

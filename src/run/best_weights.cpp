@@ -6,7 +6,7 @@
 
 namespace runner {
 
-void load_best_weights(SequenceClassifier& model, const std::string& checkpoints_dir,
+void load_best_weights(TaskModel& model, const std::string& checkpoints_dir,
                        const std::string& checkpoint) {
   const std::string dir = checkpoints_dir + "/" + checkpoint;
   // final/ is not written when this fails: the newest checkpoint holds the last weights.

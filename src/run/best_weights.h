@@ -12,7 +12,7 @@ namespace runner {
 // Loads `checkpoints_dir`/`checkpoint`/model.safetensors into `model` after
 // checking the checkpoint against its manifest; an InputError naming the
 // checkpoint when it fails that check or lacks a parameter.
-void load_best_weights(SequenceClassifier& model, const std::string& checkpoints_dir,
+void load_best_weights(TaskModel& model, const std::string& checkpoints_dir,
                        const std::string& checkpoint);
 
 }  // namespace runner

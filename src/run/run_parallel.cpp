@@ -40,7 +40,7 @@ void split_threads(const RunSettings& run, const DistContext* ctx) {
 }
 
 std::unique_ptr<Optimizer> make_rank_optimizer(const Recipe& recipe, const std::shared_ptr<DistContext>& dist,
-                                               SequenceClassifier& model,
+                                               TaskModel& model,
                                                std::unique_ptr<DataParallel>& parallel) {
   const nlohmann::json section = recipe.section("optimizer"), topology = recipe.section("topology");
   std::vector<NamedParameter> params = named_parameters(model);

@@ -33,7 +33,7 @@ void split_threads(const RunSettings& run, const DistContext* ctx);
 // topology.shard_optimizer; stepping on the host with topology.offload =
 // "optimizer". Under data parallelism `parallel` gets the gradient exchange.
 std::unique_ptr<Optimizer> make_rank_optimizer(const Recipe& recipe, const std::shared_ptr<DistContext>& dist,
-                                               SequenceClassifier& model,
+                                               TaskModel& model,
                                                std::unique_ptr<DataParallel>& parallel);
 
 // Rank 0's value of a run-directory decision, shared with every rank.

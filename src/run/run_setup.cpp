@@ -63,13 +63,13 @@ void RunLoggers::log(const nlohmann::json& event) {
   for (Logger* l : all_) l->log(stamped);
 }
 
-std::vector<NamedParameter> named_parameters(SequenceClassifier& model) {
+std::vector<NamedParameter> named_parameters(TaskModel& model) {
   std::vector<NamedParameter> out;
   for (auto& p : model.named_parameters()) out.push_back({p.key(), p.value()});
   return out;
 }
 
-std::unique_ptr<Optimizer> make_optimizer(const nlohmann::json& section, SequenceClassifier& model) {
+std::unique_ptr<Optimizer> make_optimizer(const nlohmann::json& section, TaskModel& model) {
   return instantiate<OptimizerFactory>(Kind::Optimizer, section.at("type").get<std::string>(),
                                        section, named_parameters(model));
 }

@@ -54,9 +54,9 @@ class RunLoggers : public Logger {
 };
 
 // The parameters in Hugging Face order, as the optimizer wants them.
-std::vector<NamedParameter> named_parameters(SequenceClassifier& model);
+std::vector<NamedParameter> named_parameters(TaskModel& model);
 std::unique_ptr<Optimizer> make_optimizer(const nlohmann::json& optimizer_section,
-                                          SequenceClassifier& model);
+                                          TaskModel& model);
 Trainer::ScheduleMaker make_schedule(const nlohmann::json& scheduler_section, double base_lr);
 
 // A warning for the start of the run when bf16 runs emulated on this CPU; empty otherwise.

@@ -38,7 +38,7 @@ struct SessionParts {
   torch::Device device = torch::kCPU;
   RunData data;
   EvalSet eval;
-  std::shared_ptr<SequenceClassifier> model;
+  std::shared_ptr<TaskModel> model;
   std::unique_ptr<SplitBatchSource> batches;
   std::unique_ptr<DataParallel> parallel;
   std::unique_ptr<Trainer> trainer;

@@ -18,14 +18,14 @@
 namespace runner {
 namespace {
 
-long long parameter_count(SequenceClassifier& model) {
+long long parameter_count(TaskModel& model) {
   long long n = 0;
   for (const auto& p : model.parameters()) n += p.numel();
   return n;
 }
 
 // The rows of the model's parameter whose name ends with one of `names`, or 0.
-int64_t table_rows(SequenceClassifier& model, std::initializer_list<const char*> names) {
+int64_t table_rows(TaskModel& model, std::initializer_list<const char*> names) {
   for (const auto& p : model.named_parameters())
     for (const char* name : names) {
       const std::string& key = p.key();
@@ -36,7 +36,7 @@ int64_t table_rows(SequenceClassifier& model, std::initializer_list<const char*>
 }
 
 // The rows of the model's token embedding table; 0 when no table has a known name.
-int64_t embedding_rows(SequenceClassifier& model) {
+int64_t embedding_rows(TaskModel& model) {
   return table_rows(model, {"word_embeddings.weight", "tok_embeddings.weight"});
 }
 

@@ -54,7 +54,7 @@ std::shared_ptr<const TokenizedSplit> labelled_split(const RunData& d, const Dat
 
 // The recipe's model with every parameter from `weights`: an evaluation of a
 // fresh initialisation would report numbers of no trained model.
-std::shared_ptr<SequenceClassifier> trained_model(const SplitEvaluation& r, const DatasetInfo& info) {
+std::shared_ptr<TaskModel> trained_model(const SplitEvaluation& r, const DatasetInfo& info) {
   LoadedModel loaded = build_model(r.recipe.at("model"), model_context_of(info),
                                    r.weights);
   loaded.report.require_complete(

@@ -38,7 +38,7 @@ torch::Tensor skip_flag(const torch::Tensor& window_bad, const torch::Tensor& ba
 
 }  // namespace
 
-TrainStep::TrainStep(const TrainerConfig& config, std::shared_ptr<SequenceClassifier> model,
+TrainStep::TrainStep(const TrainerConfig& config, std::shared_ptr<TaskModel> model,
                      std::unique_ptr<Optimizer> optimizer, const ScheduleMaker& schedule,
                      const TrainingScheduler& scheduler, TrainingState& state, const EventLog& events)
     : config_(config),

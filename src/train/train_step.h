@@ -49,7 +49,7 @@ class TrainStep {
   using ScheduleMaker = std::function<LrMultiplier(long long total_steps)>;
   // Advances `state`'s step, scheduler step and samples seen; asks `scheduler`
   // when a step logs (its gradient norm) and how often it settles.
-  TrainStep(const TrainerConfig& config, std::shared_ptr<SequenceClassifier> model,
+  TrainStep(const TrainerConfig& config, std::shared_ptr<TaskModel> model,
             std::unique_ptr<Optimizer> optimizer, const ScheduleMaker& schedule,
             const TrainingScheduler& scheduler, TrainingState& state, const EventLog& events);
 
@@ -113,7 +113,7 @@ class TrainStep {
   long long world() const { return parallel_ ? parallel_->world_size() : 1; }
 
   const TrainerConfig& config_;
-  std::shared_ptr<SequenceClassifier> model_;
+  std::shared_ptr<TaskModel> model_;
   std::unique_ptr<Optimizer> optimizer_;
   const TrainingScheduler& scheduler_;
   TrainingState& state_;

@@ -67,7 +67,7 @@ TrainerConfig with_epoch_stop(TrainerConfig c, const BatchSource& data) {
 
 }  // namespace
 
-Trainer::Trainer(TrainerConfig config, std::shared_ptr<SequenceClassifier> model,
+Trainer::Trainer(TrainerConfig config, std::shared_ptr<TaskModel> model,
                  std::unique_ptr<Optimizer> optimizer, ScheduleMaker schedule,
                  BatchSource& data, const EvalSet* eval, std::vector<Logger*> loggers)
     : config_(with_epoch_stop(std::move(config), data)),

@@ -43,7 +43,7 @@ struct TrainOutcome {
 class Trainer {
  public:
   using ScheduleMaker = TrainStep::ScheduleMaker;
-  Trainer(TrainerConfig config, std::shared_ptr<SequenceClassifier> model,
+  Trainer(TrainerConfig config, std::shared_ptr<TaskModel> model,
           std::unique_ptr<Optimizer> optimizer, ScheduleMaker schedule, BatchSource& data,
           const EvalSet* eval, std::vector<Logger*> loggers);
   // The scheduler and the step keep references into the trainer: it stays where it was built.
@@ -81,7 +81,7 @@ class Trainer {
   nlohmann::json evaluate_batches(const std::vector<TrainBatch>& batches);
 
   TrainerConfig config_;
-  std::shared_ptr<SequenceClassifier> model_;
+  std::shared_ptr<TaskModel> model_;
   BatchSource& data_;
   const EvalSet* eval_;
   EventLog events_;

@@ -70,7 +70,7 @@ inline nlohmann::json family_expected(const std::string& family) {
 }
 
 // A golden tiny model folder ("tiny_distilbert") loaded from `weights` (a file or the folder).
-inline std::shared_ptr<SequenceClassifier> load_tiny(const std::string& folder, const std::string& weights) {
+inline std::shared_ptr<TaskModel> load_tiny(const std::string& folder, const std::string& weights) {
   return load_model_folder(golden(folder), weights).model;
 }
 
@@ -115,7 +115,7 @@ struct Bf16Autocast {
 };
 
 // The loaded parameters against an expected file's names, order, shapes, norms and sums.
-inline void check_loaded_parameters(SequenceClassifier& model, const nlohmann::json& expected) {
+inline void check_loaded_parameters(TaskModel& model, const nlohmann::json& expected) {
   auto names = expected.at("param_names_in_order").get<std::vector<std::string>>();
   auto params = model.named_parameters();
   REQUIRE(params.size() == names.size());
@@ -139,7 +139,7 @@ struct ParityErrors {
 
 // Gradient norms per parameter, relative to Hugging Face's; a gradient that is
 // zero in truth (Hugging Face's norm below 1e-6 of the global one) must stay so.
-inline double check_gradient_norms(SequenceClassifier& model, const nlohmann::json& expected,
+inline double check_gradient_norms(TaskModel& model, const nlohmann::json& expected,
                                    double tolerance, double& global_err) {
   const double global_want = expected.at("grad_global_l2_norm_fp64");
   const double kZeroGradient = 1e-6;
@@ -166,7 +166,7 @@ inline double check_gradient_norms(SequenceClassifier& model, const nlohmann::js
 // Eval-mode, padded, single-threaded forward with hidden states and backward
 // against an expected file: logits (1e-5 absolute), loss, every gradient norm
 // (`grad_tolerance` relative), hidden-state norms and the last [CLS] state.
-inline ParityErrors check_forward_backward(SequenceClassifier& model, const nlohmann::json& expected,
+inline ParityErrors check_forward_backward(TaskModel& model, const nlohmann::json& expected,
                                            const ModelBatch& batch, double grad_tolerance) {
   ThreadsGuard one_thread;
   model.eval();
@@ -201,7 +201,7 @@ inline ParityErrors check_forward_backward(SequenceClassifier& model, const nloh
 // sides, of the order of fp32's 2^-24 times the terms that cancelled, so its
 // elements are compared with nothing: they are bounded, as check_gradient_norms
 // bounds their norm, by 1e-6 of the whole model's gradient norm.
-inline double check_gradient_tensors(SequenceClassifier& model, const std::string& expected_safetensors,
+inline double check_gradient_tensors(TaskModel& model, const std::string& expected_safetensors,
                                      double tolerance) {
   auto reference = read_weights(expected_safetensors);
   std::map<std::string, torch::Tensor> ref(reference.begin(), reference.end());
@@ -231,9 +231,9 @@ inline double check_gradient_tensors(SequenceClassifier& model, const std::strin
 // and the current generator state) and the model with its gradients.
 struct ExecutionRun {
   ModelOutput out;
-  std::shared_ptr<SequenceClassifier> model;
+  std::shared_ptr<TaskModel> model;
 };
-inline ExecutionRun run_in(std::shared_ptr<SequenceClassifier> model, Execution execution,
+inline ExecutionRun run_in(std::shared_ptr<TaskModel> model, Execution execution,
                            const ModelBatch& batch) {
   model->set_execution(execution);
   ExecutionRun r{model->forward(batch), model};

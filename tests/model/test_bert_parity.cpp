@@ -14,7 +14,7 @@ using namespace runner::test;
 namespace {
 
 // BERT's own reference: the pooler output, on top of the shared checks.
-void check_forward_backward(SequenceClassifier& model, const nlohmann::json& expected) {
+void check_forward_backward(TaskModel& model, const nlohmann::json& expected) {
   auto e = test::check_forward_backward(model, expected, test::parity_batch(), 1e-4);
   CHECK(test::max_abs_diff(e.out.pooled, test::float_tensor(expected.at("pooled_output"))) <= 1e-5);
 }

@@ -36,7 +36,7 @@ ModelBatch base_batch(const nlohmann::json& golden) {
   return out;
 }
 
-std::shared_ptr<SequenceClassifier> base_model(const std::string& family, const nlohmann::json& golden) {
+std::shared_ptr<TaskModel> base_model(const std::string& family, const nlohmann::json& golden) {
   const auto& builder = registry().factory<ModelFamily>(Kind::Model, family);
   auto model = builder.construct(golden.at("config"), Init::None, "base_" + family + ".json");
   torch::NoGradGuard no_grad;

@@ -30,7 +30,7 @@ long long parameter_count(torch::nn::Module& m) {
   return n;
 }
 
-void check_equal_parameters(SequenceClassifier& a, SequenceClassifier& b) {
+void check_equal_parameters(TaskModel& a, TaskModel& b) {
   auto pa = a.named_parameters(), pb = b.named_parameters();
   REQUIRE(pa.size() == pb.size());
   for (size_t i = 0; i < pa.size(); ++i) {

@@ -36,7 +36,7 @@ std::string parameter_digest(torch::nn::Module& model, std::map<std::string, std
   return all.hex_digest();
 }
 
-std::shared_ptr<SequenceClassifier> construct(const std::string& family, const nlohmann::json& config,
+std::shared_ptr<TaskModel> construct(const std::string& family, const nlohmann::json& config,
                                               Init init) {
   return registry().factory<ModelFamily>(Kind::Model, family).construct(config, init, family + " test config");
 }

@@ -65,7 +65,7 @@ torch::Tensor head_tensor(const nlohmann::json& golden, const std::string& name)
 }
 
 // The head the script drew, so that both sides classify with the same weights.
-void use_golden_head(SequenceClassifier& model, const nlohmann::json& golden) {
+void use_golden_head(TaskModel& model, const nlohmann::json& golden) {
   torch::NoGradGuard no_grad;
   auto params = model.named_parameters();
   for (const char* name : {"classifier.weight", "classifier.bias"}) params[name].copy_(head_tensor(golden, name));
@@ -74,7 +74,7 @@ void use_golden_head(SequenceClassifier& model, const nlohmann::json& golden) {
 // The package's weights loaded after torch.manual_seed(seed), as the script
 // loaded them, once it is the file the golden was made from; the runner
 // initialised the tensors that transformers did.
-std::shared_ptr<SequenceClassifier> load_seeded(const std::string& folder, const nlohmann::json& golden) {
+std::shared_ptr<TaskModel> load_seeded(const std::string& folder, const nlohmann::json& golden) {
   REQUIRE(digest::sha256_file(folder + "/model.safetensors") == golden.at("model_sha256").get<std::string>());
   torch::manual_seed(golden.at("seed").get<uint64_t>());
   LoadedModel loaded = load_model_folder(folder);
@@ -86,7 +86,7 @@ std::shared_ptr<SequenceClassifier> load_seeded(const std::string& folder, const
 }
 
 // With the script's head, so that the comparison does not rest on how either side draws it.
-std::shared_ptr<SequenceClassifier> load_minilm(const std::string& folder, const nlohmann::json& golden) {
+std::shared_ptr<TaskModel> load_minilm(const std::string& folder, const nlohmann::json& golden) {
   auto model = load_seeded(folder, golden);
   use_golden_head(*model, golden);
   return model;

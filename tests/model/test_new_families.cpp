@@ -36,7 +36,7 @@ ModelBatch batch_from(const nlohmann::json& b) {
   return out;
 }
 
-std::shared_ptr<SequenceClassifier> tiny_model(const std::string& family = "roberta") {
+std::shared_ptr<TaskModel> tiny_model(const std::string& family = "roberta") {
   LoadedModel loaded = load_model_folder(family_golden("tiny_" + family));
   REQUIRE(loaded.component == family);
   return loaded.model;

@@ -1,4 +1,4 @@
-// The part of a test's small SequenceClassifier that is always the same: two
+// The part of a test's small TaskModel that is always the same: two
 // labels, no Hugging Face config, one execution mode, and a cross-entropy loss
 // that a batch holding a negative input id poisons with NaN, as an overflow would.
 #pragma once
@@ -11,7 +11,7 @@
 
 namespace runner::test {
 
-class ToyClassifierBase : public SequenceClassifier {
+class ToyClassifierBase : public TaskModel {
  public:
   nlohmann::json hf_config() const override { return nlohmann::json::object(); }
   long long num_labels() const override { return 2; }

@@ -100,11 +100,11 @@ struct GoldenLoop {
 
 struct GoldenLoopResult {
   std::vector<nlohmann::json> train_events, eval_events;
-  std::shared_ptr<SequenceClassifier> model;
+  std::shared_ptr<TaskModel> model;
   std::unique_ptr<Trainer> trainer;  // kept for evaluations of the trained model
 };
 
-inline std::shared_ptr<SequenceClassifier> load_golden_tiny_bert(torch::Device device = torch::kCPU) {
+inline std::shared_ptr<TaskModel> load_golden_tiny_bert(torch::Device device = torch::kCPU) {
   std::string tiny = shared_dir() + "/golden/tiny_bert";
   LoadedModel loaded = load_model_folder(tiny, tiny + "/model.safetensors");
   loaded.model->set_execution(Execution::Padded);
@@ -112,7 +112,7 @@ inline std::shared_ptr<SequenceClassifier> load_golden_tiny_bert(torch::Device d
   return loaded.model;
 }
 
-inline std::unique_ptr<Optimizer> golden_adamw(SequenceClassifier& model) {
+inline std::unique_ptr<Optimizer> golden_adamw(TaskModel& model) {
   std::vector<NamedParameter> params;
   for (auto& p : model.named_parameters()) params.push_back({p.key(), p.value()});
   nlohmann::json opt = {{"lr", 5e-4}, {"weight_decay", 0.01},
@@ -166,7 +166,7 @@ inline GoldenData golden_train_data(size_t batch_size, torch::Device device = to
 
 // A new model holding `trained`'s weights, as a new run would load them: none of
 // the trained model's tensors (nor anything cached for them) is shared.
-inline std::shared_ptr<SequenceClassifier> fresh_copy(SequenceClassifier& trained,
+inline std::shared_ptr<TaskModel> fresh_copy(TaskModel& trained,
                                                       torch::Device device = torch::kCPU) {
   auto fresh = load_golden_tiny_bert(device);
   torch::NoGradGuard no_grad;
@@ -176,7 +176,7 @@ inline std::shared_ptr<SequenceClassifier> fresh_copy(SequenceClassifier& traine
 }
 
 // Evaluates `model` on `eval` as a freshly set-up Trainer in `precision` would.
-inline nlohmann::json evaluate_with(std::shared_ptr<SequenceClassifier> model, Precision precision,
+inline nlohmann::json evaluate_with(std::shared_ptr<TaskModel> model, Precision precision,
                                     const EvalSet& eval) {
   GoldenLoop loop;
   loop.precision = precision;

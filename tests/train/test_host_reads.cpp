@@ -86,7 +86,7 @@ std::vector<TrainBatch> runner_batches(size_t steps, size_t batch_size, int64_t 
 }
 
 struct Run {
-  std::shared_ptr<SequenceClassifier> model;
+  std::shared_ptr<TaskModel> model;
   ReadsPerStep reads;
 };
 

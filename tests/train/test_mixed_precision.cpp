@@ -36,7 +36,7 @@ constexpr double kBf16LogitRelative = 18 * kBf16Product;
 // cross-entropy's gradient in the logits is p - y, whose entries add up to at
 // most 2 (1 - p_y) in absolute value, and its Hessian's norm is at most 1/2, so
 // example i's loss moves by at most 2 (1 - p_y) d_i + d_i^2 / 4.
-double loss_bound_from_logits(SequenceClassifier& model, const EvalSet& eval) {
+double loss_bound_from_logits(TaskModel& model, const EvalSet& eval) {
   torch::NoGradGuard no_grad;
   model.eval();
   double sum = 0;

@@ -38,7 +38,7 @@ std::vector<TrainBatch> problem_batches(bool regression) {
 
 // tiny_bert with the generator's head: the two-row classifier for multi-label,
 // its row 0 for the regression.
-std::shared_ptr<SequenceClassifier> problem_model(bool regression) {
+std::shared_ptr<TaskModel> problem_model(bool regression) {
   auto golden = load_golden_tiny_bert();
   nlohmann::json section = {{"type", "bert"},        {"preset", "bert-tiny"},
                             {"hidden_size", 64},     {"num_hidden_layers", 2},

@@ -12,7 +12,7 @@ using namespace runner::test;
 namespace {
 
 struct GraphRun {
-  std::shared_ptr<SequenceClassifier> model;
+  std::shared_ptr<TaskModel> model;
   CaptureEvents events;
 };
 

@@ -53,7 +53,7 @@ double adam_noise_bound(const nlohmann::json& golden_steps) {
 //   the terms it sums; about that share of elements, so at most 1e-4 of a
 //   tensor's elements may exceed 1e-6, and none the Adam bound
 //   (measured with the AVX-512 kernels: 16 to 19 of the word embeddings' 1953408).
-void check_final_parameters(SequenceClassifier& model, const nlohmann::json& golden_steps) {
+void check_final_parameters(TaskModel& model, const nlohmann::json& golden_steps) {
   const double noise_bound = adam_noise_bound(golden_steps);
   StateDict expected = read_safetensors_weights(shared_dir() +
                                                 "/golden/trajectory/final_params_accum1.safetensors");

@@ -1,0 +1,71 @@
+// The encoder of a model family: embeddings and layers, as Transformers'
+// BertModel, RobertaModel ... are, without any task head. A task model
+// (model/encoder_with_head.h) puts a head on it; several heads share one
+// encoder class, so a new task is a few lines per family, not a new model.
+#pragma once
+
+#include "model/model.h"
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace runner {
+
+// The last layer's output, padded or packed, with what a head needs to read it.
+struct EncoderOutput {
+  // Padded: [B, L, H], padding positions included. Packed: [T, H], the real
+  // tokens of `packed.token_index` in order.
+  torch::Tensor hidden;
+  std::optional<PackedTokens> packed;  // set when `hidden` is packed
+  int64_t batch = 0, length = 0;
+  torch::Tensor attention_mask;  // the batch's [B, L]
+  // With output_hidden_states (padded only): the embeddings' output and every layer's.
+  std::vector<torch::Tensor> hidden_states;
+
+  // [B, H]: every row's column 0, the token a sequence head reads.
+  torch::Tensor first_tokens() const;
+  // [B, H]: the mean over each row's real tokens.
+  torch::Tensor mean_of_tokens() const;
+  // [B, L, H] padded; packed output is scattered back, padding rows zero.
+  torch::Tensor per_position() const;
+};
+
+class Encoder : public torch::nn::Module {
+ public:
+  // Packed when the execution and the batch allow it (runs_packed), else padded.
+  EncoderOutput forward(const ModelBatch& batch, const ForwardOptions& options);
+  // DistilBERT and RoBERTa do not read the batch's token types.
+  virtual bool uses_token_type_ids() const { return true; }
+
+  void set_execution(Execution e) { execution_ = e; }
+  Execution execution() const { return execution_; }
+  // model.gradient_checkpointing: in training, each layer keeps only its input
+  // and is recomputed in the backward (model/layer_recompute.h).
+  void set_gradient_checkpointing(bool on) { gradient_checkpointing_ = on; }
+  bool gradient_checkpointing() const { return gradient_checkpointing_; }
+
+ protected:
+  // `name` is Transformers' class name ("BertModel"); ModernBERT starts padded.
+  explicit Encoder(const std::string& name, Execution initial = Execution::Unpadded)
+      : torch::nn::Module(name), execution_(initial) {}
+  // Whether this forward runs on the packed tokens: model/encoder_ops.h's
+  // runs_unpadded, unless a family's kernels ask for more.
+  virtual bool runs_packed(const ModelBatch& b, const ForwardOptions& o) const;
+  // The last hidden states [B, L, H]; with output_hidden_states, every layer's
+  // too (the embeddings' first), appended to `hidden_states`.
+  virtual torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o,
+                                      std::vector<torch::Tensor>& hidden_states) = 0;
+  // The last hidden states of the real tokens [T, H], in `packed` order.
+  virtual torch::Tensor encode_unpadded(const ModelBatch& b, const PackedTokens& packed) = 0;
+  // One layer: layer(hidden), recomputed in the backward when gradient
+  // checkpointing is on and a backward will follow. `layer` captures by value.
+  torch::Tensor run_layer(std::function<torch::Tensor(const torch::Tensor&)> layer,
+                          const torch::Tensor& hidden);
+
+ private:
+  Execution execution_;
+  bool gradient_checkpointing_ = false;
+};
+
+}  // namespace runner
