@@ -17,9 +17,13 @@ torch::Tensor EncoderOutput::mean_of_tokens() const {
 }
 
 torch::Tensor EncoderOutput::per_position() const {
-  if (!packed) return hidden;
-  auto padded = torch::zeros({batch * length, hidden.size(1)}, hidden.options());
-  return padded.index_copy(0, packed->token_index, hidden).view({batch, length, hidden.size(1)});
+  return packed ? scatter_to_positions(hidden, *packed, batch, length) : hidden;
+}
+
+torch::Tensor scatter_to_positions(const torch::Tensor& rows, const PackedTokens& packed, int64_t batch,
+                                   int64_t length) {
+  auto padded = torch::zeros({batch * length, rows.size(1)}, rows.options());
+  return padded.index_copy(0, packed.token_index, rows).view({batch, length, rows.size(1)});
 }
 
 EncoderOutput Encoder::forward(const ModelBatch& b, const ForwardOptions& o) {

@@ -31,6 +31,11 @@ struct EncoderOutput {
   torch::Tensor per_position() const;
 };
 
+// Rows of the real tokens [T, ...] put back at their positions: [B, L, ...],
+// zero at the padding.
+torch::Tensor scatter_to_positions(const torch::Tensor& rows, const PackedTokens& packed, int64_t batch,
+                                   int64_t length);
+
 class Encoder : public torch::nn::Module {
  public:
   // Packed when the execution and the batch allow it (runs_packed), else padded.

@@ -15,17 +15,95 @@
 #include "model/roberta.h"
 #include "model/roberta_component.h"
 #include "model/roberta_config.h"
+#include "model/task_head.h"
+#include "model/token_classifier.h"
 
 namespace runner {
 namespace {
 
+// The family's config.json for the head the context asks for.
+nlohmann::json for_head(nlohmann::json config, const ModelContext& context) {
+  if (context.head == TaskHead::SequenceClassification) return config;
+  return with_task_head(std::move(config), context.head);
+}
+
+bool token_head(const nlohmann::json& config) { return task_head_of(config) == TaskHead::TokenClassification; }
+
+std::shared_ptr<TaskModel> bert_tokens(const BertConfig& c, Init init) {
+  validate_bert_config(c, "model config");
+  TokenHeadSpec s{"bert", std::make_shared<BertModel>(c, /*with_pooler=*/false), c.hidden_size, c.num_labels,
+                  c.effective_classifier_dropout()};
+  s.hf_config = bert_config_to_json(c);
+  s.init = [c](torch::nn::Module& m, const std::vector<std::string>& only) {
+    init_bert_weights(m, c, "bert.embeddings.word_embeddings.weight", only);
+  };
+  return std::make_shared<TokenClassifier>(std::move(s), init);
+}
+
+std::shared_ptr<TaskModel> distilbert_tokens(const DistilBertConfig& c, Init init) {
+  validate_distilbert_config(c, "model config");
+  auto encoder = std::make_shared<DistilBertModel>(c);
+  TokenHeadSpec s{"distilbert", encoder, c.dim, c.labels.num_labels, c.dropout};
+  s.hf_config = distilbert_config_to_json(c);
+  s.init = [c, encoder](torch::nn::Module& m, const std::vector<std::string>& only) {
+    init_distilbert_weights(m, *encoder, c, only);
+  };
+  return std::make_shared<TokenClassifier>(std::move(s), init);
+}
+
+std::shared_ptr<TaskModel> electra_tokens(const ElectraConfig& c, Init init) {
+  validate_electra_config(c, "model config");
+  TokenHeadSpec s{"electra", std::make_shared<ElectraModel>(c), c.encoder.hidden_size, c.encoder.num_labels,
+                  c.encoder.effective_classifier_dropout()};
+  s.hf_config = electra_config_to_json(c);
+  s.init = [std_dev = c.encoder.initializer_range](torch::nn::Module& m, const std::vector<std::string>& only) {
+    hf_init_leaves(m, std_dev, only);
+  };
+  return std::make_shared<TokenClassifier>(std::move(s), init);
+}
+
+std::shared_ptr<TaskModel> roberta_tokens(const BertConfig& c, Init init) {
+  validate_roberta_config(c, "model config");
+  TokenHeadSpec s{"roberta", std::make_shared<RobertaModel>(c), c.hidden_size, c.num_labels,
+                  c.effective_classifier_dropout()};
+  s.hf_config = roberta_config_to_json(c);
+  s.init = [std_dev = c.initializer_range](torch::nn::Module& m, const std::vector<std::string>& only) {
+    hf_init_leaves(m, std_dev, only);
+  };
+  return std::make_shared<TokenClassifier>(std::move(s), init);
+}
+
+// DebertaV2ForTokenClassification drops out at hidden_dropout_prob.
+std::shared_ptr<TaskModel> deberta_v2_tokens(const DebertaV2Config& c, Init init) {
+  validate_deberta_v2_config(c, "model config");
+  TokenHeadSpec s{"deberta", std::make_shared<DebertaV2Model>(c), c.encoder.hidden_size, c.encoder.num_labels,
+                  c.encoder.hidden_dropout_prob};
+  s.hf_config = deberta_v2_config_to_json(c);
+  s.init = [std_dev = c.encoder.initializer_range](torch::nn::Module& m, const std::vector<std::string>& only) {
+    hf_init_leaves(m, std_dev, only);
+  };
+  return std::make_shared<TokenClassifier>(std::move(s), init);
+}
+
+std::shared_ptr<TaskModel> modernbert_tokens(const ModernBertConfig& c, Init init) {
+  validate_modernbert_config(c, "model config");
+  auto head = std::make_shared<ModernBertPredictionHead>(c);
+  TokenHeadSpec s{"model", std::make_shared<ModernBertModel>(c), c.hidden_size, c.labels.num_labels,
+                  c.classifier_dropout, head, [head](const torch::Tensor& x) { return head->forward(x); }};
+  s.hf_config = modernbert_config_to_json(c);
+  s.init = [c](torch::nn::Module& m, const std::vector<std::string>& only) { init_modernbert_weights(m, c, only); };
+  return std::make_shared<TokenClassifier>(std::move(s), init);
+}
+
 ModelFamily bert_family() {
   ModelFamily f;
   f.config = [](const nlohmann::json& options, const ModelContext& context) {
-    return bert_config_to_json(bert_config_from_options(options, context));
+    return for_head(bert_config_to_json(bert_config_from_options(options, context)), context);
   };
-  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) {
-    return std::make_shared<BertForSequenceClassification>(bert_config_from_json(config, where), init);
+  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) -> std::shared_ptr<TaskModel> {
+    auto c = bert_config_from_json(config, where);
+    if (token_head(config)) return bert_tokens(c, init);
+    return std::make_shared<BertForSequenceClassification>(std::move(c), init);
   };
   return f;
 }
@@ -33,11 +111,12 @@ ModelFamily bert_family() {
 ModelFamily distilbert_family() {
   ModelFamily f;
   f.config = [](const nlohmann::json& options, const ModelContext& context) {
-    return distilbert_config_to_json(distilbert_config_from_options(options, context));
+    return for_head(distilbert_config_to_json(distilbert_config_from_options(options, context)), context);
   };
-  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) {
-    return std::make_shared<DistilBertForSequenceClassification>(
-        distilbert_config_from_json(config, where), init);
+  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) -> std::shared_ptr<TaskModel> {
+    auto c = distilbert_config_from_json(config, where);
+    if (token_head(config)) return distilbert_tokens(c, init);
+    return std::make_shared<DistilBertForSequenceClassification>(std::move(c), init);
   };
   return f;
 }
@@ -45,10 +124,12 @@ ModelFamily distilbert_family() {
 ModelFamily electra_family() {
   ModelFamily f;
   f.config = [](const nlohmann::json& options, const ModelContext& context) {
-    return electra_config_to_json(electra_config_from_options(options, context));
+    return for_head(electra_config_to_json(electra_config_from_options(options, context)), context);
   };
-  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) {
-    return std::make_shared<ElectraForSequenceClassification>(electra_config_from_json(config, where), init);
+  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) -> std::shared_ptr<TaskModel> {
+    auto c = electra_config_from_json(config, where);
+    if (token_head(config)) return electra_tokens(c, init);
+    return std::make_shared<ElectraForSequenceClassification>(std::move(c), init);
   };
   return f;
 }
@@ -56,10 +137,12 @@ ModelFamily electra_family() {
 ModelFamily roberta_family() {
   ModelFamily f;
   f.config = [](const nlohmann::json& options, const ModelContext& context) {
-    return roberta_config_to_json(roberta_config_from_options(options, context));
+    return for_head(roberta_config_to_json(roberta_config_from_options(options, context)), context);
   };
-  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) {
-    return std::make_shared<RobertaForSequenceClassification>(roberta_config_from_json(config, where), init);
+  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) -> std::shared_ptr<TaskModel> {
+    auto c = roberta_config_from_json(config, where);
+    if (token_head(config)) return roberta_tokens(c, init);
+    return std::make_shared<RobertaForSequenceClassification>(std::move(c), init);
   };
   return f;
 }
@@ -67,10 +150,12 @@ ModelFamily roberta_family() {
 ModelFamily deberta_v2_family() {
   ModelFamily f;
   f.config = [](const nlohmann::json& options, const ModelContext& context) {
-    return deberta_v2_config_to_json(deberta_v2_config_from_options(options, context));
+    return for_head(deberta_v2_config_to_json(deberta_v2_config_from_options(options, context)), context);
   };
-  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) {
-    return std::make_shared<DebertaV2ForSequenceClassification>(deberta_v2_config_from_json(config, where), init);
+  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) -> std::shared_ptr<TaskModel> {
+    auto c = deberta_v2_config_from_json(config, where);
+    if (token_head(config)) return deberta_v2_tokens(c, init);
+    return std::make_shared<DebertaV2ForSequenceClassification>(std::move(c), init);
   };
   return f;
 }
@@ -78,10 +163,12 @@ ModelFamily deberta_v2_family() {
 ModelFamily modernbert_family() {
   ModelFamily f;
   f.config = [](const nlohmann::json& options, const ModelContext& context) {
-    return modernbert_config_to_json(modernbert_config_from_options(options, context));
+    return for_head(modernbert_config_to_json(modernbert_config_from_options(options, context)), context);
   };
-  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) {
-    return std::make_shared<ModernBertForSequenceClassification>(modernbert_config_from_json(config, where), init);
+  f.construct = [](const nlohmann::json& config, Init init, const std::string& where) -> std::shared_ptr<TaskModel> {
+    auto c = modernbert_config_from_json(config, where);
+    if (token_head(config)) return modernbert_tokens(c, init);
+    return std::make_shared<ModernBertForSequenceClassification>(std::move(c), init);
   };
   return f;
 }

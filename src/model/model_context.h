@@ -3,6 +3,7 @@
 #pragma once
 
 #include "data/dataset.h"
+#include "model/task_head.h"
 
 #include <string>
 #include <vector>
@@ -15,11 +16,14 @@ struct ModelContext {
   // Transformers' problem_type name; empty: regression when num_labels == 1,
   // else single-label classification.
   std::string problem_type;
+  // The head the model is built with (its config.json's architectures).
+  TaskHead head = TaskHead::SequenceClassification;
 };
 
 // What a dataset's task tells the model: its classes and problem type.
 inline ModelContext model_context_of(const DatasetInfo& info) {
-  return ModelContext{info.num_labels, info.label_names, problem_type_name(info.problem_type)};
+  return ModelContext{info.num_labels, info.label_names, problem_type_name(info.problem_type),
+                      TaskHead::SequenceClassification};
 }
 
 }  // namespace runner
