@@ -162,6 +162,10 @@ void components_exist(RuleContext& c) {
   for (const auto& m : c.reg.names(Kind::Metric)) metrics.push_back("eval." + m);
   bool known_metric = false;
   for (const auto& m : metrics) known_metric |= m == metric;
+  // A metric command names its own metrics when it runs: any eval.<name> may be one of them.
+  const auto command = c.r.at("train").find("metric_command");
+  if (command != c.r.at("train").end() && command->is_array() && !command->empty() && metric.rfind("eval.", 0) == 0)
+    known_metric = true;
   // "f1" is how the Trainer and the evaluate library name it; here it is an eval metric's.
   std::string hint = did_you_mean(metric, metrics);
   if (std::find(metrics.begin(), metrics.end(), "eval." + metric) != metrics.end())

@@ -3,6 +3,7 @@
 #include "run/run_search.h"
 #include "run/run_summary.h"
 #include "sweep/asha.h"
+#include "sweep/asha_file.h"
 #include "sweep/point_command.h"
 #include "sweep/point_processes.h"
 #include "sweep/process.h"

@@ -3,6 +3,8 @@
 // sweep or the other points down.
 #pragma once
 
+#include "util/bounded_command.h"
+
 #include <string>
 #include <vector>
 
@@ -28,22 +30,6 @@ bool process_alive(long pid);
 // the sweep, which then stops its points cleanly.
 void install_sweep_signal_handlers();
 int pending_stop_signal();  // 0 when none arrived
-
-// A program's exit and what it printed.
-struct CommandOutput {
-  bool started = false;  // false: the program could not be run (not on PATH)
-  int exit_code = 0;
-  std::string text;      // stdout and stderr together, as they came
-  std::string out, err;  // each alone: the answer is read from stdout, stderr is shown
-  bool timed_out = false;  // it ran past its time limit and was killed
-  bool stopped = false;    // a stop signal came and it was killed after a short grace
-};
-// Runs `argv` (argv[0] looked up on PATH) and captures its output; for short
-// client commands (sbatch, scontrol, scancel). It runs in a process group of its
-// own, which is killed once `time_limit_s` has passed or 2 s after a stop signal
-// (install_sweep_signal_handlers) arrives: a hung client or a child of it that
-// keeps the output open can neither hang the sweep nor outlive it.
-CommandOutput run_command(const std::vector<std::string>& argv, double time_limit_s);
 
 // An exclusive lock on `path` (created if needed), not inherited by children;
 // returns -1 when another process holds it.

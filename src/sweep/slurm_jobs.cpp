@@ -55,7 +55,7 @@ double slurm_time_limit() {
 // A Slurm client command's run; a hung or interrupted one is a SlurmError with the fix.
 CommandOutput bounded_slurm_command(const std::vector<std::string>& argv) {
   const double limit = slurm_time_limit();
-  CommandOutput out = run_command(argv, limit);
+  CommandOutput out = run_command(argv, limit, [] { return pending_stop_signal() != 0; });
   if (out.timed_out)
     throw SlurmError(fmt::format("`{}` did not finish within {} s and was stopped\n  hint: check that the Slurm "
                                  "controller answers (`scontrol ping`); RUNNER_SLURM_TIMEOUT_S sets the limit",

@@ -40,11 +40,35 @@ nlohmann::json with_names(nlohmann::json details, const nlohmann::json& ids, con
   return details;
 }
 
+// Each example's row of `t` ([B, ...] on the host, float64), as a number or a list.
+nlohmann::json row_of(const torch::Tensor& t, int64_t i) {
+  torch::Tensor r = t[i].reshape({-1});
+  std::vector<double> v(r.data_ptr<double>(), r.data_ptr<double>() + r.numel());
+  if (t.dim() == 1) return v.front();
+  return v;
+}
+
+void add_records(const ModelOutput& out, const TrainBatch& b, ProblemType problem, std::vector<nlohmann::json>& records) {
+  torch::Tensor logits = read_to_host(out.logits.to(torch::kFloat64).contiguous());
+  torch::Tensor labels = read_to_host(b.tensors.labels.to(torch::kFloat64).contiguous());
+  for (int64_t i = 0; i < logits.size(0); ++i) {
+    nlohmann::json r;
+    r["id"] = static_cast<size_t>(i) < b.example_ids.size() ? nlohmann::json(b.example_ids[i]) : nlohmann::json(i);
+    r["label"] = problem == ProblemType::Regression ? row_of(labels, i)
+                 : problem == ProblemType::MultiLabel ? row_of(labels, i)
+                                                      : nlohmann::json(static_cast<long long>(labels[i].item<double>()));
+    r["logits"] = row_of(logits, i);
+    if (problem == ProblemType::SingleLabel) r["prediction"] = logits[i].argmax().item<int64_t>();
+    records.push_back(std::move(r));
+  }
+}
+
 }  // namespace
 
 void EvalTally::add(const ModelOutput& out, const TrainBatch& b) {
   loss_sum += read_double(out.loss) * static_cast<double>(b.examples);
   examples += b.examples;
+  if (keep_records) add_records(out, b, in.problem, records);
   if (in.problem == ProblemType::Regression) {
     for (double v : host_doubles(out.logits.reshape({-1}))) in.scores.push_back(v);
     for (double v : host_doubles(b.tensors.labels.reshape({-1}))) in.targets.push_back(v);

@@ -25,6 +25,10 @@ struct EvalTally {
   std::vector<std::string> label_names;  // by class id; the tables' "names"
   double loss_sum = 0.0;  // each batch's mean loss times its examples
   long long examples = 0;
+  // With keep_records: one object per example for a metric command: its id,
+  // label, prediction and logits (train/metric_command.h).
+  bool keep_records = false;
+  std::vector<nlohmann::json> records;
 
   // One batch's output; reads its loss and argmax (regression: the scores,
   // multi-label: each label's decision) back to the host.

@@ -111,11 +111,24 @@ void declare_numerics_options(OptionBinding<C>& b) {
                 &C::cuda_graphs, {{"auto", CudaGraphs::Auto}, {"on", CudaGraphs::On}, {"off", CudaGraphs::Off}});
 }
 
+// A user's program that scores each evaluation (train/metric_command.h).
+void declare_metric_command_options(OptionBinding<C>& b) {
+  b.bind(opt::strings("metric_command", {},
+                      "A program that scores each evaluation, e.g. [\"python3\", \"squad_metric.py\"]: it gets "
+                      "the predictions' JSONL path as its last argument and prints one JSON object of named "
+                      "numbers, logged as eval.<name>; empty = none"),
+         &C::metric_command);
+  // An evaluation waits for it: a bound keeps a hung program from holding the run.
+  b.bind(opt::number("metric_command_timeout_s", 120.0, "Seconds the metric command may take").above(0).at_most(86400),
+         &C::metric_command_timeout_s);
+}
+
 OptionBinding<TrainerConfig> declare_train_options() {
   OptionBinding<C> b;
   declare_schedule_options(b);
   declare_checkpoint_options(b);
   declare_numerics_options(b);
+  declare_metric_command_options(b);
   return b;
 }
 

@@ -42,6 +42,8 @@ struct TrainerConfig {
   double loss_scale_init{};
   long long loss_scale_growth_interval{};
   CudaGraphs cuda_graphs{};
+  std::vector<std::string> metric_command;  // argv of a metric program (train/metric_command.h)
+  double metric_command_timeout_s{};
   // Not an option: end the run after this optimizer step (0 = never), with the
   // schedule still that of the whole run. `runner run --stop-at-step` sets it for
   // a sweep's successive halving; it is no part of the recipe, so a resume with

@@ -3,13 +3,16 @@
 // evaluate, checkpoint. The captured state, checkpoints and resume are in
 // trainer_checkpoints.cpp, evaluation in trainer_eval.cpp.
 #include "train/trainer.h"
+
 #include "train/interrupt.h"
+#include "train/metric_command.h"
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <utility>
 
 namespace runner {
@@ -84,6 +87,11 @@ Trainer::Trainer(TrainerConfig config, std::shared_ptr<TaskModel> model,
 long long Trainer::steps_per_epoch() const { return steps_in_epoch(data_.batches_per_epoch(), config_.grad_accum); }
 
 void Trainer::set_parallel(ParallelHooks* parallel) {
+  if (parallel && parallel->world_size() > 1 && !config_.metric_command.empty())
+    throw InputError(make_error({}, "train.metric_command",
+                                "a metric command scores the whole evaluation in one process, and this run has " +
+                                    std::to_string(parallel->world_size()) + " workers",
+                                "train in one process, or score the checkpoints afterwards"));
   parallel_ = parallel;
   state_.world_size = parallel ? parallel->world_size() : 1;
   step_.set_parallel(parallel);
@@ -149,18 +157,34 @@ void Trainer::after_step(bool epoch_end) {
   const auto pause_began = std::chrono::steady_clock::now();  // training ends here until the next step
   step_.training_paused(pause_began);
   if (scheduler_.evaluates_at(step, epoch_end)) {
-    nlohmann::json e = evaluate();
+    nlohmann::json e;
+    try {
+      e = evaluate();
+    } catch (const MetricCommandError& error) {
+      // The step trained: its checkpoint keeps it, so a resume after the
+      // command is fixed goes on from here (without this evaluation).
+      end_epoch_if(epoch_end);
+      if (save_checkpoint().empty()) throw;
+      Diagnostic d = error.diagnostic();
+      const std::string run = std::filesystem::path(config_.checkpoints_dir).parent_path().string();
+      d.hint += fmt::format("; step {} is checkpointed: fix the command, then continue with: runner resume {}",
+                            step, run);
+      throw MetricCommandError(d);
+    }
     scheduler_.record_eval(e);
     events_.emit(e);
   }
-  if (epoch_end) {
-    ++state_.epoch;
-    state_.batch_in_epoch = 0;
-  }
+  end_epoch_if(epoch_end);
   if (scheduler_.checkpoint_after(step, epoch_end, std::chrono::steady_clock::now())) save_checkpoint();
   if (checkpointer_)
     for (const CheckpointWritten& w : checkpointer_->take_finished()) events_.emit(w.event());
   step_.pause_ended(std::chrono::steady_clock::now() - pause_began);
+}
+
+void Trainer::end_epoch_if(bool epoch_end) {
+  if (!epoch_end) return;
+  ++state_.epoch;
+  state_.batch_in_epoch = 0;
 }
 
 TrainOutcome Trainer::outcome() const {

@@ -78,7 +78,12 @@ class Trainer {
   TrainingState live_state() const;  // the tensors as they are, not copied
   TrainOutcome outcome() const;
   // One evaluation set's loss and metrics (this rank's share gathered from all).
-  nlohmann::json evaluate_batches(const std::vector<TrainBatch>& batches);
+  // The metrics of `batches`; with `records`, each example's record for a metric command.
+  void end_epoch_if(bool epoch_end);  // the next epoch starts after the epoch's last step
+  nlohmann::json evaluate_batches(const std::vector<TrainBatch>& batches,
+                                  std::vector<nlohmann::json>* records = nullptr);
+  // train.metric_command's numbers for this evaluation (train/metric_command.h).
+  nlohmann::json command_metrics(const std::vector<nlohmann::json>& records, const nlohmann::json& built_in);
 
   TrainerConfig config_;
   std::shared_ptr<TaskModel> model_;
