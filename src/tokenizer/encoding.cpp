@@ -121,6 +121,14 @@ Encoding Tokenizer::encode_texts(std::string_view text_a, std::optional<std::str
   return assemble(special_ids(), a, bp);
 }
 
+Encoding Tokenizer::encode_ids(std::vector<int32_t> ids, const EncodeOptions& opts,
+                               std::vector<int32_t>& positions) const {
+  truncate_pair(ids, nullptr, opts);
+  positions.assign(ids.size() + 2, -1);
+  for (size_t i = 0; i < ids.size(); ++i) positions[i + 1] = static_cast<int32_t>(i);
+  return assemble(special_ids(), ids, nullptr);
+}
+
 Encoding encode(const Tokenizer& tokenizer, std::string_view text_a,
                 std::optional<std::string_view> text_b, const EncodeOptions& opts) {
   return tokenizer.encode_texts(text_a, text_b, opts);

@@ -34,6 +34,24 @@ Encoding JsonTokenizer::encode_texts(std::string_view text_a, std::optional<std:
   return e;
 }
 
+Encoding JsonTokenizer::encode_ids(std::vector<int32_t> ids, const EncodeOptions& opts,
+                                   std::vector<int32_t>& positions) const {
+  truncate_like_tokenizers(ids, nullptr, opts, parts_.post_processor->added_tokens(false));
+  // Every post-processor copies the sequence's ids through unchanged, so
+  // markers -1, -2, ... in their place show where each one lands.
+  std::vector<int32_t> markers(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) markers[i] = -static_cast<int32_t>(i) - 1;
+  Encoding e;
+  parts_.post_processor->process(markers, nullptr, e.input_ids, e.token_type_ids);
+  positions.assign(e.input_ids.size(), -1);
+  for (size_t k = 0; k < e.input_ids.size(); ++k) {
+    if (e.input_ids[k] >= 0) continue;
+    positions[k] = -e.input_ids[k] - 1;
+    e.input_ids[k] = ids[static_cast<size_t>(positions[k])];
+  }
+  return e;
+}
+
 size_t JsonTokenizer::vocab_size() const {
   size_t n = parts_.model->vocab_size();
   for (const hf::AddedToken& t : added_.tokens()) n = std::max(n, static_cast<size_t>(t.id) + 1);

@@ -26,6 +26,8 @@ class JsonTokenizer : public Tokenizer {
   void tokenize(std::string_view text, std::vector<int32_t>& out) const override;
   Encoding encode_texts(std::string_view text_a, std::optional<std::string_view> text_b,
                         const EncodeOptions& opts) const override;
+  Encoding encode_ids(std::vector<int32_t> ids, const EncodeOptions& opts,
+                      std::vector<int32_t>& positions) const override;
   const SpecialTokenIds& special_ids() const override { return special_; }
   size_t vocab_size() const override;
   std::string id_to_token(int32_t id) const override;

@@ -39,6 +39,12 @@ class Tokenizer {
   // transformers' truncation; a tokenizer.json pipeline has its post-processor's.
   virtual Encoding encode_texts(std::string_view text_a, std::optional<std::string_view> text_b,
                                 const EncodeOptions& opts) const;
+  // One sequence given as ids (words tokenized one by one and joined, as
+  // tokenizers encodes pre-split words), with encode_texts' truncation and
+  // special tokens. `positions` gets, for each output id, its index in `ids`,
+  // or -1 for a special token: the word of each id follows from it.
+  virtual Encoding encode_ids(std::vector<int32_t> ids, const EncodeOptions& opts,
+                              std::vector<int32_t>& positions) const;
 };
 
 // options: the resolved [tokenizer] section.
