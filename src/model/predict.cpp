@@ -193,6 +193,23 @@ std::vector<PendingExample> table_examples(const PredictCommandOptions& o, const
   return out;
 }
 
+// --threshold picks a multi-label model's labels, and --probabilities asks for
+// a classifier's: a flag the model cannot honour is refused, not ignored.
+std::string flags_unfit(const TaskModel& model, const PredictCommandOptions& o) {
+  const std::string problem = model.hf_config().value("problem_type", std::string());
+  const bool regression = problem == "regression" || (problem.empty() && model.num_labels() == 1);
+  const std::string kind = regression ? "a regression" : "a single-label classifier";
+  if (o.threshold_given && problem != "multi_label_classification")
+    return fmt::format("error: --threshold: the model in {} is {} (config.json's problem_type and num_labels); "
+                       "--threshold picks the labels of a multi-label model\n  hint: leave --threshold out\n",
+                       o.model, kind);
+  if (o.probabilities && regression)
+    return fmt::format("error: --probabilities: the model in {} is a regression: its one output is a score, not a "
+                       "probability\n  hint: leave --probabilities out\n",
+                       o.model);
+  return {};
+}
+
 }  // namespace
 
 int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::ostream& out,
@@ -210,6 +227,10 @@ int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::o
       err << fmt::format("error: --max-length: expected at most {} (max_position_embeddings in {}/config.json), "
                          "found {}\n  hint: pass --max-length {} or less\n",
                          loaded.max_positions, o.model, o.max_length, loaded.max_positions);
+      return 2;
+    }
+    if (std::string refused = flags_unfit(*loaded.model, o); !refused.empty()) {
+      err << refused;
       return 2;
     }
     if (!loaded.report.missing.empty())

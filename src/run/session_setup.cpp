@@ -4,6 +4,7 @@
 
 #include "parallel/worker_env.h"
 #include "run/env_record.h"
+#include "model/model_budget.h"
 #include "run/event_logs.h"
 #include "train/class_weights.h"
 #include "train/training_state.h"
@@ -141,14 +142,11 @@ void SessionParts::prepare_data() {
 void SessionParts::require_ids_fit() {
   const int64_t types = table_rows(*model, {"token_type_embeddings.weight"});
   const int32_t top_type = largest_type_id(data);
-  if (model->uses_token_type_ids() && types > 0 && top_type >= types)
-    throw InputError(make_error(
-        recipe.location_of("tokenizer.path"), "tokenizer.path",
-        fmt::format("the tokenizer gives token type id {}, but the model's token type table has {} rows (its "
-                    "type_vocab_size); nothing was trained",
-                    top_type, types),
-        "use the tokenizer that came with the model (a BERT tokenizer gives a pair's second text type 1, which a "
-        "RoBERTa model has no row for)"));
+  if (model->uses_token_type_ids() && types > 0 && top_type >= types) {
+    Diagnostic past = type_ids_past_table(top_type, types);  // validate's message too
+    past.where = recipe.location_of("tokenizer.path");
+    throw InputError(past);
+  }
   const int64_t rows = embedding_rows(*model);
   const int32_t top = largest_id(data);
   if (rows == 0 || top < rows) return;
