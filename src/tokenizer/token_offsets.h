@@ -31,7 +31,8 @@ struct TokenizedText {
 
 // Tokenizes `text` (no special tokens) and finds each id's offsets. WordPiece
 // (BertTokenizer) and tokenizer.json pipelines (byte-level BPE, Unigram and
-// BPE with Metaspace, WordPiece) are supported.
+// BPE with Metaspace, WordPiece) are supported; any other Tokenizer gets
+// (0, 0) for every id.
 TokenizedText tokenize_with_offsets(const Tokenizer& tokenizer, std::string_view text);
 
 }  // namespace runner
