@@ -34,6 +34,9 @@ class JsonTokenizer : public Tokenizer {
   std::string id_to_token(int32_t id) const override;
   int32_t token_to_id(std::string_view token) const;
   std::string fingerprint() const override { return fingerprint_; }
+  // The pipeline's parts, read by the offset alignment (token_offsets.h).
+  const Parts& parts() const { return parts_; }
+  const hf::AddedTokens& added_tokens() const { return added_; }
   // While loading: the ids are looked up through the finished tokenizer.
   void set_special_ids(const SpecialTokenIds& special) { special_ = special; }
 
