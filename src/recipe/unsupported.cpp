@@ -8,8 +8,6 @@ namespace {
 const char* kSeeReadme = " (README, \"What it does not do\")";
 
 const std::map<std::string, std::string>& features() {
-  static const std::string lora =
-      "LoRA and other PEFT adapters are not supported yet: every run trains every weight";
   static const std::string hub =
       "pushing to the Hugging Face Hub is not supported: `runner export RUN --to DIR` writes a folder that "
       "`huggingface-cli upload REPO DIR` sends";
@@ -21,8 +19,6 @@ const std::map<std::string, std::string>& features() {
   static const std::string wandb = "Weights & Biases is not supported: run.loggers = [\"tensorboard\"] writes "
                                    "TensorBoard files, which `wandb sync --sync-tensorboard DIR` uploads";
   static const std::map<std::string, std::string> table = {
-      {"peft", lora}, {"lora", lora}, {"lora_r", lora}, {"lora_alpha", lora}, {"lora_dropout", lora},
-      {"target_modules", lora}, {"use_peft", lora}, {"adapter", lora},
       {"push_to_hub", hub}, {"hub_model_id", hub}, {"hub_token", hub}, {"hub_strategy", hub},
       {"hub_private_repo", hub}, {"push", hub}, {"upload", hub},
       {"token_classification", ner}, {"label_all_tokens", ner}, {"return_entity_level_metrics", ner},
