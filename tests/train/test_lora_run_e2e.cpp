@@ -1,6 +1,6 @@
 // A LoRA run end to end through the CLI on a pretrained tiny BERT: the log says
-// what trains, the base weights come out untouched, a kill -9 and resume ends
-// bitwise equal, and `runner export` writes a PEFT adapter folder under PEFT's
+// what trains, the base weights come out untouched, evaluate scores the adapted
+// model, a kill -9 and resume ends bitwise equal, and `runner export` writes a PEFT adapter folder under PEFT's
 // key names. Refusals of settings that name nothing exit 2 before training.
 #include "model/checkpoint.h"
 #include "run_files.h"
@@ -84,6 +84,14 @@ TEST_CASE("a LoRA run trains only its adapters and classifier, resumes exactly a
     INFO(key);
     CHECK((key.find(".lora_") != std::string::npos || key.find("classifier.") != std::string::npos));
   }
+
+  // evaluate reads the run's adapters through the recipe's [lora]: the final evaluation's scores again.
+  auto scored = runner_cmd("", "evaluate " + run + " --json 2>/dev/null");
+  INFO(scored.out);
+  REQUIRE(scored.exit_code == 0);
+  const nlohmann::json scores = nlohmann::json::parse(scored.out);
+  CHECK(scores.at("accuracy") == run_summary(run).at("final").at("accuracy"));
+  CHECK(scores.at("f1") == run_summary(run).at("final").at("f1"));
 
   {  // A kill -9 after the step-4 checkpoint and a resume end bitwise equal.
     auto killed = runner_cmd("RUNNER_TEST_KILL_AT_STEP=6", recipe + isolated_run_sets(dir + "/killed"));
