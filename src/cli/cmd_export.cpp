@@ -51,8 +51,8 @@ int cmd_export(const ParsedArgs& args) {
   request.problem_type = problem_type_name(info.problem_type);
   request.tokenizer_dir = tokenizer_folder(recipe.at("tokenizer"));
   request.to = args.get("--to");
-  std::vector<std::string> files = {"config.json", "model.safetensors"};
-  for (const auto& f : export_weights(request)) files.push_back(f);
+  request.lora_section = recipe.value("lora", nlohmann::json::object());
+  const std::vector<std::string> files = export_weights(request);
   std::cout << fmt::format("exported {} to {} ({})\n", request.weights, request.to, fmt::join(files, ", "));
   return kExitOk;
 }

@@ -210,6 +210,13 @@ std::string flags_unfit(const TaskModel& model, const PredictCommandOptions& o) 
   return {};
 }
 
+// A folder whose weights carry adapter tensors (".lora_A.") the model has no place for.
+bool holds_adapters(const LoadReport& report) {
+  for (const auto& key : report.unexpected)
+    if (key.find(".lora_A.") != std::string::npos) return true;
+  return false;
+}
+
 }  // namespace
 
 int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::ostream& out,
@@ -227,6 +234,13 @@ int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::o
       err << fmt::format("error: --max-length: expected at most {} (max_position_embeddings in {}/config.json), "
                          "found {}\n  hint: pass --max-length {} or less\n",
                          loaded.max_positions, o.model, o.max_length, loaded.max_positions);
+      return 2;
+    }
+    if (holds_adapters(loaded.report)) {
+      err << fmt::format("error: {}: the weights hold LoRA adapters (a LoRA run's final/), which predict does not "
+                         "read yet\n  hint: evaluate the run with `runner evaluate`, or write its adapter folder with "
+                         "`runner export RUN --to DIR` and load it with PEFT\n",
+                         o.model);
       return 2;
     }
     if (std::string refused = flags_unfit(*loaded.model, o); !refused.empty()) {

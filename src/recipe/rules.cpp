@@ -267,6 +267,16 @@ void best_needs_evaluation(RuleContext& c) {
           "set data.eval_split to a labelled split (e.g. \"dev\"), or remove load_best_at_end");
 }
 
+// A [lora] section with settings but no `enabled` would train every weight
+// unseen; enabled = false written out keeps it off on purpose.
+void lora_is_switched_on(RuleContext& c) {
+  const Value* lora = c.tree.find("lora");
+  if (!lora || !lora->is_table() || lora->find("enabled") || lora->table.empty()) return;
+  c.error("lora", "enabled",
+          "the [lora] section sets " + lora->table.begin()->first + " but does not switch LoRA on",
+          "add enabled = true to [lora] (or enabled = false to keep every weight training)");
+}
+
 // Each selected component's own check of the whole recipe (a model's size
 // against this machine's memory, its positions against data.max_length, its
 // weight files). It runs after other rules failed too, so that every error comes
@@ -312,6 +322,7 @@ void check_recipe_rules(const nlohmann::ordered_json& resolved, const Value& tre
   output_dir_fits_path_limits(c);
   threads_fit_machine(c);
   best_needs_evaluation(c);
+  lora_is_switched_on(c);
   // Last: a component's check may build its configuration from every section.
   components_check_recipe(c);
 }

@@ -162,10 +162,11 @@ void SessionParts::require_ids_fit() {
 void SessionParts::build_model() {
   const DatasetInfo& info = data.dataset->info();
   torch::manual_seed(static_cast<uint64_t>(settings.run.seed));
-  LoadedModel loaded = runner::build_model(settings.model, model_context_of(info));
+  LoadedModel loaded = runner::build_model(settings.model, model_context_of(info), {}, settings.lora);
   model = loaded.model;
   require_ids_fit();
   record_pretrained_load(loaded.report);
+  record_lora(loaded.lora);
   model->to(device);
   if (!start.dist) return;
   broadcast_module(*start.dist, *model);
@@ -185,6 +186,18 @@ void SessionParts::record_pretrained_load(const LoadReport& report) {
                                    {"ignored", report.unexpected}};
   if (!resume.checkpoint.empty()) return;
   if (std::string w = report.warning(); !w.empty()) warn(w);
+}
+
+// Which parameters a LoRA run trains, in the console, metrics.jsonl and summary.json.
+void SessionParts::record_lora(const LoraReport& lora) {
+  if (!lora.enabled) return;
+  nlohmann::json record = {{"adapted_modules", lora.adapted.size()},
+                           {"trainable_parameters", lora.trainable},
+                           {"parameters", lora.total},
+                           {"trained_in_full", lora.trained_in_full}};
+  summary.summary["lora"] = record;
+  record["event"] = "lora";
+  log->emit(record);
 }
 
 void SessionParts::build_trainer() {
