@@ -2,7 +2,6 @@
 
 #include "data/file_dataset.h"
 #include "data/table_rows.h"
-#include "recipe/unsupported.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
@@ -181,7 +180,8 @@ void check_mapped(const SplitFile& f, const std::set<std::string>& texts, const 
   out.push_back(make_error({f.path, 0, 0, {}}, "data.labels",
                            "the " + f.split + " split has labels that data.labels does not map: " +
                                quoted_list(unknown),
-                           tags ? *unsupported_feature("token_classification")
+                           tags ? "these look like NER tags, one per word: a token classification dataset reads "
+                                  "them (data.dataset = \"conll\" or \"token_jsonl\", docs/data.md)"
                                 : "add them to data.labels, or set on_bad_row = \"skip\" to leave their rows out"));
 }
 
