@@ -55,7 +55,7 @@ TEST_CASE("predict --model RUN reads a CSV with the run's own data.columns; the 
 
 // Each feature the runner lacks is named as such where a user asks for it, with
 // the README section that says how to get there, never as a bare "unknown".
-TEST_CASE("what the runner does not do is said plainly: PEFT, NER, the Hub, ONNX, W&B", "[cli]") {
+TEST_CASE("what the runner does not do is said plainly: PEFT, the Hub, ONNX, W&B; NER tags point to conll", "[cli]") {
   const std::string smoke = runner::test::smoke_recipe();
   struct Ask {
     std::string command, says;
