@@ -3,7 +3,6 @@
 #include "data/dataset.h"
 #include "data/file_dataset.h"
 #include "data/table_rows.h"
-#include "recipe/unsupported.h"
 #include "registry/registry.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
@@ -216,7 +215,8 @@ void check_mapped(const SplitFile& f, const std::set<std::string>& texts, const 
   out.push_back(make_error({f.path, 0, 0, {}}, "data.labels",
                            "the " + f.split + " split has labels that data.labels does not map: " +
                                quoted_list(unknown),
-                           tags ? *unsupported_feature("token_classification")
+                           tags ? "these look like NER tags, one per word: a token classification dataset reads "
+                                  "them (data.dataset = \"conll\" or \"token_jsonl\", docs/data.md)"
                                 : "add them to data.labels, or set on_bad_row = \"skip\" to leave their rows out"));
 }
 

@@ -45,6 +45,7 @@ int64_t target_width(const DatasetInfo& info) {
     case ProblemType::Regression: return 1;
     case ProblemType::MultiLabel: return info.num_labels;
     case ProblemType::SingleLabel: return 0;
+    case ProblemType::TokenClassification: return 0;  // labels per token, not targets
   }
   return 0;
 }

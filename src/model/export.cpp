@@ -51,7 +51,7 @@ const char* kRunCheckpoint = "export a checkpoint written by this run (its recip
 // An export must carry the trained weights, never a fresh initialisation.
 std::shared_ptr<TaskModel> load_all_weights(const WeightsExport& r) {
   LoadedModel loaded =
-      build_model(r.model_section, ModelContext{r.num_labels, r.label_names, r.problem_type}, r.weights);
+      build_model(r.model_section, ModelContext{r.num_labels, r.label_names, r.problem_type, r.head}, r.weights);
   loaded.report.require_complete(kRunCheckpoint);
   return loaded.model;
 }

@@ -4,6 +4,8 @@
 // defined in model/export.cpp.
 #pragma once
 
+#include "model/task_head.h"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -19,6 +21,7 @@ struct WeightsExport {
   long long num_labels = 2;
   std::vector<std::string> label_names;
   std::string problem_type;  // Transformers' name; empty: from num_labels
+  TaskHead head = TaskHead::SequenceClassification;
   std::string tokenizer_dir;  // folder with vocab.txt / tokenizer.json ...; empty: none
   std::string to;             // created; must not exist or be an empty folder
   // The run's resolved [lora] section (null for a run from before it): with

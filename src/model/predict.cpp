@@ -4,6 +4,7 @@
 
 #include "data/file_dataset.h"
 #include "model/model_factory.h"
+#include "model/task_head.h"
 #include "tokenizer/encoding.h"
 #include "tokenizer/tokenizer_loader.h"
 #include "util/diagnostic.h"
@@ -236,6 +237,11 @@ int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::o
                          loaded.max_positions, o.model, o.max_length, loaded.max_positions);
       return 2;
     }
+    if (task_head_of(loaded.model->hf_config()) == TaskHead::TokenClassification)
+      throw InputError(make_error(SourceLocation{o.model + "/config.json", 0, 0, {}}, "--model",
+                                  "this is a token classification model: predict prints one label per text, "
+                                  "not a tag per word",
+                                  "score it on tagged sentences with `runner evaluate RUN` (entity F1 per type)"));
     if (holds_adapters(loaded.report)) {
       err << fmt::format("error: {}: the weights hold LoRA adapters (a LoRA run's final/), which predict does not "
                          "read yet\n  hint: evaluate the run with `runner evaluate`, or write its adapter folder with "

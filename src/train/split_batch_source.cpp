@@ -48,7 +48,9 @@ TrainBatch to_train_batch(const Batch& b, const std::string& split, const torch:
   out.tensors.token_type_ids = int64_tensor(b.token_type_ids, shape, device);
   out.tensors.attention_mask = int64_tensor(b.attention_mask, shape, device);
   bool labelled = !b.labels.empty() && b.labels.front() >= 0;
-  if (labelled && b.target_width > 0)
+  if (!b.token_labels.empty())
+    out.tensors.labels = int64_tensor(b.token_labels, shape, device);
+  else if (labelled && b.target_width > 0)
     out.tensors.labels = float_tensor(b.targets, {b.batch_size, b.target_width}, device);
   else if (labelled)
     out.tensors.labels = int64_tensor(b.labels, {b.batch_size}, device);
