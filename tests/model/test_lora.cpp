@@ -46,15 +46,6 @@ std::vector<std::vector<std::vector<double>>> tensor_rows(const torch::Tensor& t
   return rows;
 }
 
-torch::Tensor nested_tensor(const nlohmann::json& rows) {
-  std::vector<double> flat;
-  for (const auto& row : rows)
-    for (const auto& position : row)
-      for (const auto& v : position) flat.push_back(v.get<double>());
-  return torch::tensor(flat, torch::kFloat64)
-      .view({static_cast<int64_t>(rows.size()), static_cast<int64_t>(rows.at(0).size()), -1});
-}
-
 std::string refusal(TaskModel& model, const LoraSettings& s, const std::string& family) {
   try {
     attach_lora(model, s, family, {});
@@ -246,6 +237,6 @@ TEST_CASE("lora: the PEFT export of an adapted token model", "[model][lora]") {
     CHECK(peft.at("missing_keys").empty());
     CHECK(peft.at("unexpected_keys").empty());
     // fp32 through the same ops as PEFT: the token goldens' bound.
-    CHECK((logits - nested_tensor(peft.at("peft_logits"))).abs().max().item<double>() <= 1e-5);
+    CHECK((logits - nested_logits(peft.at("peft_logits"))).abs().max().item<double>() <= 1e-5);
   }
 }
