@@ -3,6 +3,7 @@
 #include "model/checkpoint.h"
 #include "model/export_weights.h"
 #include "model/lora_export.h"
+#include "model/lora_merge.h"
 #include "model/model_factory.h"
 #include "util/diagnostic.h"
 
@@ -91,7 +92,14 @@ std::vector<std::string> write_export(const WeightsExport& r, const std::string&
   if (!exports_adapter(r)) return write_hf_folder(*load_all_weights(r), r, dir);
   LoadedModel built = load_adapted(r);
   if (r.merge) {
-    merge_lora(*built.model);
+    const MergeCheck check = merge_and_compare(*built.model, [](TaskModel& m) { merge_lora(m); });
+    if (!check.passed())
+      throw InputError(make_error(
+          {}, "--merge",
+          fmt::format("the merged model's logits differ from the adapter model's by {:.3g} on a fixed batch, "
+                      "more than float32 rounding allows ({:.3g})",
+                      check.difference, check.bound),
+          "export without --merge: PEFT loads the adapter folder, and its merge_and_unload() merges it"));
     return write_hf_folder(*built.model, r, dir);
   }
   AdapterExport a{lora_settings_from(r.lora_section), built.lora, r.model_section.value("pretrained", std::string()),
