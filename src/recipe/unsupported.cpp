@@ -14,8 +14,6 @@ const std::map<std::string, std::string>& features() {
   static const std::string qa = "extractive question answering is not supported yet";
   static const std::string onnx = "ONNX export is not supported: `runner export` writes a Hugging Face folder, which "
                                   "`optimum-cli export onnx --model DIR OUT` converts";
-  static const std::string merge = "a merged LoRA export is not supported yet: `runner export RUN --to DIR` writes a "
-                                   "PEFT adapter folder, which PEFT's merge_and_unload() merges";
   static const std::string wandb = "Weights & Biases is not supported: run.loggers = [\"tensorboard\"] writes "
                                    "TensorBoard files, which `wandb sync --sync-tensorboard DIR` uploads";
   static const std::map<std::string, std::string> table = {
@@ -23,7 +21,7 @@ const std::map<std::string, std::string>& features() {
       {"hub_private_repo", hub}, {"push", hub}, {"upload", hub},
       {"doc_stride", qa}, {"max_answer_length", qa}, {"n_best_size", qa}, {"version_2_with_negative", qa},
       {"null_score_diff_threshold", qa}, {"question_answering", qa},
-      {"--onnx", onnx}, {"onnx", onnx}, {"--merge", merge},
+      {"--onnx", onnx}, {"onnx", onnx},
       {"wandb", wandb}, {"wandb_project", wandb},
   };
   return table;
