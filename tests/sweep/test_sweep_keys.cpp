@@ -116,3 +116,20 @@ TEST_CASE("a sweep name with a space or a leading dash is refused on its line", 
   INFO(format_all(fine.diags));
   CHECK(fine.sweep);
 }
+
+TEST_CASE("a grid over lora.r and lora.alpha expands and validates each point; r = 0 is refused in its point",
+          "[sweep]") {
+  const std::string grid = "[set]\n\"lora.enabled\" = true\n\"lora.target_modules\" = [\"query\", \"value\"]\n"
+                           "[grid]\n\"lora.alpha\" = [8.0, 16.0]\n";
+  auto ok = test::run_command(test::runner_exe() + " sweep --dry-run " + write_sweep(grid + "\"lora.r\" = [4, 8]\n"));
+  INFO(ok.out);
+  CHECK(ok.exit_code == 0);
+  CHECK_THAT(ok.out, Catch::Contains("4 points") && Catch::Contains("| lora.alpha | lora.r | valid |") &&
+                         Catch::Contains("| 16 | 8 | yes |"));
+  auto bad = test::run_command(test::runner_exe() + " sweep --dry-run " + write_sweep(grid + "\"lora.r\" = [4, 0]\n"));
+  INFO(bad.out);
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.out, Catch::Contains("point 2 (alpha-8_r-0-") &&
+                          Catch::Contains("lora.r: expected an integer in [1, 65536], found 0") &&
+                          Catch::Contains("2 of 4 points invalid"));
+}
