@@ -210,7 +210,7 @@ class AshaSearch {
     r.updated_utc = utc_timestamp();
     r.state = state_of_exit(e);
     if (r.state == PointState::Completed) record_rung(i);
-    else r.last_error = error_from_log(dir_ + "/" + points_[i].id + "/point.log");
+    else r.last_error = point_error(e, dir_ + "/" + points_[i].id + "/point.log");
     ledger_.save();
     const std::optional<double> m = r.rung_metrics.size() > static_cast<size_t>(r.rung) ? r.rung_metrics[r.rung]
                                                                                         : std::nullopt;

@@ -49,6 +49,12 @@ PointState state_of_exit(const ChildExit& e) {
   return PointState::Failed;
 }
 
+std::string point_error(const ChildExit& e, const std::string& log_path) {
+  const std::string logged = error_from_log(log_path);
+  if (e.note.empty()) return logged;
+  return logged.empty() ? e.note : e.note + "; " + logged;
+}
+
 std::string error_from_log(const std::string& log_path) {
   std::ifstream in(log_path);
   std::string line, error, last;

@@ -30,6 +30,10 @@ PointState state_of_exit(const ChildExit& e);
 // with the hint under it; the log's last line when no line says error.
 std::string error_from_log(const std::string& log_path);
 
+// What a point that did not complete says of its end: the exit's own note (a
+// Slurm job the controller lost), then its log's error.
+std::string point_error(const ChildExit& e, const std::string& log_path);
+
 // A point's varying keys -> values, as the ledger keeps them for readers.
 nlohmann::json overrides_json(const SweepPoint& p);
 

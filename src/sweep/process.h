@@ -15,6 +15,7 @@ struct ChildExit {
   int exit_code = 0;  // the exit status, or 128 + signal when killed
   int signal = 0;     // the signal that killed it, 0 when it exited
   bool interrupted = false;  // ended by EINTR: no child was reaped
+  std::string note;          // why, where the exit code cannot say (a job Slurm no longer knows)
 };
 
 // Starts `argv` with stdout and stderr appended to `log_path`. The child gets

@@ -129,6 +129,11 @@ ChildExit exit_of_job(long job, const SlurmJobState& s) {
     return e;
   }
   e.exit_code = 128 + SIGTERM;  // Slurm ended it: the point continues when the sweep starts again
+  if (s.state == "EXPIRED")
+    e.note = fmt::format("Slurm's controller no longer knows job {} (`scontrol show job {}` finds nothing: it "
+                         "ended longer ago than the controller's MinJobAge, or runs on another cluster); the "
+                         "point continues from its run's newest checkpoint at the next `runner sweep`",
+                         job, job);
   return e;
 }
 

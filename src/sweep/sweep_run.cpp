@@ -140,7 +140,7 @@ class SweepScheduler {
     r.slurm_job = 0;
     r.updated_utc = utc_timestamp();
     std::string log = dir_ + "/" + p.id + "/point.log";
-    r.last_error = r.state == PointState::Completed ? "" : error_from_log(log);
+    r.last_error = r.state == PointState::Completed ? "" : point_error(e, log);
     if (e.signal && r.state == PointState::Failed)
       r.last_error = fmt::format("crashed with signal {} ({}); {}", e.signal, strsignal(e.signal),
                                  r.last_error);

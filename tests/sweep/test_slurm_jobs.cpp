@@ -68,6 +68,10 @@ TEST_CASE("an ended job becomes the point's state as a child's exit would", "[sw
   // expired) continues when the sweep starts again.
   for (const char* s : {"CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "EXPIRED"})
     CHECK(state_of_exit(exit_of_job(1, SlurmJobState{s, 0, 0})) == PointState::Interrupted);
+  // A job scontrol does not know (EXPIRED) says so, where an empty log would leave the point's end unexplained.
+  CHECK_THAT(runner::point_error(exit_of_job(42, SlurmJobState{"EXPIRED", 0, 0}), "/nonexistent/point.log"),
+             Catch::StartsWith("Slurm's controller no longer knows job 42 (`scontrol show job 42` finds nothing"));
+  CHECK(exit_of_job(42, SlurmJobState{"TIMEOUT", 0, 0}).note.empty());
   // Out of memory again at the same place: a failure, not retried by itself.
   CHECK(state_of_exit(exit_of_job(1, SlurmJobState{"OUT_OF_MEMORY", 0, 9})) == PointState::Failed);
 }
