@@ -30,6 +30,15 @@ std::string check_model_folder(const std::string& answer) {
   return pretrained_folder(answer, problem).empty() ? problem : "";
 }
 
+// The answer is a folder as this shell sees it (the recipe then names it from its own folder).
+std::string check_conll_folder(const std::string& answer) {
+  for (const char* file : {"train.conll", "dev.conll"})
+    if (!fs::is_regular_file(fs::path(answer) / file))
+      return fmt::format("{} has no {} (CoNLL: a token and its tag per line, a blank line between sentences)",
+                         answer, file);
+  return "";
+}
+
 std::string offer_label(const PretrainedOffer& m) {
   return fmt::format("{} (pretrained {}, {})", m.name, m.model_type, m.where);
 }
@@ -68,6 +77,11 @@ void ask_model(Prompter& ask, InitChoices& c, const std::vector<PretrainedOffer>
 InitChoices ask_choices(Prompter& ask, const InitOptions& o, const std::vector<PretrainedOffer>& installed) {
   InitChoices c = default_choices(o.caps, installed);
   c.task = ask.choice("Task:", offered_tasks(), c.task);
+  if (c.task == "conll") {
+    const std::string folder = ask.text("Folder holding train.conll and dev.conll", "./ner", check_conll_folder);
+    // A recipe's data.dir starts at the recipe's own folder.
+    c.data_dir = fs::relative(fs::absolute(folder), fs::absolute(o.path).parent_path()).string();
+  }
   ask_model(ask, c, installed);
   if (o.caps.cuda_available) c.device = ask.choice("Device:", {"auto", "cuda", "cpu"}, c.device);
   std::vector<std::string> precisions = offered_precisions(o.caps, c.device);

@@ -14,6 +14,7 @@ std::vector<std::string> offered_tasks() {
   std::vector<std::string> out;
   for (const auto& name : registry().names(Kind::Dataset))
     if (name.rfind("glue/", 0) == 0) out.push_back(name);
+  out.push_back("conll");
   return out;
 }
 
@@ -72,8 +73,17 @@ std::string run_name(const InitChoices& c) {
 
 // The metric the task's best checkpoint is picked by: GLUE's own (MRPC's F1, CoLA's MCC, ...).
 std::string best_metric_of(const std::string& task) {
+  if (task == "conll") return "entity_f1";  // seqeval's micro F1 over entities, as run_ner.py reports
   if (task.rfind("glue/", 0) != 0 || !hub::find_glue_task(task.substr(5))) return "accuracy";
   return glue_task(task.substr(5)).info.main_metric;
+}
+
+std::string data_lines(const InitChoices& c) {
+  if (c.task != "conll")
+    return fmt::format("dataset = \"{}\"  # GLUE files under $RUNNER_DATA (default ../shared/data)\n", c.task);
+  return fmt::format("dataset = \"conll\"  # token classification: a token and its tag per line, a blank line "
+                     "between sentences\ndir = \"{}\"  # train.conll and dev.conll; the tags come from train.conll\n",
+                     c.data_dir);
 }
 
 }  // namespace
@@ -85,7 +95,7 @@ std::string init_recipe_text(const InitChoices& c, const std::string& schema, co
       "# `runner print-config FILE` shows every option with its default, `runner FILE` trains.\n\n"
       "[run]\nname = \"{}\"  # runs go to runs/<name>/<UTC time>-<id>/\nseed = 42\n"
       "device = \"{}\"  # auto: a GPU when there is one, else the CPU\n\n"
-      "[data]\ndataset = \"{}\"  # GLUE files under $RUNNER_DATA (default ../shared/data)\n"
+      "[data]\n{}"
       "max_length = 128\ntrain_batch_size = {}  # per process\neval_batch_size = 64\n\n"
       "[tokenizer]\ntype = \"wordpiece\"\npath = \"{}\"  # {}\n\n"
       "[model]\n{}\n"
@@ -94,7 +104,7 @@ std::string init_recipe_text(const InitChoices& c, const std::string& schema, co
       "[train]\nepochs = {}\nprecision = \"{}\"\nmax_grad_norm = 1.0\nmetric_for_best = \"eval.{}\"\n\n"
       "[topology]\nprocesses_per_node = {}  # `runner launch FILE` starts them; train_batch_size is per "
       "process\n",
-      written_utc, run_name(c), c.device, c.task, c.batch_size, tokenizer_path(c),
+      written_utc, run_name(c), c.device, data_lines(c), c.batch_size, tokenizer_path(c),
       c.pretrained.empty() ? "a tokenizer folder or Hub id" : "the model's own tokenizer", model_lines(c),
       // Fine-tuning pretrained weights wants the usual small rate; random initialisation a larger one.
       c.pretrained.empty() ? "1e-4" : "2e-5", c.epochs, c.precision, best_metric_of(c.task),

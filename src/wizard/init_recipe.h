@@ -11,7 +11,8 @@
 namespace runner {
 
 struct InitChoices {
-  std::string task = "glue/mrpc";       // a GLUE dataset component
+  std::string task = "glue/mrpc";       // a GLUE dataset component, or "conll" (token classification)
+  std::string data_dir;                 // conll: the folder of train.conll and dev.conll
   std::string model_type = "bert";      // the model component
   std::string preset = "bert-mini";     // empty when `pretrained` is set
   std::string pretrained;               // a folder under the model root, a Hub id, or a path
@@ -22,7 +23,8 @@ struct InitChoices {
   std::string device = "auto";          // "auto", "cuda" or "cpu"
 };
 
-// The GLUE tasks the registry knows ("glue/mrpc", "glue/sst2", ...).
+// The GLUE tasks the registry knows ("glue/mrpc", "glue/sst2", ...), then
+// "conll": token classification (NER) from CoNLL files of one's own.
 std::vector<std::string> offered_tasks();
 // "preset (type)" entries of every model component's presets, e.g. "bert-mini (bert)".
 struct ModelOffer {

@@ -38,6 +38,7 @@ TEST_CASE("runner init offers every GLUE task and every model family's presets",
   auto tasks = offered_tasks();
   CHECK(std::find(tasks.begin(), tasks.end(), "glue/mrpc") != tasks.end());
   CHECK(std::find(tasks.begin(), tasks.end(), "glue/sst2") != tasks.end());
+  CHECK(tasks.back() == "conll");  // token classification from one's own files
   std::vector<std::string> families;
   for (const auto& m : offered_models()) families.push_back(m.type + ":" + m.preset);
   for (const char* m : {"bert:bert-tiny", "bert:bert-base", "distilbert:distilbert-base", "electra:electra-small"})
@@ -114,6 +115,29 @@ TEST_CASE("runner init takes fractional epochs and replaces a file with --force"
   RecipeLoad replaced = load_recipe(request, registry());
   REQUIRE(replaced.recipe);
   CHECK(replaced.recipe->resolved["train"]["epochs"] == 3);
+}
+
+TEST_CASE("runner init writes a token classification recipe for a folder of CoNLL files", "[wizard]") {
+  std::string dir = runner::test::tmp_dir("init-conll");
+  InitOptions o;
+  o.path = dir + "/r.toml";
+  o.on_terminal = true;
+  const std::string ner = runner::test::source_dir() + "/recipes/smoke/ner";
+  // A folder without the files is asked again, with what it lacks.
+  std::istringstream in("conll\n" + dir + "\n" + ner + "\nbert-tiny (bert)\n\n16\n1\n1\n");
+  std::ostringstream out, err;
+  REQUIRE(run_init_command(o, in, out, err) == 0);
+  INFO(out.str() << err.str());
+  CHECK_THAT(out.str() + err.str(), Catch::Contains(dir + " has no train.conll"));
+  RecipeRequest request;
+  request.path = o.path;
+  RecipeLoad load = load_recipe(request, registry());  // reads train.conll's tags through the written dir
+  INFO(format_all(load.diags));
+  REQUIRE(load.recipe);
+  CHECK(load.recipe->resolved["data"]["dataset"] == "conll");
+  CHECK(load.recipe->resolved["train"]["metric_for_best"] == "eval.entity_f1");
+  CHECK_THAT(runner::test::read_text(o.path),
+             Catch::Contains("dir = \"" + std::filesystem::relative(ner, dir).string() + "\""));
 }
 
 namespace {
