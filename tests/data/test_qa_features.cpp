@@ -85,3 +85,18 @@ TEST_CASE("a question with no room for its context and a stride too wide are ref
   // 9 context tokens in windows of 3, each 2 on from the last: 0-3, 2-5, 4-7, 6-9.
   CHECK(qa_features(*tokenizer, ex, {14, 1, true}, "dev.jsonl").size() == 4);
 }
+
+TEST_CASE("an answer starting in the last context token is placed as run_qa.py's search places it",
+          "[data][qa_features]") {
+  // run_qa.py walks past every position whose offset starts at or before the answer's start;
+  // [SEP] and the padding have offsets (0, 0), so the walk runs to the end of the padded
+  // window and start_position is its last index (15), while end_position is "sat" (5).
+  // qa_features_golden.py's windows() gives the same 15 and 5 for this example.
+  const auto tokenizer = tokenizer_of("wordpiece");
+  const std::vector<QaExample> ex{{"a", "who", "the cat sat", {{"sat", 8}}, "line 1"}};
+  const auto f = qa_features(*tokenizer, ex, {16, 4, true}, "dev.jsonl");
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].encoding.input_ids == std::vector<int32_t>{101, 2040, 102, 1996, 4937, 2938, 102, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  CHECK(f[0].start_position == 15);
+  CHECK(f[0].end_position == 5);
+}
