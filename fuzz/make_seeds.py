@@ -110,6 +110,41 @@ def tokenizers():
         put("tokenizer_json", "cased-strip.json", json.dumps(tj))
 
 
+def cut_vocabulary(tj, keep):
+    """A tokenizer.json with the first `keep` ids of its model's vocabulary (and
+    the BPE merges among them); added tokens stay, so every special id remains."""
+    model = tj["model"]
+    if isinstance(model.get("vocab"), list):  # Unigram: [piece, score] by id
+        model["vocab"] = model["vocab"][:keep]
+        return
+    kept = {k: v for k, v in model["vocab"].items() if v < keep}
+    model["vocab"] = kept
+    if "merges" in model:
+        def parts(m):
+            return m.split(" ", 1) if isinstance(m, str) else m
+        model["merges"] = [m for m in model["merges"]
+                           if len(parts(m)) == 2 and all(p in kept for p in parts(m)) and "".join(parts(m)) in kept]
+
+
+def tokenizer_pipelines():
+    """tokenizer.json files of every pipeline the golden tests hold (BPE, Unigram,
+    WordPiece), cut to a few hundred ids, then NUL and three texts to encode."""
+    texts = []
+    edge = os.path.join(SRC, "tests", "tokenizer", "golden", "roberta_bpe.edge_cases.jsonl")
+    for line in open(edge, encoding="utf-8"):
+        text = json.loads(line)["text_a"]
+        if text not in texts:
+            texts.append(text)
+    for path in sorted(glob.glob(os.path.join(SRC, "tests", "tokenizer", "golden", "*.tokenizer.json"))):
+        tj = json.load(open(path, encoding="utf-8"))
+        cut_vocabulary(tj, 400)
+        name = os.path.basename(path).replace(".tokenizer.json", "")
+        for i in range(0, min(len(texts), 12), 3):
+            seed = json.dumps(tj).encode() + b"\0" + "\0".join(texts[i:i + 3]).encode()
+            if len(seed) <= 65536:  # scripts/fuzz.sh's -max_len: a longer seed would be cut mid-JSON
+                put("tokenizer_pipeline", "%s-%d.bin" % (name, i), seed)
+
+
 def safetensors_bytes(tensors, metadata=None):
     header, data = {}, b""
     for name, dtype, shape, raw in tensors:
@@ -245,6 +280,18 @@ def configs():
                                os.path.join(SHARED, "models", "*", "config.json")])
 
 
+def model_shapes():
+    """Each family's tiny test configs (tests/model/golden) and ../shared's, to
+    every family's target: a config of another family is refused by model_type."""
+    paths = sorted(glob.glob(os.path.join(SRC, "tests", "model", "golden", "**", "config.json"), recursive=True) +
+                   glob.glob(os.path.join(SHARED, "golden", "tiny_*", "config.json")) +
+                   glob.glob(os.path.join(SHARED, "models", "*", "config.json")))
+    for family in ("bert", "roberta", "distilbert", "electra", "deberta", "modernbert"):
+        for path in paths:
+            rel = os.path.relpath(path, "/").replace("/", "_")
+            put("model_shape_" + family, rel[-120:], open(path, "rb").read())
+
+
 def run_dirs():
     """NUL-separated summary.json, env.json, recipe.resolved.json, metrics.jsonl, sweep_summary.json."""
     summary = {"status": "completed", "global_step": 6, "total_steps": 6, "total_wall_seconds": 12.5,
@@ -289,6 +336,6 @@ def recipe_nesting():
 
 
 UTILS, STORAGES = fake_torch()
-for make in (recipes, set_values, sweeps, jsonl, tables, tokenizers, safetensors, pytorch_bin,
-             checkpoints, configs, run_dirs, hf_cache_layout, mlflow_answers, recipe_nesting):
+for make in (recipes, set_values, sweeps, jsonl, tables, tokenizers, tokenizer_pipelines, safetensors,
+             pytorch_bin, checkpoints, configs, model_shapes, run_dirs, hf_cache_layout, mlflow_answers, recipe_nesting):
     make()

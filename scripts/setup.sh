@@ -68,7 +68,7 @@ if [[ ! -f build/build.ninja ]]; then
   meson setup build --buildtype="$buildtype" >"$log_dir/meson-setup.log" 2>&1 || {
     tail -n 30 "$log_dir/meson-setup.log" >&2; exit 1; }
 fi
-echo "setup: building ./build/runner and runner-torch (the tests are built by scripts/test.sh; log in $log_dir/build.log)"
+echo "setup: building ./build/runner, runner-torch and the example plugins (the tests are built by scripts/test.sh; log in $log_dir/build.log)"
 start=$(date +%s)
 # ninja's "[done/total]" lines, shown as a percentage every 10% (or live on a terminal).
 progress() {
@@ -90,7 +90,9 @@ progress() {
 : >"$log_dir/build.log"
 rc=0
 # RUNNER_BUILD_JOBS=N caps ninja's parallel jobs (default: ninja's own, cores + 2).
-ninja -C build ${RUNNER_BUILD_JOBS:+-j "$RUNNER_BUILD_JOBS"} runner runner-torch 2>&1 | progress || rc=$?  # pipefail: ninja's status
+# The example plugins too (examples/plugins; `runner plugins` lists them).
+examples=(examples/plugins/libexample_{scheduler,dataset,metric}.so)
+ninja -C build ${RUNNER_BUILD_JOBS:+-j "$RUNNER_BUILD_JOBS"} runner runner-torch "${examples[@]}" 2>&1 | progress || rc=$?  # pipefail: ninja's status
 if ((rc != 0)); then
   grep -E "error|FAILED" "$log_dir/build.log" | head -n 30 >&2
   echo "setup: the build failed; full log in $log_dir/build.log" >&2

@@ -151,6 +151,7 @@ int cmd_predict(const ParsedArgs& args) {
       return kExitBadInput;
     }
     options.threshold = *p;
+    options.threshold_given = true;
   }
   if (!input_file(args).empty()) options.input_name = input_file(args);
   try {

@@ -5,6 +5,7 @@
 
 #include "data/dataset.h"
 #include "model/export_weights.h"
+#include "model/model_context.h"
 #include "registry/registry.h"
 #include "cli/run_checkpoints.h"
 #include "cli/run_names.h"
@@ -46,13 +47,15 @@ int cmd_export(const ParsedArgs& args) {
   const nlohmann::json& data = recipe.at("data");
   require_known_dataset(run, recipe, "export");
   const DatasetInfo info = instantiate<DatasetFactory>(Kind::Dataset, data.at("dataset").get<std::string>(), data)->info();
-  request.num_labels = info.num_labels;
-  request.label_names = info.label_names;
-  request.problem_type = problem_type_name(info.problem_type);
+  const ModelContext context = model_context_of(info);
+  request.num_labels = context.num_labels;
+  request.label_names = context.label_names;
+  request.problem_type = context.problem_type;
+  request.head = context.head;
   request.tokenizer_dir = tokenizer_folder(recipe.at("tokenizer"));
   request.to = args.get("--to");
-  std::vector<std::string> files = {"config.json", "model.safetensors"};
-  for (const auto& f : export_weights(request)) files.push_back(f);
+  request.lora_section = recipe.value("lora", nlohmann::json::object());
+  const std::vector<std::string> files = export_weights(request);
   std::cout << fmt::format("exported {} to {} ({})\n", request.weights, request.to, fmt::join(files, ", "));
   return kExitOk;
 }

@@ -2,6 +2,7 @@
 // (describe is cli/cmd_describe.cpp).
 #include "cli/commands.h"
 
+#include "cli/example_plugins.h"
 #include "cli/recipe_input.h"
 #include "recipe/emit.h"
 #include "recipe/schema.h"
@@ -108,11 +109,19 @@ int cmd_schema(const ParsedArgs&) {
 
 int cmd_plugins(const ParsedArgs& args) {
   if (!args.positional(0).empty() && !load_recipe_or_report(args, false)) return kExitBadInput;
+  const std::vector<ExamplePlugin> examples = read_example_plugins();  // before any output: see its header
   for (Kind kind : all_kinds()) {
     std::cout << kind_name(kind) << ":\n";
     for (const Component* c : registry().list(kind))
       std::cout << fmt::format("  {:<24} {}{}\n", c->spec.name, c->spec.doc,
                                c->origin == "built-in" ? "" : "  [" + c->origin + "]");
+  }
+  if (examples.empty()) return kExitOk;
+  std::cout << "example plugins (load one with plugins = [\"PATH\"] in a recipe; sources in examples/plugins):\n";
+  for (const ExamplePlugin& p : examples) {
+    std::cout << "  " << terminal_safe(p.path) << "\n";
+    for (const std::string& c : p.components) std::cout << "    " << terminal_safe(c) << "\n";
+    if (!p.error.empty()) std::cout << "    cannot be loaded: " << terminal_safe(p.error) << "\n";
   }
   return kExitOk;
 }

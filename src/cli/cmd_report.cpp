@@ -4,6 +4,7 @@
 
 #include "cli/run_names.h"
 #include "report/report_command.h"
+#include "util/diagnostic.h"
 #include "util/utf8.h"
 
 #include <fmt/format.h>
@@ -39,7 +40,20 @@ std::string folder_of_runs_flags(const std::vector<std::string>& folders) {
   return folders.front();
 }
 
+// `ls ''` would list runs/ and `ls --runs ''` the current folder: neither was asked for.
+static void refuse_empty_folders(const ParsedArgs& args) {
+  const bool empty_positional = !args.positionals().empty() && args.positionals().front().empty();
+  bool empty_runs = false;
+  for (const auto& folder : args.all("--runs")) empty_runs = empty_runs || folder.empty();
+  if (!empty_positional && !empty_runs) return;
+  throw InputError(make_error(SourceLocation{empty_positional ? "''" : "", 0, 0, empty_positional ? "" : "--runs"}, "",
+                              "expected a folder of runs, found an empty argument",
+                              "name the folder (run.output_dir, default runs/), or leave it out to list the "
+                              "default folder"));
+}
+
 int cmd_ls(const ParsedArgs& args) {
+  refuse_empty_folders(args);
   LsOptions o;
   const std::string given = args.positional(0, "");
   o.dir = given.empty() && args.has("--runs") ? folder_of_runs_flags(args.all("--runs")) : runs_folder_argument(given);

@@ -42,6 +42,9 @@ std::map<std::string, std::string> columns_of(const std::string& text) {
       refuse("--columns", "expected ROLE=COLUMN items separated by commas (roles text_a, text_b, label), found \"" +
                               item + "\"",
              "e.g. --columns text_a=question,text_b=sentence");
+    if (out.count(role))
+      refuse("--columns", "the role " + role + " is named twice (\"" + out[role] + "\" and \"" + item.substr(eq + 1) + "\")",
+             "name each role once, e.g. --columns text_a=question,text_b=sentence");
     out[role] = item.substr(eq + 1);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -56,6 +59,9 @@ TableInput table_input_of(const ParsedArgs& args, const std::string& input) {
   TableInput t;
   t.format = format_of(args, input);
   if (args.has("--columns")) t.columns = columns_of(args.get("--columns"));
+  if (args.has("--no-header") && t.format == "jsonl")
+    refuse("--no-header", "a JSONL input has no header line: the keys of each line's object name its columns",
+           "leave --no-header out, or pass a CSV or TSV --input");
   if (args.has("--no-header")) t.header = false;
   return t;
 }

@@ -1,5 +1,7 @@
 #include "data/batch.h"
 
+#include "data/token_label_alignment.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -29,6 +31,7 @@ Batch collate(const TokenizedSplit& split, const std::vector<SampledIndex>& rows
   b.token_type_ids.assign(cells, 0);
   b.attention_mask.assign(cells, 0);
   b.target_width = split.target_width;
+  if (!split.token_labels.empty()) b.token_labels.assign(cells, kIgnoredLabel);
   for (size_t r = 0; r < rows.size(); ++r) {
     const auto i = static_cast<size_t>(rows[r].index);
     const int64_t begin = split.offsets[i], len = split.length(i);
@@ -37,6 +40,8 @@ Batch collate(const TokenizedSplit& split, const std::vector<SampledIndex>& rows
       b.input_ids[row + static_cast<size_t>(t)] = split.input_ids[static_cast<size_t>(begin + t)];
       b.token_type_ids[row + static_cast<size_t>(t)] = split.token_type_ids[static_cast<size_t>(begin + t)];
       b.attention_mask[row + static_cast<size_t>(t)] = 1;
+      if (!b.token_labels.empty())
+        b.token_labels[row + static_cast<size_t>(t)] = split.token_labels[static_cast<size_t>(begin + t)];
     }
     b.labels.push_back(split.labels[i]);
     if (b.target_width > 0)

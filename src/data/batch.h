@@ -18,6 +18,9 @@ struct Batch {
   std::vector<int64_t> token_type_ids;  // batch_size * seq_len
   std::vector<int64_t> attention_mask;  // batch_size * seq_len
   std::vector<int64_t> labels;          // batch_size; -1 when the split has none
+  // Token classification: batch_size * seq_len label ids, -100 (ignored) at
+  // padding as DataCollatorForTokenClassification pads; empty otherwise.
+  std::vector<int64_t> token_labels;
   std::vector<float> targets;           // batch_size * target_width: regression, multi-label
   int64_t target_width = 0;             // 0: the labels are class ids
   std::vector<int64_t> example_ids;     // batch_size; data row in the file

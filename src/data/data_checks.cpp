@@ -1,8 +1,9 @@
 #include "data/data_checks.h"
 
+#include "data/dataset.h"
 #include "data/file_dataset.h"
 #include "data/table_rows.h"
-#include "recipe/unsupported.h"
+#include "registry/registry.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
 #include "util/json_input.h"
@@ -54,6 +55,40 @@ std::string folder_listing(const std::string& dir) {
   return names.empty() ? "it holds no files" : "it holds " + join(names);
 }
 
+// The files a run of the recipe's dataset reads: its train and eval splits and
+// the eval split's companions (MNLI's dev_mismatched), as the dataset names them.
+std::vector<std::pair<std::string, std::string>> dataset_split_files(const nlohmann::json& data) {
+  std::vector<std::pair<std::string, std::string>> out;  // split, path
+  const Component* kind = registry().find(Kind::Dataset, record_string(data, "dataset"));
+  if (!kind) return out;
+  std::shared_ptr<const Dataset> dataset = std::any_cast<DatasetFactory>(kind->factory)(data);
+  const std::string eval = record_string(data, "eval_split");
+  for (const std::string& split : {record_string(data, "train_split"), eval})
+    if (!split.empty()) out.push_back({split, dataset->split_file(split)});
+  if (!eval.empty())
+    for (const CompanionSplit& c : dataset->companion_splits(eval)) out.push_back({c.split, dataset->split_file(c.split)});
+  return out;
+}
+
+// A GLUE folder that exists is read as it is (a download only makes a missing
+// one): each file a run reads must be in it.
+void check_glue_split_files(const nlohmann::json& data, const std::string& dir, Diagnostics& out) {
+  std::vector<std::pair<std::string, std::string>> files;
+  try {
+    files = dataset_split_files(data);
+  } catch (const std::exception&) {
+    return;  // an unknown split: the dataset's own error, at the run's first read
+  }
+  std::error_code ec;
+  for (const auto& [split, path] : files)
+    if (!fs::exists(fs::symlink_status(path, ec)))
+      out.push_back(make_error({}, "data.dir",
+                               "the " + split + " split's file " + fs::path(path).filename().string() + " is not in " +
+                                   dir + " (" + folder_listing(dir) + ")",
+                               "add it there as the GLUE distribution has it, or name a folder that holds the "
+                               "whole task (`runner fetch " + record_string(data, "dataset") + "` downloads one)"));
+}
+
 Diagnostic missing_split(const SplitFile& f, const std::string& dir) {
   std::string key = f.mapped ? "data.files." + f.split : std::string("data.") + f.key;
   return make_error({}, key,
@@ -64,12 +99,11 @@ Diagnostic missing_split(const SplitFile& f, const std::string& dir) {
 }
 
 // "3.54", "-1e-3": a number that is no class id, such as a regression target
-// that training can take (data/table_rows.h, kMaxRegressionTarget).
+// that training can take (data/table_rows.h, kMaxRegressionTarget), read as
+// the run reads it.
 bool is_number(const std::string& text) {
-  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))) return false;
-  char* end = nullptr;
-  double v = std::strtod(text.c_str(), &end);
-  return end == text.c_str() + text.size() && std::isfinite(v) && std::abs(v) <= kMaxRegressionTarget;
+  std::optional<double> v = regression_number(text);
+  return v && std::abs(*v) <= kMaxRegressionTarget;
 }
 
 bool is_class_id(const std::string& text, long long& id) {
@@ -181,7 +215,8 @@ void check_mapped(const SplitFile& f, const std::set<std::string>& texts, const 
   out.push_back(make_error({f.path, 0, 0, {}}, "data.labels",
                            "the " + f.split + " split has labels that data.labels does not map: " +
                                quoted_list(unknown),
-                           tags ? *unsupported_feature("token_classification")
+                           tags ? "these look like NER tags, one per word: a token classification dataset reads "
+                                  "them (data.dataset = \"conll\" or \"token_jsonl\", docs/data.md)"
                                 : "add them to data.labels, or set on_bad_row = \"skip\" to leave their rows out"));
 }
 
@@ -204,6 +239,7 @@ Diagnostics check_split_files(const std::string& format, bool fetched_when_missi
     else if (!fetched_when_missing && !fs::exists(fs::symlink_status(f.path, ec)))
       out.push_back(missing_split(f, dir));
   }
+  if (fetched_when_missing) check_glue_split_files(data, dir, out);
   return out;
 }
 

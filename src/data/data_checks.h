@@ -11,8 +11,9 @@
 namespace runner {
 
 // The train and eval splits' files: a FIFO or a device is refused (it would
-// block the first read), and so is a missing file unless `fetched_when_missing`
-// (a GLUE folder is completed by a download).
+// block the first read), and so is a missing file. With `fetched_when_missing`
+// (GLUE: a missing folder is downloaded) a folder that exists must hold every
+// file a run reads, companions such as MNLI's dev_mismatched included.
 Diagnostics check_split_files(const std::string& format, bool fetched_when_missing,
                               const nlohmann::json& resolved_recipe);
 

@@ -2,6 +2,7 @@
 // ("train", "dev", "test"), plus what the trainer must know about the task.
 #pragma once
 
+#include "data/token_label_alignment.h"
 #include "registry/problem_type.h"
 #include "util/diagnostic.h"
 
@@ -39,6 +40,10 @@ struct SplitData {
   std::vector<SkippedRow> skipped;
   bool has_labels = true;
   int64_t target_width = 0;  // floats per example in Example::targets; 0: class ids
+  // Token classification: the tagged sentences (`examples` stays empty) and
+  // how their tags become sub-token labels when the split is tokenized.
+  std::vector<TaggedSentence> sentences;
+  std::optional<SentenceLabelling> labelling;
 };
 
 struct DatasetInfo {

@@ -2,6 +2,7 @@
 #include "data/data_checks.h"
 #include "data/file_dataset.h"
 #include "data/glue_tasks.h"
+#include "data/token_dataset.h"
 #include "hub/glue_tasks.h"
 #include "registry/builtins.h"
 #include "registry/registry.h"
@@ -109,6 +110,59 @@ ComponentSpec file_spec(const std::string& format) {
   return spec;
 }
 
+// What validate refuses of a token classification dataset: its split files,
+// then their sentences (read as a run reads them), then its metrics.
+std::function<Diagnostics(const nlohmann::json&)> token_dataset_check(const std::string& format) {
+  return [format](const nlohmann::json& recipe) {
+    Diagnostics out = check_split_files(token_file_extension(format), false, recipe);
+    if (has_errors(out)) return out;
+    out = check_tagged_splits(format, recipe);
+    if (has_errors(out)) return out;
+    return check_dataset_metrics(recipe);
+  };
+}
+
+ComponentSpec token_spec(const std::string& format) {
+  const bool conll = format == "conll";
+  const std::string ext = token_file_extension(format);
+  std::vector<OptionSpec> options = {
+      opt::required(opt::data_path("dir", "", "Folder holding the split files")),
+      opt::string_map("files", "Split name -> file name; default <split>." + ext),
+  };
+  if (conll) {
+    options.push_back(opt::integer("word_column", 0, "0-based column of the word").at_least(0).at_most(1000));
+    options.push_back(
+        opt::integer("tag_column", -1, "0-based column of the tag; -1: the last (CoNLL-2003's NER tag)")
+            .at_least(-1)
+            .at_most(1000));
+  } else {
+    options.push_back(opt::text("tokens_key", "tokens", "The JSON key of each line's list of words"));
+    options.push_back(opt::text("tags_key", "tags", "The JSON key of each line's list of tags (names, or ids into labels)"));
+  }
+  options.push_back(opt::strings("labels", {},
+                                 "The tags, a tag's id its place; empty: every tag of the train split, in byte "
+                                 "order (as run_ner.py sorts them)"));
+  options.push_back(opt::flag("label_all_tokens", false,
+                              "Label every sub-token of a word (a B- word's later pieces get I-), not only the "
+                              "first (run_ner.py's label_all_tokens)"));
+  options.push_back(opt::flag("add_prefix_space", false,
+                              "A space before each word, as byte-level BPE tokenizers (RoBERTa) need for words "
+                              "given one by one"));
+  options.push_back(opt::choice("long_sentences", {"truncate", "refuse"}, "truncate",
+                                "A sentence longer than max_length: cut (its last words unlabelled, counted in the "
+                                "log) or refused with its file and line"));
+  options.push_back(opt::strings("metrics", {"entity_f1", "entity_precision", "entity_recall", "token_accuracy"},
+                                 "Metric components to evaluate (seqeval's entity scores and token accuracy)"));
+  options.push_back(opt::text("main_metric", "entity_f1", "The metric that picks the best checkpoint"));
+  ComponentSpec spec{Kind::Dataset, format,
+                     conll ? "Token classification (NER) from CoNLL files: a word and its tag a line, a blank line "
+                             "between sentences"
+                           : "Token classification (NER) from JSONL files: {\"tokens\": [...], \"tags\": [...]} a line",
+                     std::move(options)};
+  spec.recipe_check = token_dataset_check(format);
+  return spec;
+}
+
 }  // namespace
 
 void register_datasets(Registry& r) {
@@ -118,6 +172,10 @@ void register_datasets(Registry& r) {
   for (const char* format : {"tsv", "csv", "jsonl"})
     add_builtin(r, file_spec(format), DatasetFactory([format](const nlohmann::json& o) {
                   return make_file_dataset(format, o);
+                }));
+  for (const char* format : {"conll", "token_jsonl"})
+    add_builtin(r, token_spec(format), DatasetFactory([format](const nlohmann::json& o) {
+                  return make_token_dataset(format, o);
                 }));
 }
 

@@ -51,6 +51,14 @@ int column_index(const FileDatasetConfig& c, const std::vector<std::string>& hea
   }
   for (size_t i = 0; i < header.size(); ++i)
     if (header[i] == name) return static_cast<int>(i);
+  if (header.empty() && c.format == "jsonl")
+    throw InputError(make_error({file, 0, 0, {}}, "data.columns." + role, "the file is empty: it has no rows",
+                                "write one JSON object per line, or name another file in data.files"));
+  if (header.empty())
+    throw InputError(make_error({file, 0, 0, {}}, "data.columns." + role,
+                                "the file is empty: it has no header line naming its columns, and no rows",
+                                "write the header line (e.g. text_a" + std::string(c.format == "csv" ? "," : "\\t") +
+                                    "label) and the rows, or name another file in data.files"));
   std::string have;
   for (const auto& h : header) have += (have.empty() ? "" : ", ") + ("\"" + h + "\"");
   throw InputError(make_error({file, 1, 0, {}}, "data.columns." + role,
@@ -95,6 +103,7 @@ class FileDataset : public Dataset {
     layout.label = column_index(c_, header, "label", out.file);
     if (layout.text_a < 0) throw config_error("columns.text_a", "no text_a column is mapped");
     if (c_.format != "jsonl" && c_.header) layout.field_count = header.size();
+    if (c_.format == "csv") layout.separator = "commas";
     out.target_width = target_width(c_.info);
     rows_to_examples(rows, layout, c_.labels, policy, out);
     return out;

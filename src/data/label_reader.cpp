@@ -4,6 +4,7 @@
 #include "util/json_input.h"
 #include "util/numbers.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 
@@ -44,6 +45,7 @@ int64_t target_width(const DatasetInfo& info) {
     case ProblemType::Regression: return 1;
     case ProblemType::MultiLabel: return info.num_labels;
     case ProblemType::SingleLabel: return 0;
+    case ProblemType::TokenClassification: return 0;  // labels per token, not targets
   }
   return 0;
 }
@@ -73,14 +75,20 @@ std::optional<std::vector<float>> LabelReader::read_targets(const std::string& t
   return problem == ProblemType::Regression ? read_number(text, why, hint) : read_list(text, why, hint);
 }
 
+std::optional<double> regression_number(std::string_view text) {
+  std::string t = trimmed(text);
+  if (t.size() > 1 && t[0] == '+' && (std::isdigit(static_cast<unsigned char>(t[1])) || t[1] == '.')) t.erase(0, 1);
+  std::string why;
+  return parse_number(t, why);
+}
+
 std::optional<std::vector<float>> LabelReader::read_number(const std::string& text, std::string& why,
                                                            std::string& hint) const {
   if (texts_seen) {
     texts_seen->insert(text);
     return std::vector<float>{0.0f};
   }
-  std::string problem_text;
-  std::optional<double> v = parse_number(trimmed(text), problem_text);
+  std::optional<double> v = regression_number(text);
   if (v && std::abs(*v) <= kMaxRegressionTarget) return std::vector<float>{static_cast<float>(*v)};
   if (v) {
     why = "label \"" + text + "\" is too large for training: its squared error overflows float32 above 1.8e19";

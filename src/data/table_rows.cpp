@@ -8,7 +8,7 @@ static std::string row_problem(const Row& row, const ColumnLayout& layout) {
   int needed = std::max({layout.text_a, layout.text_b, layout.label}) + 1;
   if (layout.field_count && row.fields.size() != layout.field_count)
     return std::to_string(row.fields.size()) + " fields, expected " +
-           std::to_string(layout.field_count) + " separated by tabs";
+           std::to_string(layout.field_count) + " separated by " + layout.separator;
   if (row.fields.size() < static_cast<size_t>(needed))
     return std::to_string(row.fields.size()) + " fields, expected at least " +
            std::to_string(needed);

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace runner {
@@ -18,6 +19,7 @@ struct ColumnLayout {
   int text_b = -1;           // -1: single sentences
   int label = -1;            // -1: no labels in this split
   size_t field_count = 0;    // 0: any row with enough fields; else exactly this many
+  const char* separator = "tabs";  // what separates the fields, as a row's error names it
 };
 
 // Label text -> id. An empty map means "an integer in [0, num_labels)".
@@ -27,6 +29,11 @@ struct ColumnLayout {
 // against a prediction of 0, must be a finite float32 (the loss is float32 in
 // every precision, autocast included), so |y| <= sqrt(FLT_MAX), about 1.8e19.
 constexpr double kMaxRegressionTarget = 1.8446742974197924e19;
+
+// A regression label as a run reads it (and validate checks it): a decimal
+// number, spaces around it and a leading "+" allowed, as Python's float()
+// takes them; hexadecimal, "inf" and "nan" are not numbers here.
+std::optional<double> regression_number(std::string_view text);
 
 struct LabelReader {
   std::map<std::string, int64_t> by_name;

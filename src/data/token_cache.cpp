@@ -19,7 +19,8 @@ namespace {
 
 constexpr char kMagic[8] = {'R', 'N', 'R', 'T', 'O', 'K', 'S', '\0'};
 // 2: float targets (regression, multi-label) after the example ids.
-constexpr uint32_t kVersion = 2;
+// 3: token classification's per-token labels after the targets.
+constexpr uint32_t kVersion = 3;
 constexpr size_t kDigestHex = 64;
 
 // Little-endian-as-stored plain values; the cache is per machine, and the key
@@ -33,6 +34,8 @@ struct Header {
   uint8_t has_labels;
   uint8_t pad[7];
   uint64_t target_width;  // floats per example after the example ids
+  uint64_t token_labels;  // 0, or one per token after the targets
+  uint64_t truncated;     // sentences cut at max_length
 };
 
 template <class T>
@@ -57,6 +60,9 @@ std::string cache_key(const Dataset& dataset, const std::string& split, const To
   h.update(tok.fingerprint()).update("\n");
   h.update(std::to_string(enc.max_length) + "/" + std::to_string(static_cast<int>(enc.truncation)));
   h.update("\n").update(cache.dataset_key).update("\n").update(split);
+  // A token classification's label list may come from the train file: the
+  // ids of another split's cached labels depend on it.
+  for (const std::string& name : dataset.info().label_names) h.update("\n").update(name);
   return h.hex_digest();
 }
 
@@ -76,6 +82,8 @@ void write_token_cache(const std::string& path, const std::string& key, const Pr
   h.report_bytes = s.skipped_report.size();
   h.has_labels = t.has_labels;
   h.target_width = static_cast<uint64_t>(t.target_width);
+  h.token_labels = t.token_labels.size();
+  h.truncated = static_cast<uint64_t>(t.truncated);
   std::string bytes(reinterpret_cast<const char*>(&h), sizeof h);
   put(bytes, t.offsets);
   put(bytes, t.input_ids);
@@ -83,6 +91,7 @@ void write_token_cache(const std::string& path, const std::string& key, const Pr
   put(bytes, t.labels);
   put(bytes, t.example_ids);
   put(bytes, t.targets);
+  put(bytes, t.token_labels);
   bytes += s.skipped_report;
   bytes += digest::sha256_hex(bytes);
   fs::create_directories(fs::path(path).parent_path());
@@ -118,11 +127,13 @@ bool read_token_cache(const std::string& path, const std::string& key, PreparedS
             take(body, t.token_type_ids, h.tokens) && take(body, t.labels, h.examples) &&
             take(body, t.example_ids, h.examples) &&
             h.target_width <= body.size() && take(body, t.targets, h.examples * h.target_width) &&
+            (h.token_labels == 0 || h.token_labels == h.tokens) && take(body, t.token_labels, h.token_labels) &&
             body.size() == h.report_bytes;
   if (!ok) return why = "the sizes in the header do not match the file", false;
   out.skipped_report.assign(body.data(), body.size());
   t.has_labels = h.has_labels != 0;
   t.target_width = static_cast<int64_t>(h.target_width);
+  t.truncated = static_cast<int64_t>(h.truncated);
   return true;
 }
 

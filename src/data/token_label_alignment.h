@@ -38,6 +38,14 @@ struct AlignOptions {
   bool refuse_truncation = false;
 };
 
+// How a split's word tags become sub-token labels: the label list (a tag's id
+// is its place) and the alignment; max_length is the encoding's, set when the
+// split is tokenized.
+struct SentenceLabelling {
+  std::vector<std::string> labels;
+  AlignOptions align;
+};
+
 struct AlignedSentence {
   Encoding encoding;            // input_ids and token_type_ids; attends to all of them
   std::vector<int32_t> labels;  // one per input id: a label id or kIgnoredLabel

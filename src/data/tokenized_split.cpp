@@ -16,8 +16,30 @@ void TokenizedSplit::add(const Encoding& e, int64_t label, int64_t example_id) {
   example_ids.push_back(example_id);
 }
 
+namespace {
+
+// Sentence i keeps its place in the file as its example id.
+TokenizedSplit tokenize_sentences(const SplitData& split, const Tokenizer& tokenizer, const EncodeOptions& options) {
+  AlignOptions align = split.labelling->align;
+  align.max_length = options.max_length;
+  TokenizedSplit out;
+  out.offsets.reserve(split.sentences.size() + 1);
+  for (size_t i = 0; i < split.sentences.size(); ++i) {
+    bool truncated = false;
+    AlignedSentence s = align_sentence(tokenizer, split.sentences[i], split.labelling->labels, align, split.file,
+                                       truncated);
+    out.add(s.encoding, 0, static_cast<int64_t>(i));
+    out.token_labels.insert(out.token_labels.end(), s.labels.begin(), s.labels.end());
+    out.truncated += truncated ? 1 : 0;
+  }
+  return out;
+}
+
+}  // namespace
+
 TokenizedSplit tokenize_split(const SplitData& split, const Tokenizer& tokenizer,
                               const EncodeOptions& options) {
+  if (split.labelling) return tokenize_sentences(split, tokenizer, options);
   TokenizedSplit out;
   out.has_labels = split.has_labels;
   out.target_width = split.has_labels ? split.target_width : 0;

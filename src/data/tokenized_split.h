@@ -15,7 +15,11 @@ struct TokenizedSplit {
   std::vector<int64_t> offsets{0};     // example i is [offsets[i], offsets[i+1])
   std::vector<int32_t> input_ids;
   std::vector<uint8_t> token_type_ids;
-  std::vector<int64_t> labels;         // -1 when the split has no labels
+  std::vector<int64_t> labels;         // -1 when the split has no labels; 0 for token classification
+  // Token classification: a label id, or kIgnoredLabel (-100), for each of
+  // input_ids; empty for whole-sequence tasks.
+  std::vector<int32_t> token_labels;
+  int64_t truncated = 0;  // token classification: sentences cut at max_length
   // Regression and multi-label: target_width floats per example, example
   // after example (DatasetInfo's target_width); empty for class ids.
   std::vector<float> targets;
@@ -31,7 +35,8 @@ struct TokenizedSplit {
   const float* targets_of(size_t i) const { return targets.data() + i * static_cast<size_t>(target_width); }
 };
 
-// Encodes every example of `split` ([CLS] a [SEP] (b [SEP]), truncated).
+// Encodes every example of `split` ([CLS] a [SEP] (b [SEP]), truncated), or
+// its tagged sentences with their sub-token labels (data/token_label_alignment.h).
 TokenizedSplit tokenize_split(const SplitData& split, const Tokenizer& tokenizer,
                               const EncodeOptions& options);
 

@@ -1,8 +1,8 @@
 #include "model/bert.h"
 
 #include "model/batched_matmul.h"
-#include "model/dense.h"
 #include "model/encoder_ops.h"
+#include "model/lora.h"
 
 #include <torch/version.h>
 
@@ -22,7 +22,7 @@ torch::nn::LayerNorm make_layer_norm(const BertConfig& c) {
 // instead adds the bias after a matmul on 3-D inputs, which under bf16 autocast
 // rounds twice and moved the logits by up to 0.05 from Hugging Face's.
 torch::Tensor apply_linear(const torch::nn::Linear& layer, const torch::Tensor& x) {
-  return dense(x, layer->weight, layer->bias);
+  return linear_forward(layer, x);
 }
 
 }  // namespace

@@ -79,7 +79,7 @@ ComponentSpec bert_spec() {
   spec.hf_model_type = "bert";
   spec.recipe_check = model_recipe_check([](const nlohmann::json& o, long long labels) {
     BertConfig c = bert_config_from_options(o, ModelContext{labels, {}});
-    return ModelShape{parameter_count(c), c.max_position_embeddings, {}};
+    return ModelShape{parameter_count(c), c.max_position_embeddings, {}, c.type_vocab_size};
   });
   return spec;
 }

@@ -1,7 +1,7 @@
 #include "model/deberta_v2.h"
 
-#include "model/dense.h"
 #include "model/encoder_ops.h"
+#include "model/lora.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 namespace runner {
 namespace {
 
-torch::Tensor deberta_linear(const torch::nn::Linear& l, const torch::Tensor& x) { return dense(x, l->weight, l->bias); }
+torch::Tensor deberta_linear(const torch::nn::Linear& l, const torch::Tensor& x) { return linear_forward(l, x); }
 
 }  // namespace
 

@@ -40,7 +40,7 @@ ComponentSpec deberta_v2_spec() {
   spec.hf_model_type = "deberta-v2";
   spec.recipe_check = model_recipe_check([](const nlohmann::json& o, long long labels) {
     DebertaV2Config c = deberta_v2_config_from_options(o, ModelContext{labels, {}});
-    return ModelShape{deberta_parameters(c), c.encoder.max_position_embeddings, {}};
+    return ModelShape{deberta_parameters(c), c.encoder.max_position_embeddings, {}, c.encoder.type_vocab_size};
   });
   return spec;
 }

@@ -2,8 +2,8 @@
 // DebertaV2ForSequenceClassification's ContextPooler head (model/deberta_v2.h).
 #include "model/deberta_v2.h"
 
-#include "model/dense.h"
 #include "model/encoder_ops.h"
+#include "model/lora.h"
 
 namespace runner {
 namespace {
@@ -133,9 +133,9 @@ torch::Tensor DebertaV2Model::encode_unpadded(const ModelBatch& b, const PackedT
 torch::Tensor DebertaV2ForSequenceClassification::head(const EncoderOutput& encoded, ModelOutput& out) {
   // ContextPooler: the first token, dropout, dense, the pooler's activation.
   auto first = train_dropout(encoded.first_tokens(), config_.pooler_dropout, is_training());
-  out.pooled = hf_activation(config_.pooler_hidden_act, dense(first, pooler_->weight, pooler_->bias));
+  out.pooled = hf_activation(config_.pooler_hidden_act, linear_forward(pooler_, first));
   auto pooled = train_dropout(out.pooled, config_.classifier_dropout(), is_training());
-  return dense(pooled, classifier_->weight, classifier_->bias);
+  return linear_forward(classifier_, pooled);
 }
 
 }  // namespace runner

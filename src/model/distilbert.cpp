@@ -1,8 +1,8 @@
 #include "model/batched_matmul.h"
-#include "model/dense.h"
 #include "model/distilbert.h"
 
 #include "model/encoder_ops.h"
+#include "model/lora.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +18,7 @@ torch::nn::LayerNorm make_layer_norm(const DistilBertConfig& c) {
 // aten::linear as Python's F.linear calls it (the C++ Linear module splits
 // matmul and bias on 3-D inputs, which rounds differently under autocast).
 torch::Tensor linear(const torch::nn::Linear& layer, const torch::Tensor& x) {
-  return dense(x, layer->weight, layer->bias);
+  return linear_forward(layer, x);
 }
 
 }  // namespace

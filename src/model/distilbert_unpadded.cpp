@@ -4,8 +4,8 @@
 // applies the attention product is padded to [B, heads, L, d].
 #include "model/distilbert.h"
 
-#include "model/dense.h"
 #include "model/encoder_ops.h"
+#include "model/lora.h"
 
 namespace runner {
 
@@ -20,7 +20,7 @@ torch::Tensor DistilBertSelfAttention::forward_unpadded(const torch::Tensor& x,
     auto padded = padded_qkv(qkv, a.token_index, a.batch, a.length, heads);
     context = packed_context(attend(padded[0], padded[1], padded[2], a.padding), a.token_index);
   }
-  return dense(context, out_lin->weight, out_lin->bias);
+  return linear_forward(out_lin, context);
 }
 
 torch::Tensor DistilBertModel::encode_unpadded(const ModelBatch& b, const PackedTokens& packed) {

@@ -1,7 +1,7 @@
 #include "model/electra.h"
 
-#include "model/dense.h"
 #include "model/encoder_ops.h"
+#include "model/lora.h"
 
 namespace runner {
 ElectraClassificationHead::ElectraClassificationHead(const BertConfig& c)
@@ -12,9 +12,9 @@ ElectraClassificationHead::ElectraClassificationHead(const BertConfig& c)
 
 torch::Tensor ElectraClassificationHead::forward(const torch::Tensor& cls) {
   // The head's GELU is always the erf form, whatever hidden_act says.
-  auto x = runner::dense(train_dropout(cls, dropout_p, is_training()), dense->weight, dense->bias);
+  auto x = linear_forward(dense, train_dropout(cls, dropout_p, is_training()));
   x = train_dropout(torch::gelu(x), dropout_p, is_training());
-  return runner::dense(x, out_proj->weight, out_proj->bias);
+  return linear_forward(out_proj, x);
 }
 
 ElectraModel::ElectraModel(const ElectraConfig& c) : Encoder("ElectraModel") {
@@ -34,7 +34,7 @@ torch::Tensor ElectraModel::embed(const torch::Tensor& ids, const torch::Tensor&
                                   const torch::Tensor& positions) {
   auto h = embeddings_->forward(ids, types, positions);
   if (!embeddings_project_) return h;
-  return runner::dense(h, embeddings_project_->weight, embeddings_project_->bias);
+  return linear_forward(embeddings_project_, h);
 }
 
 torch::Tensor ElectraModel::encode_padded(const ModelBatch& b, const ForwardOptions& o,

@@ -56,7 +56,7 @@ ComponentSpec electra_spec() {
   spec.cpu_bf16_refusal = kElectraCpuBf16Refusal;
   spec.recipe_check = model_recipe_check([](const nlohmann::json& o, long long labels) {
     ElectraConfig c = electra_config_from_options(o, ModelContext{labels, {}});
-    return ModelShape{parameter_count(c), c.encoder.max_position_embeddings, {}};
+    return ModelShape{parameter_count(c), c.encoder.max_position_embeddings, {}, c.encoder.type_vocab_size};
   });
   return spec;
 }

@@ -1,6 +1,7 @@
 #include "model/encoder_ops.h"
 #include "model/dense.h"
 #include "model/host_read.h"
+#include "model/lora.h"
 
 #include <algorithm>
 #include <limits>
@@ -56,6 +57,9 @@ PackedTokens pack_tokens(const torch::Tensor& attention_mask) {
 
 torch::Tensor fused_qkv(const torch::Tensor& x, const torch::nn::Linear& q, const torch::nn::Linear& k,
                         const torch::nn::Linear& v) {
+  // An adapter adds its own product to its projection: three products then.
+  if (lora_branch_of(q) || lora_branch_of(k) || lora_branch_of(v))
+    return torch::cat({linear_forward(q, x), linear_forward(k, x), linear_forward(v, x)}, -1);
   auto weight = torch::cat({q->weight, k->weight, v->weight}, 0);
   auto bias = torch::cat({q->bias, k->bias, v->bias}, 0);
   return dense(x, weight, bias);

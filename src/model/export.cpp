@@ -2,6 +2,7 @@
 
 #include "model/checkpoint.h"
 #include "model/export_weights.h"
+#include "model/lora_export.h"
 #include "model/model_factory.h"
 #include "util/diagnostic.h"
 
@@ -45,17 +46,63 @@ std::vector<std::string> export_hf_folder(TaskModel& model, const std::string& d
 
 namespace {
 
+const char* kRunCheckpoint = "export a checkpoint written by this run (its recipe's [model] built these weights)";
+
 // An export must carry the trained weights, never a fresh initialisation.
 std::shared_ptr<TaskModel> load_all_weights(const WeightsExport& r) {
   LoadedModel loaded =
-      build_model(r.model_section, ModelContext{r.num_labels, r.label_names, r.problem_type}, r.weights);
-  loaded.report.require_complete("export a checkpoint written by this run (its recipe's [model] built these weights)");
+      build_model(r.model_section, ModelContext{r.num_labels, r.label_names, r.problem_type, r.head}, r.weights);
+  loaded.report.require_complete(kRunCheckpoint);
   return loaded.model;
+}
+
+// A LoRA run's model as training built it (the pretrained weights, the
+// adapters, what was newly initialised and so trains whole), then the run's
+// tensors over it.
+LoadedModel load_adapted(const WeightsExport& r) {
+  LoadedModel built = build_model(r.model_section, ModelContext{r.num_labels, r.label_names, r.problem_type}, {},
+                                  lora_settings_from(r.lora_section));
+  load_state_dict(*built.model, read_weights(r.weights), r.weights).require_complete(kRunCheckpoint);
+  return built;
+}
+
+// "TOKEN_CLS" for a token head, else "SEQ_CLS" (PEFT's task types).
+std::string peft_task_type(TaskModel& model) {
+  const nlohmann::json config = model.hf_config();
+  const auto archs = config.find("architectures");
+  if (archs != config.end() && archs->is_array() && !archs->empty() && archs->at(0).is_string() &&
+      archs->at(0).get<std::string>().find("ForTokenClassification") != std::string::npos)
+    return "TOKEN_CLS";
+  return "SEQ_CLS";
+}
+
+// Writes the folder's files into `dir`; returns their names.
+std::vector<std::string> write_export(const WeightsExport& r, const std::string& dir) {
+  if (!exports_adapter(r)) {
+    auto model = load_all_weights(r);
+    std::vector<std::string> files = {"config.json", "model.safetensors"};
+    for (const auto& f : export_hf_folder(*model, dir, r.tokenizer_dir)) files.push_back(f);
+    return files;
+  }
+  LoadedModel built = load_adapted(r);
+  AdapterExport a{lora_settings_from(r.lora_section), built.lora, r.model_section.value("pretrained", std::string()),
+                  peft_task_type(*built.model)};
+  write_peft_adapter(*built.model, a, dir);
+  std::vector<std::string> files = {"adapter_config.json", "adapter_model.safetensors"};
+  for (const auto& name : tokenizer_file_names())
+    if (!r.tokenizer_dir.empty() && fs::is_regular_file(fs::path(r.tokenizer_dir) / name)) {
+      fs::copy_file(fs::path(r.tokenizer_dir) / name, fs::path(dir) / name, fs::copy_options::overwrite_existing);
+      fs::permissions(fs::path(dir) / name, fs::perms::owner_write, fs::perm_options::add);
+      files.push_back(name);
+    }
+  return files;
 }
 
 bool is_empty_folder(const fs::path& p) { return fs::is_directory(p) && fs::is_empty(p); }
 
 }  // namespace
+
+bool exports_adapter(const WeightsExport& r) { return lora_settings_from(r.lora_section).enabled; }
 
 std::vector<std::string> export_weights(const WeightsExport& r) {
   fs::path to = fs::absolute(r.to).lexically_normal();
@@ -64,13 +111,12 @@ std::vector<std::string> export_weights(const WeightsExport& r) {
     throw InputError(make_error(SourceLocation{r.to, 0, 0, {}}, "",
                                 "the destination exists and is not an empty folder",
                                 "pick a new --to folder, or remove this one"));
-  auto model = load_all_weights(r);
   fs::path tmp = to.parent_path() / fmt::format(".{}.tmp-{}", to.filename().string(), ::getpid());
   fs::remove_all(tmp);
   try {
-    auto copied = export_hf_folder(*model, tmp.string(), r.tokenizer_dir);
+    auto files = write_export(r, tmp.string());
     fs::rename(tmp, to);  // replaces `to` only when it is an empty folder
-    return copied;
+    return files;
   } catch (...) {
     std::error_code ignored;
     fs::remove_all(tmp, ignored);

@@ -1,6 +1,10 @@
 #include "model/model_budget.h"
 
+#include "data/dataset.h"
 #include "hub/repo_files.h"
+#include "registry/registry.h"
+#include "tokenizer/tokenizer.h"
+#include "tokenizer/wordpiece_loader.h"
 
 #include "util/cpu_info.h"
 
@@ -138,16 +142,52 @@ std::function<Diagnostics(const nlohmann::json&)> model_recipe_check(
     nlohmann::json data = recipe.value("data", nlohmann::json::object());
     long long labels = data.contains("num_labels") && data["num_labels"].is_number_integer()
                            ? data["num_labels"].get<long long>() : 0;
+    long long type_rows = 0;
     auto shape = [&] {
       ModelShape s = config_of(model, labels);
       s.source = pretrained.empty() ? "the [model] section" : config_json;
+      type_rows = s.type_rows;
       return s;
     };
     Diagnostics out = check_model_in_recipe(recipe, shape, double(usable_memory_bytes()));
+    if (auto types = check_type_ids_in_recipe(recipe, type_rows)) out.push_back(*types);
     // Caught here, not once the run has made its directory and builds the model.
     if (auto no_weights = missing_weights(pretrained)) out.push_back(*no_weights);
     return out;
   };
+}
+
+Diagnostic type_ids_past_table(long long top, long long rows) {
+  return make_error({}, "tokenizer.path",
+                    fmt::format("the tokenizer gives token type id {}, but the model's token type table has {} rows "
+                                "(its type_vocab_size); nothing was trained",
+                                top, rows),
+                    "use the tokenizer that came with the model (a BERT tokenizer gives a pair's second text type "
+                    "1, which a RoBERTa model has no row for)");
+}
+
+std::optional<Diagnostic> check_type_ids_in_recipe(const nlohmann::json& recipe, long long type_rows) {
+  if (type_rows <= 0) return std::nullopt;
+  const nlohmann::json data = recipe.value("data", nlohmann::json::object());
+  const nlohmann::json tokenizer = recipe.value("tokenizer", nlohmann::json::object());
+  const Component* data_kind = registry().find(Kind::Dataset, data.value("dataset", std::string()));
+  const Component* tokenizer_kind = registry().find(Kind::Tokenizer, tokenizer.value("type", std::string()));
+  std::error_code ec;
+  if (!data_kind || !tokenizer_kind || !fs::exists(tokenizer.value("path", std::string()), ec)) return std::nullopt;
+  try {
+    const bool pair = std::any_cast<DatasetFactory>(data_kind->factory)(data)->info().is_pair;
+    // A vocab.txt is BERT's WordPiece, whose type ids are known without loading it (a sweep checks each point).
+    const WordPieceSource source{tokenizer.value("path", std::string()), tokenizer.value("format", "auto"),
+                                 tokenizer.value("lowercase", "auto")};
+    const bool pipeline = tokenizer.value("type", std::string()) != "wordpiece" ||
+                          tokenizer_file(source).extension() != ".txt";
+    const long long top = pipeline ? std::any_cast<TokenizerFactory>(tokenizer_kind->factory)(tokenizer)->largest_type_id(pair)
+                                   : (pair ? 1 : 0);
+    if (top < type_rows) return std::nullopt;
+    return type_ids_past_table(top, type_rows);
+  } catch (const std::exception&) {
+    return std::nullopt;  // the dataset's or the tokenizer's own check names what is wrong
+  }
 }
 
 std::optional<Diagnostic> missing_weights(const std::string& folder) {

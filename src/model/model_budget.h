@@ -33,6 +33,7 @@ struct ModelShape {
   ParameterCount parameters;
   long long max_position_embeddings = 0;
   std::string source;  // "the [model] section" or the config.json it was read from
+  long long type_rows = 0;  // rows of the token type table; 0: the model reads no type ids
 };
 
 // Training holds at least the weights and their gradients, in fp32; any use
@@ -51,6 +52,17 @@ void require_weights_fit(const ParameterCount& count, const std::string& where);
 // training needs are checked against the model and `memory_bytes` (0: unknown).
 Diagnostics check_model_in_recipe(const nlohmann::json& recipe, const std::function<ModelShape()>& shape,
                                   double memory_bytes);
+
+// The refusal of a tokenizer that gives token type id `top` to a model whose
+// token type table has `rows` rows (LibTorch's index error at the first
+// step otherwise). One message for validate and the run; the caller locates it.
+Diagnostic type_ids_past_table(long long top, long long rows);
+
+// validate's side of it, without tokenizing the data: the recipe's tokenizer
+// is asked for the largest type id it gives the dataset's examples (pairs or
+// single texts). Nothing when the tokenizer or dataset cannot be made (their
+// own checks report that) or when the ids fit.
+std::optional<Diagnostic> check_type_ids_in_recipe(const nlohmann::json& recipe, long long type_rows);
 
 // A folder with config.json (a model) but none of hub::weight_file_names(): the
 // error for model.pretrained that names the folder, what it lacks and the fix.

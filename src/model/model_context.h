@@ -20,8 +20,11 @@ struct ModelContext {
   TaskHead head = TaskHead::SequenceClassification;
 };
 
-// What a dataset's task tells the model: its classes and problem type.
+// What a dataset's task tells the model: its classes and problem type, or a
+// token classification head (Transformers has no problem_type for it).
 inline ModelContext model_context_of(const DatasetInfo& info) {
+  if (info.problem_type == ProblemType::TokenClassification)
+    return ModelContext{info.num_labels, info.label_names, {}, TaskHead::TokenClassification};
   return ModelContext{info.num_labels, info.label_names, problem_type_name(info.problem_type),
                       TaskHead::SequenceClassification};
 }

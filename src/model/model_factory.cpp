@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <mutex>
 
 namespace fs = std::filesystem;
@@ -71,7 +72,8 @@ std::string component_for_config(const nlohmann::json& config, const std::string
 // Builds the modules from the family's config, then loads `weights` into them
 // (if any) and initialises what the weights lacked.
 LoadedModel construct_and_load(const std::string& component, const nlohmann::json& config,
-                               const std::string& where, const std::string& weights) {
+                               const std::string& where, const std::string& weights,
+                               const std::function<void(TaskModel&)>& before_load = {}) {
   const auto& family = registry().factory<ModelFamily>(Kind::Model, component);
   LoadedModel out;
   out.component = component;
@@ -82,6 +84,7 @@ LoadedModel construct_and_load(const std::string& component, const nlohmann::jso
   {
     GeneratorStateGuard keep_rng;
     out.model = family.construct(config, Init::None, where);
+    if (before_load) before_load(*out.model);
   }
   out.report = load_state_dict(*out.model, read_weights(weights), weights);
   if (!out.report.missing.empty()) out.model->init_weights(out.report.missing);
@@ -100,14 +103,25 @@ std::string TaskModel::label_name(long long id) const {
 }
 
 LoadedModel build_model(const nlohmann::json& section, const ModelContext& context,
-                        const std::string& weights) {
+                        const std::string& weights, const LoraSettings& lora) {
   std::string component = section.value("type", std::string("bert"));
   const auto& family = registry().factory<ModelFamily>(Kind::Model, component);
   std::string pretrained = section.value("pretrained", std::string());
   std::string where = pretrained.empty() ? "[model] section" : pretrained + "/config.json";
-  LoadedModel out =
-      construct_and_load(component, family.config(section, context), where,
-                         weights.empty() ? pretrained : weights);
+  const nlohmann::json config = family.config(section, context);
+  LoadedModel out;
+  if (!lora.enabled) {
+    out = construct_and_load(component, config, where, weights.empty() ? pretrained : weights);
+  } else if (weights.empty()) {
+    out = construct_and_load(component, config, where, pretrained);
+    out.lora = attach_lora(*out.model, lora, component, out.report.missing);
+  } else {
+    LoraReport attached;
+    out = construct_and_load(component, config, where, weights, [&](TaskModel& m) {
+      attached = attach_lora(m, lora, component, {});
+    });
+    out.lora = attached;
+  }
   out.model->set_execution(section.value("execution", std::string("unpadded")) == "padded"
                                ? Execution::Padded
                                : Execution::Unpadded);

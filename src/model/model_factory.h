@@ -4,6 +4,7 @@
 #pragma once
 
 #include "model/checkpoint.h"
+#include "model/lora.h"
 #include "model/model.h"
 
 #include <memory>
@@ -16,6 +17,7 @@ struct LoadedModel {
   std::string component;  // the Model component that built it ("bert")
   LoadReport report;      // empty source when nothing was loaded
   long long max_positions = 0;  // config.json's max_position_embeddings; 0 when not read
+  LoraReport lora;              // the adapters attached (lora.enabled false: none)
 };
 
 // Builds the model a resolved [model] section describes (model.type picks the
@@ -23,8 +25,11 @@ struct LoadedModel {
 // weights with only the missing parameters initialised, from the generator
 // state before construction, as from_pretrained does. `weights` (a file or
 // folder) replaces `pretrained`'s weights when given: a run's checkpoint.
+// With `lora` enabled the adapters are attached (model/lora.h): after the
+// pretrained weights load, which tells what is newly initialised, or before a
+// run's checkpoint loads, which holds them.
 LoadedModel build_model(const nlohmann::json& model_section, const ModelContext& context,
-                        const std::string& weights = {});
+                        const std::string& weights = {}, const LoraSettings& lora = {});
 
 // build_model, with a load warning (missing or unexpected keys) on stderr.
 std::shared_ptr<TaskModel> make_model(const nlohmann::json& model_section,

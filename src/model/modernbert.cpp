@@ -1,7 +1,7 @@
 #include "model/modernbert.h"
 
-#include "model/dense.h"
 #include "model/encoder_ops.h"
+#include "model/lora.h"
 #include "model/packed_rotary.h"
 
 #include <cmath>
@@ -14,7 +14,7 @@ torch::nn::Linear projection(int64_t in, int64_t out, bool bias) {
 }
 
 torch::Tensor project(const torch::nn::Linear& l, const torch::Tensor& x) {
-  return dense(x, l->weight, l->bias.defined() ? l->bias : torch::Tensor());
+  return linear_forward(l, x);
 }
 
 torch::Tensor rotate_half(const torch::Tensor& x) {

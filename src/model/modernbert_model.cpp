@@ -3,8 +3,8 @@
 #include "model/modernbert.h"
 
 #include "model/autocast_state.h"
-#include "model/dense.h"
 #include "model/encoder_ops.h"
+#include "model/lora.h"
 
 #include <algorithm>
 #include <cmath>
@@ -49,7 +49,7 @@ ModernBertPredictionHead::ModernBertPredictionHead(const ModernBertConfig& c)
 }
 
 torch::Tensor ModernBertPredictionHead::forward(const torch::Tensor& x) {
-  return norm->forward(hf_activation(activation, runner::dense(x, dense->weight, dense->bias)));
+  return norm->forward(hf_activation(activation, linear_forward(dense, x)));
 }
 
 ModernBertForSequenceClassification::ModernBertForSequenceClassification(ModernBertConfig config, Init init)
@@ -86,7 +86,7 @@ torch::Tensor ModernBertForSequenceClassification::head(const EncoderOutput& enc
   auto pooled = config_.classifier_pooling == "cls" ? encoded.first_tokens() : encoded.mean_of_tokens();
   out.pooled = head_->forward(pooled);
   auto dropped = train_dropout(out.pooled, config_.classifier_dropout, is_training());
-  return dense(dropped, classifier_->weight, classifier_->bias);
+  return linear_forward(classifier_, dropped);
 }
 
 torch::Tensor ModernBertModel::encode_padded(const ModelBatch& b, const ForwardOptions& o,

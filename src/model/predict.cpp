@@ -4,6 +4,7 @@
 
 #include "data/file_dataset.h"
 #include "model/model_factory.h"
+#include "model/task_head.h"
 #include "tokenizer/encoding.h"
 #include "tokenizer/tokenizer_loader.h"
 #include "util/diagnostic.h"
@@ -193,6 +194,30 @@ std::vector<PendingExample> table_examples(const PredictCommandOptions& o, const
   return out;
 }
 
+// --threshold picks a multi-label model's labels, and --probabilities asks for
+// a classifier's: a flag the model cannot honour is refused, not ignored.
+std::string flags_unfit(const TaskModel& model, const PredictCommandOptions& o) {
+  const std::string problem = model.hf_config().value("problem_type", std::string());
+  const bool regression = problem == "regression" || (problem.empty() && model.num_labels() == 1);
+  const std::string kind = regression ? "a regression" : "a single-label classifier";
+  if (o.threshold_given && problem != "multi_label_classification")
+    return fmt::format("error: --threshold: the model in {} is {} (config.json's problem_type and num_labels); "
+                       "--threshold picks the labels of a multi-label model\n  hint: leave --threshold out\n",
+                       o.model, kind);
+  if (o.probabilities && regression)
+    return fmt::format("error: --probabilities: the model in {} is a regression: its one output is a score, not a "
+                       "probability\n  hint: leave --probabilities out\n",
+                       o.model);
+  return {};
+}
+
+// A folder whose weights carry adapter tensors (".lora_A.") the model has no place for.
+bool holds_adapters(const LoadReport& report) {
+  for (const auto& key : report.unexpected)
+    if (key.find(".lora_A.") != std::string::npos) return true;
+  return false;
+}
+
 }  // namespace
 
 int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::ostream& out,
@@ -210,6 +235,22 @@ int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::o
       err << fmt::format("error: --max-length: expected at most {} (max_position_embeddings in {}/config.json), "
                          "found {}\n  hint: pass --max-length {} or less\n",
                          loaded.max_positions, o.model, o.max_length, loaded.max_positions);
+      return 2;
+    }
+    if (task_head_of(loaded.model->hf_config()) == TaskHead::TokenClassification)
+      throw InputError(make_error(SourceLocation{o.model + "/config.json", 0, 0, {}}, "--model",
+                                  "this is a token classification model: predict prints one label per text, "
+                                  "not a tag per word",
+                                  "score it on tagged sentences with `runner evaluate RUN` (entity F1 per type)"));
+    if (holds_adapters(loaded.report)) {
+      err << fmt::format("error: {}: the weights hold LoRA adapters (a LoRA run's final/), which predict does not "
+                         "read yet\n  hint: evaluate the run with `runner evaluate`, or write its adapter folder with "
+                         "`runner export RUN --to DIR` and load it with PEFT\n",
+                         o.model);
+      return 2;
+    }
+    if (std::string refused = flags_unfit(*loaded.model, o); !refused.empty()) {
+      err << refused;
       return 2;
     }
     if (!loaded.report.missing.empty())

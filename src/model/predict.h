@@ -25,6 +25,7 @@ struct PredictCommandOptions {
   bool probabilities = false;       // also write "probabilities": the softmax of the logits
                                     // (multi-label: one sigmoid per label)
   double threshold = 0.5;           // multi-label: a label is predicted when its sigmoid is above this
+  bool threshold_given = false;     // --threshold was passed: refused for a model that is not multi-label
   std::string input_name = "<stdin>";  // the --input file, for error locations
   // The input's format: "jsonl", "csv" or "tsv". Any but JSONL without
   // `columns` is read from the file `input_name` names.

@@ -1,7 +1,7 @@
 #include "model/roberta.h"
 
-#include "model/dense.h"
 #include "model/encoder_ops.h"
+#include "model/lora.h"
 #include "model/roberta_config.h"
 
 namespace runner {
@@ -13,9 +13,9 @@ RobertaClassificationHead::RobertaClassificationHead(const BertConfig& c)
 }
 
 torch::Tensor RobertaClassificationHead::forward(const torch::Tensor& first_token) {
-  auto x = runner::dense(train_dropout(first_token, dropout_p, is_training()), dense->weight, dense->bias);
+  auto x = linear_forward(dense, train_dropout(first_token, dropout_p, is_training()));
   x = train_dropout(torch::tanh(x), dropout_p, is_training());
-  return runner::dense(x, out_proj->weight, out_proj->bias);
+  return linear_forward(out_proj, x);
 }
 
 torch::Tensor roberta_position_ids(const torch::Tensor& input_ids, long long pad_token_id) {

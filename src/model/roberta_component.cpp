@@ -43,7 +43,7 @@ ComponentSpec roberta_spec() {
   spec.recipe_check = model_recipe_check([](const nlohmann::json& o, long long labels) {
     BertConfig c = roberta_config_from_options(o, ModelContext{labels, {}});
     // The head's dense layer has the size of BERT's pooler, so BERT's count holds.
-    return ModelShape{parameter_count(c), c.max_position_embeddings - c.pad_token_id - 1, {}};
+    return ModelShape{parameter_count(c), c.max_position_embeddings - c.pad_token_id - 1, {}, c.type_vocab_size};
   });
   return spec;
 }

@@ -1,7 +1,7 @@
 #include "model/token_classifier.h"
 
-#include "model/dense.h"
 #include "model/encoder_ops.h"
+#include "model/lora.h"
 #include "model/task_head.h"
 
 namespace runner {
@@ -29,7 +29,7 @@ void TokenClassifier::init_weights(const std::vector<std::string>& only) { spec_
 torch::Tensor TokenClassifier::head(const EncoderOutput& encoded, ModelOutput&) {
   torch::Tensor x = encoded.hidden;
   if (spec_.apply_prediction_head) x = spec_.apply_prediction_head(x);
-  auto logits = dense(train_dropout(x, spec_.dropout, is_training()), classifier_->weight, classifier_->bias);
+  auto logits = linear_forward(classifier_, train_dropout(x, spec_.dropout, is_training()));
   return encoded.packed ? scatter_to_positions(logits, *encoded.packed, encoded.batch, encoded.length) : logits;
 }
 

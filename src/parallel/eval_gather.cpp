@@ -24,6 +24,7 @@ void DataParallel::gather_eval(MetricInput& in, double& loss_sum, long long& exa
   MetricInput gathered;
   gathered.problem = in.problem;
   gathered.label_count = in.label_count;
+  gathered.tag_names = in.tag_names;
   in = std::move(gathered);
   for (size_t r = 0; r < first.size(); ++r) {
     auto p = first[r].contiguous(), l = second[r].contiguous();

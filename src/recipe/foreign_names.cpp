@@ -69,6 +69,12 @@ const std::vector<ForeignName>& foreign_names() {
       {"nnodes", "Accelerate", "topology.nodes", "2", M::Steps},
       {"ddp_backend", "Trainer", "topology.backend", "\"gloo\""},
       {"ddp_timeout", "Trainer", "topology.timeout_s", "1800"},
+      {"use_peft", "PEFT", "lora.enabled", "true"},
+      {"lora_r", "PEFT", "lora.r", "8"},
+      {"lora_rank", "PEFT", "lora.r", "8"},
+      {"lora_alpha", "PEFT", "lora.alpha", "16"},
+      {"lora_dropout", "PEFT", "lora.dropout", "0.1"},
+      {"use_rslora", "PEFT", "lora.rslora", "true"},
   };
   return names;
 }
@@ -277,8 +283,20 @@ std::string misplaced_option_hint(const std::string& name, const Value* given) {
   return fmt::format("\"{}\" is {} here: {}", name, key, write_hint(key, value));
 }
 
+namespace {
+
+// PEFT's LoraConfig as a section of its own ([peft], --set peft.r=8): the [lora] section here.
+std::string peft_section_hint(const std::string& name) {
+  if (name != "peft" && name != "lora_config" && name != "peft_config") return "";
+  return "PEFT's LoraConfig is the [lora] section here: [lora] enabled = true, r = 8, alpha = 16, "
+         "target_modules = [\"query\", \"value\"] (also dropout, rslora, modules_to_save, bias; docs/lora.md)";
+}
+
+}  // namespace
+
 std::string unknown_key_hint(const std::string& name, const Value* given) {
   if (std::optional<std::string> missing = unsupported_feature(name)) return *missing;
+  if (std::string peft = peft_section_hint(name); !peft.empty()) return peft;
   std::string hint = foreign_name_hint(name, given);
   return hint.empty() ? misplaced_option_hint(name, given) : hint;
 }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 namespace runner {
@@ -192,6 +193,32 @@ void loss_not_maximised(RuleContext& c) {
             "to false");
 }
 
+// A class weight scales its examples' loss, as float32: a negative one rewards
+// the wrong class, all zeros make the weighted mean 0/0, and one past 1e30
+// lets a batch's sum of weights pass float32's 3.4e38 (room for 3.4e8
+// examples). Each ends as a NaN loss that names no weight.
+void class_weights_usable(RuleContext& c) {
+  const nlohmann::ordered_json& train = c.r.at("train");
+  if (!train.contains("class_weights") || !train.at("class_weights").is_array()) return;
+  const nlohmann::ordered_json& weights = train.at("class_weights");
+  if (weights.empty()) return;
+  constexpr double kMaxWeight = 1e30;
+  bool any_positive = false;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    const double w = weights[i].is_number() ? weights[i].get<double>() : std::nan("");
+    any_positive = any_positive || w > 0;
+    if (std::isfinite(w) && w >= 0 && w <= kMaxWeight) continue;
+    return c.error("train", "class_weights",
+                   fmt::format("weight {} (class {}) is {}: each weight must be from 0 to 1e30", weights[i].dump(), i,
+                               w < 0 ? "negative" : "too large for a float32 loss"),
+                   "write a weight from 0 to 1e30 for each class (e.g. [1.0, 3.0] to count the second class 3 "
+                   "times), or class_weighting = \"balanced\"");
+  }
+  if (!any_positive)
+    c.error("train", "class_weights", "every weight is 0: the weighted loss would be 0 / 0",
+            "give at least one class a weight above 0, or remove class_weights");
+}
+
 void run_name_is_a_folder_name(RuleContext& c) {
   std::string name = c.str("run", "name");
   std::string problem = folder_name_problem(name);
@@ -240,6 +267,16 @@ void best_needs_evaluation(RuleContext& c) {
           "set data.eval_split to a labelled split (e.g. \"dev\"), or remove load_best_at_end");
 }
 
+// A [lora] section with settings but no `enabled` would train every weight
+// unseen; enabled = false written out keeps it off on purpose.
+void lora_is_switched_on(RuleContext& c) {
+  const Value* lora = c.tree.find("lora");
+  if (!lora || !lora->is_table() || lora->find("enabled") || lora->table.empty()) return;
+  c.error("lora", "enabled",
+          "the [lora] section sets " + lora->table.begin()->first + " but does not switch LoRA on",
+          "add enabled = true to [lora] (or enabled = false to keep every weight training)");
+}
+
 // Each selected component's own check of the whole recipe (a model's size
 // against this machine's memory, its positions against data.max_length, its
 // weight files). It runs after other rules failed too, so that every error comes
@@ -281,9 +318,11 @@ void check_recipe_rules(const nlohmann::ordered_json& resolved, const Value& tre
   loss_not_maximised(c);
   loggers_fit_environment(c);
   run_name_is_a_folder_name(c);
+  class_weights_usable(c);
   output_dir_fits_path_limits(c);
   threads_fit_machine(c);
   best_needs_evaluation(c);
+  lora_is_switched_on(c);
   // Last: a component's check may build its configuration from every section.
   components_check_recipe(c);
 }

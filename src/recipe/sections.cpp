@@ -5,7 +5,8 @@ namespace runner {
 const std::vector<SectionSpec>& recipe_sections() {
   static const std::vector<SectionSpec> sections = {
       run_section(),       data_section(),      tokenizer_section(), model_section(),
-      optimizer_section(), scheduler_section(), train_section(),     topology_section(),
+      lora_section(),      optimizer_section(), scheduler_section(), train_section(),
+      topology_section(),
   };
   return sections;
 }

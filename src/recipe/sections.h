@@ -37,6 +37,7 @@ SectionSpec run_section();        // run/run_options.cpp
 SectionSpec data_section();       // data/data_options.cpp
 SectionSpec tokenizer_section();  // data/data_options.cpp
 SectionSpec model_section();      // model/model_options.cpp
+SectionSpec lora_section();       // model/lora_options.cpp
 SectionSpec optimizer_section();  // optim/optim_options.cpp
 SectionSpec scheduler_section();  // optim/optim_options.cpp
 SectionSpec train_section();      // train/train_options.cpp

@@ -8,27 +8,22 @@ namespace {
 const char* kSeeReadme = " (README, \"What it does not do\")";
 
 const std::map<std::string, std::string>& features() {
-  static const std::string lora =
-      "LoRA and other PEFT adapters are not supported yet: every run trains every weight";
   static const std::string hub =
       "pushing to the Hugging Face Hub is not supported: `runner export RUN --to DIR` writes a folder that "
       "`huggingface-cli upload REPO DIR` sends";
-  static const std::string ner = "token classification (NER) is not supported yet: the runner trains whole-sequence "
-                                 "labels (single-label, multi-label, regression)";
   static const std::string qa = "extractive question answering is not supported yet";
   static const std::string onnx = "ONNX export is not supported: `runner export` writes a Hugging Face folder, which "
                                   "`optimum-cli export onnx --model DIR OUT` converts";
+  static const std::string merge = "a merged LoRA export is not supported yet: `runner export RUN --to DIR` writes a "
+                                   "PEFT adapter folder, which PEFT's merge_and_unload() merges";
   static const std::string wandb = "Weights & Biases is not supported: run.loggers = [\"tensorboard\"] writes "
                                    "TensorBoard files, which `wandb sync --sync-tensorboard DIR` uploads";
   static const std::map<std::string, std::string> table = {
-      {"peft", lora}, {"lora", lora}, {"lora_r", lora}, {"lora_alpha", lora}, {"lora_dropout", lora},
-      {"target_modules", lora}, {"use_peft", lora}, {"adapter", lora},
       {"push_to_hub", hub}, {"hub_model_id", hub}, {"hub_token", hub}, {"hub_strategy", hub},
       {"hub_private_repo", hub}, {"push", hub}, {"upload", hub},
-      {"token_classification", ner}, {"label_all_tokens", ner}, {"return_entity_level_metrics", ner},
       {"doc_stride", qa}, {"max_answer_length", qa}, {"n_best_size", qa}, {"version_2_with_negative", qa},
       {"null_score_diff_threshold", qa}, {"question_answering", qa},
-      {"--onnx", onnx}, {"onnx", onnx},
+      {"--onnx", onnx}, {"onnx", onnx}, {"--merge", merge},
       {"wandb", wandb}, {"wandb_project", wandb},
   };
   return table;

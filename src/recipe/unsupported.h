@@ -1,5 +1,5 @@
 // What the runner does not do, said plainly where a user asks for it: the
-// Trainer's, PEFT's and the Hub's keys, sections, values, commands and flags
+// Trainer's and the Hub's keys, sections, values, commands and flags
 // for features that are not built here, each with where to go instead. This
 // table is the one place those names live (README, "What it does not do").
 #pragma once
@@ -10,7 +10,7 @@
 namespace runner {
 
 // The sentence for `name` (a key, section, value, command or flag as a user
-// writes it: "peft", "lora_r", "push_to_hub", "token_classification", "push",
+// writes it: "push_to_hub", "question_answering", "push",
 // "--onnx"), or nullopt when it names no unsupported feature.
 std::optional<std::string> unsupported_feature(const std::string& name);
 

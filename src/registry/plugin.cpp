@@ -16,7 +16,7 @@ void PluginContext::add(ComponentSpec spec, std::any factory) {
   if (!err.empty() && error_.empty()) error_ = err;
 }
 
-std::string load_plugin(const std::string& path, Registry& reg) {
+std::string load_plugin(const std::string& path, Registry& reg, bool listing) {
   static std::set<std::string> loaded;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
@@ -27,9 +27,10 @@ std::string load_plugin(const std::string& path, Registry& reg) {
   // regular file (a link is followed) is opened.
   if (!std::filesystem::is_regular_file(canonical, ec))
     return fmt::format("plugin {} is not a regular file (a folder, FIFO or device): name the plugin's .so file", path);
-  if (!links_torch()) throw PluginNeedsFullRunner{path};
+  if (!links_torch() && !listing) throw PluginNeedsFullRunner{path};
 
   void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle && !links_torch()) throw PluginNeedsFullRunner{path};  // a symbol only the full runner has
   if (!handle) return fmt::format("cannot load plugin {}: {}", path, dlerror());
   using AbiFn = int (*)();
   using CompilerFn = const char* (*)();

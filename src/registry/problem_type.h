@@ -1,5 +1,6 @@
-// The kinds of task a sequence classifier learns, named as Transformers names
-// its `problem_type`. Datasets say which one they are; metrics say which ones
+// The kinds of task a model learns: a sequence classifier's, named as
+// Transformers names its `problem_type`, and token classification (one class
+// per token: NER). Datasets say which one they are; metrics say which ones
 // they are defined for, so that validate can refuse a metric that does not fit.
 #pragma once
 
@@ -9,9 +10,10 @@
 
 namespace runner {
 
-enum class ProblemType { SingleLabel, MultiLabel, Regression };
+enum class ProblemType { SingleLabel, MultiLabel, Regression, TokenClassification };
 
-// "single_label_classification", "multi_label_classification", "regression".
+// "single_label_classification", "multi_label_classification", "regression",
+// "token_classification" (no Transformers problem_type: its own head).
 std::string problem_type_name(ProblemType p);
 std::optional<ProblemType> problem_type_from_name(const std::string& name);
 

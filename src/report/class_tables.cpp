@@ -48,7 +48,9 @@ std::string class_tables_html(const std::vector<RunHistory>& runs, const std::ve
   for (size_t r = 0; r < runs.size(); ++r) {
     const nlohmann::json final_eval = record_object(runs[r].summary, "final");
     for (const auto& [key, value] : final_eval.items()) {
-      if (!value.is_object() || (key.rfind("per_class", 0) != 0 && key.rfind("per_label", 0) != 0)) continue;
+      if (!value.is_object() || (key.rfind("per_class", 0) != 0 && key.rfind("per_label", 0) != 0 &&
+                                 key.rfind("per_entity", 0) != 0))
+        continue;
       out += fmt::format("<h3>{} \u00b7 final evaluation, {}</h3>", xml_escape(labels[r]), xml_escape(key));
       out += table_html(fmt::format("classes-{}-{}", r, key), value);
     }

@@ -131,7 +131,7 @@ int run_report_command(const ReportOptions& o, std::ostream& out, std::ostream& 
   }
   const std::string target = report_file(o);
   write_atomically(target, html);
-  out << fmt::format("wrote {} ({} KiB)\n", target, (html.size() + 1023) / 1024);
+  out << fmt::format("wrote {} ({} KiB)\n", terminal_safe(target), (html.size() + 1023) / 1024);
   return 0;
 }
 

@@ -136,6 +136,8 @@ std::string end_line(const nlohmann::json& e) {
   const std::string status = e.value("status", std::string("ended"));
   std::string line = "end " + status;
   if (status == "interrupted") line += " by " + signal_name(e.value("signal", 0));
+  if (auto early = e.find("stopped_early"); early != e.end() && *early == true)
+    line += " (early stopping: no better evaluation within train.early_stopping_patience)";
   line += step_text(e);
   if (auto wall = e.find("wall_seconds"); wall != e.end() && wall->is_number())
     line += " after " + elapsed_text(wall->get<double>());

@@ -99,6 +99,8 @@ nlohmann::json content_hashes(const std::vector<std::string>& paths) {
   for (const auto& p : paths) {
     try {
       out[p] = digest::sha256_file(p);
+    } catch (const InputError&) {
+      throw;  // it names the file and what is wrong already
     } catch (const std::exception& e) {
       throw InputError(make_error(SourceLocation{p, 0, 0, ""}, "", std::string("cannot hash: ") + e.what(),
                                   "check that the data and tokenizer files are readable"));

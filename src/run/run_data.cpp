@@ -43,6 +43,9 @@ TokenizedSplit first_examples(const TokenizedSplit& s, long long limit) {
   out.target_width = s.target_width;
   out.targets.assign(s.targets.begin(), s.targets.begin() + static_cast<std::ptrdiff_t>(n * static_cast<size_t>(s.target_width)));
   out.example_ids.assign(s.example_ids.begin(), s.example_ids.begin() + static_cast<std::ptrdiff_t>(n));
+  if (!s.token_labels.empty())
+    out.token_labels.assign(s.token_labels.begin(), s.token_labels.begin() + static_cast<std::ptrdiff_t>(end));
+  out.truncated = s.truncated;  // of the whole split: which of the first n were cut is not kept
   return out;
 }
 
@@ -110,7 +113,14 @@ std::shared_ptr<const TokenizedSplit> tokenize_split(const RunData& d, const Dat
   nlohmann::json e = {{"event", "data"}, {"split", split}, {"examples", tokens->size()},
                       {"file", d.dataset->split_file(split)}, {"from_cache", p.from_cache}};
   if (!p.skipped_report.empty()) e["skipped_rows"] = p.skipped_report;
+  if (tokens->truncated > 0) e["truncated_sentences"] = tokens->truncated;
   note(e);
+  if (tokens->truncated > 0)
+    note({{"event", "warning"},
+          {"message", fmt::format("{} sentences of split '{}' are longer than data.max_length = {}: their last "
+                                  "words are cut, neither trained nor scored (raise max_length, or set "
+                                  "data.long_sentences = \"refuse\" to be told which)",
+                                  tokens->truncated, split, settings.max_length)}});
   return tokens;
 }
 

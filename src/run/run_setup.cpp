@@ -65,7 +65,9 @@ void RunLoggers::log(const nlohmann::json& event) {
 
 std::vector<NamedParameter> named_parameters(TaskModel& model) {
   std::vector<NamedParameter> out;
-  for (auto& p : model.named_parameters()) out.push_back({p.key(), p.value()});
+  // A frozen parameter (a LoRA run's base weights) gets no gradient and no optimizer state.
+  for (auto& p : model.named_parameters())
+    if (p.value().requires_grad()) out.push_back({p.key(), p.value()});
   return out;
 }
 

@@ -53,7 +53,8 @@ class RunLoggers : public Logger {
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
-// The parameters in Hugging Face order, as the optimizer wants them.
+// The parameters that train (requires_grad), in Hugging Face order, as the
+// optimizer and data parallelism want them.
 std::vector<NamedParameter> named_parameters(TaskModel& model);
 std::unique_ptr<Optimizer> make_optimizer(const nlohmann::json& optimizer_section,
                                           TaskModel& model);

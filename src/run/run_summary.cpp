@@ -82,6 +82,10 @@ std::string run_status(const RunPaths& paths, const RunSummary& summary, bool ha
   if (owner == RunOwner::NotALock) return "unknown";
   if (summary.status_not_a_string) return "unknown";
   std::string recorded = summary.status.empty() ? (has_env ? "running" : "unknown") : summary.status;
+  // An early stop is a completed run (sweeps, compare and resume treat it as
+  // one); only what a person reads says why it ended before its last step.
+  auto early = summary.record.find("stopped_early");
+  if (recorded == "completed" && early != summary.record.end() && *early == true) return "early_stopped";
   if (recorded != "running") return recorded;
   return owner == RunOwner::None ? "died" : summary.liveness();
 }

@@ -66,7 +66,9 @@ bool has_run_summary(const RunPaths& paths, std::error_code& ec);
 // whatever summary.json says, and a lock nobody holds means a recorded
 // "running" outlived its process. A status that is not a string, or a lock
 // file that is a link or a FIFO, reads as "unknown"; with no summary, a run
-// with env.json is "running" (its first summary not yet written).
+// with env.json is "running" (its first summary not yet written). A completed
+// run that early stopping ended is "early_stopped" (summary.json keeps
+// "completed" beside "stopped_early": true).
 std::string run_status(const RunPaths& paths, const RunSummary& summary, bool has_env);
 
 }  // namespace runner

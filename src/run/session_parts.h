@@ -66,6 +66,7 @@ struct SessionParts {
   // those ignored, in the console and metrics.jsonl (warning) and summary.json.
   // A resumed run's checkpoint restores every tensor: nothing is new to announce.
   void record_pretrained_load(const LoadReport& report);
+  void record_lora(const LoraReport& lora);
   void build_trainer();
   // Smoothing spreads a target over classes; a regression's one output has none.
   void refuse_smoothing_a_regression(const TrainerConfig& cfg) const;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "data/data_options.h"
+#include "model/lora_options.h"
 #include "recipe/recipe.h"
 #include "run/run_options.h"
 #include "train/train_options.h"
@@ -18,6 +19,7 @@ struct SessionSettings {
   RunSettings run;
   DataSettings data;
   TrainerConfig train;
+  LoraSettings lora;
   nlohmann::json data_section, tokenizer, model, optimizer, scheduler, topology;
 };
 

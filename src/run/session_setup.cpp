@@ -4,6 +4,7 @@
 
 #include "parallel/worker_env.h"
 #include "run/env_record.h"
+#include "model/model_budget.h"
 #include "run/event_logs.h"
 #include "train/class_weights.h"
 #include "train/training_state.h"
@@ -141,14 +142,11 @@ void SessionParts::prepare_data() {
 void SessionParts::require_ids_fit() {
   const int64_t types = table_rows(*model, {"token_type_embeddings.weight"});
   const int32_t top_type = largest_type_id(data);
-  if (model->uses_token_type_ids() && types > 0 && top_type >= types)
-    throw InputError(make_error(
-        recipe.location_of("tokenizer.path"), "tokenizer.path",
-        fmt::format("the tokenizer gives token type id {}, but the model's token type table has {} rows (its "
-                    "type_vocab_size); nothing was trained",
-                    top_type, types),
-        "use the tokenizer that came with the model (a BERT tokenizer gives a pair's second text type 1, which a "
-        "RoBERTa model has no row for)"));
+  if (model->uses_token_type_ids() && types > 0 && top_type >= types) {
+    Diagnostic past = type_ids_past_table(top_type, types);  // validate's message too
+    past.where = recipe.location_of("tokenizer.path");
+    throw InputError(past);
+  }
   const int64_t rows = embedding_rows(*model);
   const int32_t top = largest_id(data);
   if (rows == 0 || top < rows) return;
@@ -164,10 +162,11 @@ void SessionParts::require_ids_fit() {
 void SessionParts::build_model() {
   const DatasetInfo& info = data.dataset->info();
   torch::manual_seed(static_cast<uint64_t>(settings.run.seed));
-  LoadedModel loaded = runner::build_model(settings.model, model_context_of(info));
+  LoadedModel loaded = runner::build_model(settings.model, model_context_of(info), {}, settings.lora);
   model = loaded.model;
   require_ids_fit();
   record_pretrained_load(loaded.report);
+  record_lora(loaded.lora);
   model->to(device);
   if (!start.dist) return;
   broadcast_module(*start.dist, *model);
@@ -187,6 +186,18 @@ void SessionParts::record_pretrained_load(const LoadReport& report) {
                                    {"ignored", report.unexpected}};
   if (!resume.checkpoint.empty()) return;
   if (std::string w = report.warning(); !w.empty()) warn(w);
+}
+
+// Which parameters a LoRA run trains, in the console, metrics.jsonl and summary.json.
+void SessionParts::record_lora(const LoraReport& lora) {
+  if (!lora.enabled) return;
+  nlohmann::json record = {{"adapted_modules", lora.adapted.size()},
+                           {"trainable_parameters", lora.trainable},
+                           {"parameters", lora.total},
+                           {"trained_in_full", lora.trained_in_full}};
+  summary.summary["lora"] = record;
+  record["event"] = "lora";
+  log->emit(record);
 }
 
 void SessionParts::build_trainer() {

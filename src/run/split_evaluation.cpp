@@ -55,8 +55,8 @@ std::shared_ptr<const TokenizedSplit> labelled_split(const RunData& d, const Dat
 // The recipe's model with every parameter from `weights`: an evaluation of a
 // fresh initialisation would report numbers of no trained model.
 std::shared_ptr<TaskModel> trained_model(const SplitEvaluation& r, const DatasetInfo& info) {
-  LoadedModel loaded = build_model(r.recipe.at("model"), model_context_of(info),
-                                   r.weights);
+  LoadedModel loaded = build_model(r.recipe.at("model"), model_context_of(info), r.weights,
+                                   lora_settings_from(r.recipe.value("lora", nlohmann::json::object())));
   loaded.report.require_complete(
       "evaluate a checkpoint or final/ of a run of this recipe, or a folder its [model] describes");
   return loaded.model;

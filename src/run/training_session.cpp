@@ -52,7 +52,9 @@ int TrainingSession::save() {
   sum["final"] = p.final_evaluation(p.reload_best());
   if (p.primary()) p.export_final_model();
   sum["final_model"] = p.start.paths.final_model();
-  p.log->emit(p.end_event("completed", {{"final", sum["final"]}}));
+  nlohmann::json ended = {{"final", sum["final"]}};
+  if (sum.value("stopped_early", false)) ended["stopped_early"] = true;
+  p.log->emit(p.end_event("completed", ended));
   p.summary.write("completed");
   release_run_dir(p.start.paths.dir);  // a completed run holds no lock file
   return 0;

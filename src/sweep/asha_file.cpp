@@ -59,10 +59,12 @@ std::optional<long long> whole_number(const Value& table, const OptionSpec& o, D
     return std::nullopt;
   }
   if (v->type == Value::Type::Int) return v->i;
+  // The budgets count steps (or epochs); eta is a factor between rungs.
+  const bool budget = o.name != "eta";
   diags.push_back(make_error(v->loc, "asha." + o.name,
-                             fmt::format("expected a whole number of steps, found {} {}", v->type_name(),
-                                         v->short_str()),
-                             fmt::format("write {} = 9 without quotes or a decimal point", o.name)));
+                             fmt::format("expected a whole number{}, found {} {}", budget ? " of steps or epochs" : "",
+                                         v->type_name(), v->short_str()),
+                             fmt::format("write {} = {} without quotes or a decimal point", o.name, budget ? 9 : 3)));
   return std::nullopt;
 }
 

@@ -25,6 +25,12 @@ std::vector<std::string> replicate_keys(const std::string& text) {
 
 // A replicate key must be one the sweep varies: else every point is one configuration's only replicate.
 void check_replicates(const Value& root, const SweepFile& sweep, Diagnostics& diags) {
+  const Value* given = root.find("replicates");
+  if (given && sweep.replicates.empty())
+    diags.push_back(make_error(given->loc, "replicates",
+                               "replicates names no key: it is empty or only commas",
+                               "name the swept keys whose values are replicates (replicates = \"run.seed\"), or "
+                               "remove replicates"));
   for (const auto& key : sweep.replicates) {
     if (!sweep_varies(sweep, key))
       diags.push_back(make_error(root.find("replicates")->loc, "replicates",

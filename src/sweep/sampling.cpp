@@ -54,12 +54,17 @@ std::string range_problem(const std::string& dist, const Value& range) {
   if (dist == "log_uniform" && lo <= 0) return fmt::format("low {} is not above 0, and log_uniform takes logarithms", lo);
   if (dist == "int" && (range.list[0].type != Value::Type::Int || range.list[1].type != Value::Type::Int))
     return "int takes whole numbers";
+  // A draw is made in double precision: past 2^53 its whole numbers are no longer
+  // exact, and the width of [INT64_MIN, INT64_MAX] would overflow.
+  constexpr long long kExact = 1LL << 53;
+  if (dist == "int" && (range.list[0].i < -kExact || range.list[1].i > kExact))
+    return fmt::format("beyond +-2^53 ({}): int draws whole numbers exactly up to that size", kExact);
   return "";
 }
 
 std::string range_fix(const std::string& dist) {
   if (dist == "choice") return "write { choice = [0.1, 0.2] }";
-  if (dist == "int") return "write { int = [8, 32] }: whole numbers, low below high, both included";
+  if (dist == "int") return "write { int = [8, 32] }: whole numbers within +-2^53, low below high, both included";
   if (dist == "log_uniform") return "write { log_uniform = [1e-5, 1e-3] }: both above 0, low below high";
   return "write { uniform = [0.0, 0.1] }: low below high";
 }

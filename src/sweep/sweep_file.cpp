@@ -211,11 +211,21 @@ std::string interpolated_option(const Value& root, const std::string& name, Diag
   return "";
 }
 
+// A sweep's name is also in its points' commands and Slurm job names: a
+// leading "-" reads as an option there, and whitespace splits it in two.
+std::string job_name_problem(const std::string& name) {
+  if (!name.empty() && name.front() == '-') return "starts with \"-\", which a command reads as an option";
+  if (name.find_first_of(" \t") != std::string::npos) return "contains a space";
+  return {};
+}
+
 void read_scalars(const Value& root, SweepFile& sweep, Diagnostics& diags) {
   fs::path folder = fs::path(sweep.path).parent_path();
   sweep.name = option_or_default(root, "name");
   if (sweep.name.empty()) sweep.name = fs::path(sweep.path).stem().string();
-  if (std::string problem = folder_name_problem(sweep.name); !problem.empty()) {
+  std::string problem = folder_name_problem(sweep.name);
+  if (problem.empty()) problem = job_name_problem(sweep.name);
+  if (!problem.empty()) {
     const Value* v = root.find("name");
     diags.push_back(make_error(v ? v->loc : SourceLocation{sweep.path, 0, 0, {}}, "name",
                                "the sweep name " + problem + "; it must be one folder name under output_dir",

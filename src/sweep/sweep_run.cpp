@@ -229,12 +229,25 @@ bool asha_refuses_recipe(const SweepFile& sweep, const std::vector<Diagnostics>&
   return false;
 }
 
+// A sweep with no valid point would only mark them failed and exit 1: it is
+// refused before its folder exists, as --dry-run refuses it.
+bool every_point_invalid(const SweepFile& sweep, const std::vector<SweepPoint>& points,
+                         const std::vector<Diagnostics>& checks, std::ostream& err) {
+  if (points.empty() || std::any_of(checks.begin(), checks.end(), [](const Diagnostics& c) { return c.empty(); }))
+    return false;
+  for (size_t i = 0; i < points.size(); ++i)
+    err << fmt::format("point {} ({}) is invalid:\n{}", i + 1, points[i].id, format_all(checks[i]));
+  err << fmt::format("{}: every one of its {} points is invalid; nothing was run\n", sweep.path, points.size());
+  return true;
+}
+
 }  // namespace
 
 int run_sweep(const SweepFile& sweep, const std::vector<SweepPoint>& points,
               const SweepRunOptions& options, std::ostream& out, std::ostream& err) {
   const std::vector<Diagnostics> checks = validate_points(sweep, points, options.caps);
   if (asha_refuses_recipe(sweep, checks, err)) return 2;
+  if (every_point_invalid(sweep, points, checks, err)) return 2;
   std::string dir = sweep_dir_of(sweep);
   fs::create_directories(dir);
   int lock = try_lock_file(dir + "/.sweep.lock");

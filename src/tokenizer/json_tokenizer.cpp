@@ -52,6 +52,8 @@ Encoding JsonTokenizer::encode_ids(std::vector<int32_t> ids, const EncodeOptions
   return e;
 }
 
+int32_t JsonTokenizer::largest_type_id(bool pair) const { return parts_.post_processor->largest_type_id(pair); }
+
 size_t JsonTokenizer::vocab_size() const {
   size_t n = parts_.model->vocab_size();
   for (const hf::AddedToken& t : added_.tokens()) n = std::max(n, static_cast<size_t>(t.id) + 1);

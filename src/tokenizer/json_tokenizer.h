@@ -28,6 +28,7 @@ class JsonTokenizer : public Tokenizer {
                         const EncodeOptions& opts) const override;
   Encoding encode_ids(std::vector<int32_t> ids, const EncodeOptions& opts,
                       std::vector<int32_t>& positions) const override;
+  int32_t largest_type_id(bool pair) const override;
   const SpecialTokenIds& special_ids() const override { return special_; }
   size_t vocab_size() const override;
   std::string id_to_token(int32_t id) const override;

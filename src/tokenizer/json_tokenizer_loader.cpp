@@ -98,7 +98,7 @@ std::shared_ptr<const JsonTokenizer> json_tokenizer_from(const nlohmann::json& j
 
   nlohmann::json config;
   const fs::path config_file = fs::path(file).parent_path() / "tokenizer_config.json";
-  if (fs::is_regular_file(config_file)) {
+  if (std::error_code ec; fs::is_regular_file(config_file, ec)) {
     std::string config_text = read_tokenizer_text(config_file.string());
     digest.update("tokenizer_config.json\n").update(config_text);
     config = parse_json(config_text, {config_file.string(), 1, kResave});

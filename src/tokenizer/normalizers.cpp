@@ -86,19 +86,6 @@ class BertNormalizer : public Normalizer {
   bool clean_, chinese_, strip_, lower_;
 };
 
-// A normalizer may lengthen a text (NFKC, one space to "\xE2\x96\x81"), but never by more
-// than this: chained Replace rules that each multiply it would otherwise grow a
-// line to gigabytes. 4x and a little covers a text of nothing but spaces turned
-// into 3-byte markers, the largest growth of a real tokenizer's rule.
-void require_bounded_growth(size_t before, size_t after, const char* normalizer) {
-  if (after <= 4 * before + 64) return;
-  throw InputError(make_error({}, "normalizer", fmt::format("the tokenizer.json's {} normalizer would grow a text "
-                                                            "of {} bytes to {} bytes, more than 4 times",
-                                                            normalizer, before, after),
-                              "check the tokenizer's Replace rules: each should replace a pattern with text "
-                              "of about its length"));
-}
-
 class Replace : public Normalizer {
  public:
   Replace(std::string pattern, std::string content) : pattern_(std::move(pattern)), content_(std::move(content)) {}
@@ -177,7 +164,9 @@ class Prepend : public Normalizer {
  public:
   explicit Prepend(std::string prefix) : prefix_(std::move(prefix)) {}
   void normalize(std::string& text) const override {
-    if (!text.empty()) text.insert(0, prefix_);
+    if (text.empty()) return;
+    require_bounded_growth(text.size(), text.size() + prefix_.size(), "Prepend");
+    text.insert(0, prefix_);
   }
 
  private:
@@ -212,8 +201,14 @@ class Strip : public Normalizer {
 class NormalizerSequence : public Normalizer {
  public:
   explicit NormalizerSequence(std::vector<std::unique_ptr<Normalizer>> parts) : parts_(std::move(parts)) {}
+  // Each Replace is bounded alone; the bound holds for the chain too, so that
+  // rules that each grow a text 4 times cannot multiply to 4^n.
   void normalize(std::string& text) const override {
-    for (const auto& p : parts_) p->normalize(text);
+    const size_t before = text.size();
+    for (const auto& p : parts_) {
+      p->normalize(text);
+      require_bounded_growth(before, text.size(), "Sequence");
+    }
   }
 
  private:
@@ -221,6 +216,18 @@ class NormalizerSequence : public Normalizer {
 };
 
 }  // namespace
+
+// Chained Replace rules that each multiply a text would otherwise grow a line
+// to gigabytes. 4x and a little covers a text of nothing but spaces turned into
+// 3-byte markers, the largest growth of a real tokenizer's rule.
+void require_bounded_growth(size_t before, size_t after, const char* normalizer) {
+  if (after <= 4 * before + 64) return;
+  throw InputError(make_error({}, "normalizer", fmt::format("the tokenizer.json's {} normalizer would grow a text "
+                                                            "of {} bytes to {} bytes, more than 4 times",
+                                                            normalizer, before, after),
+                              "check the tokenizer's normalizer rules (Replace, Prepend, a charsmap): together "
+                              "they should replace each pattern with text of about its length"));
+}
 
 std::unique_ptr<Normalizer> build_nfc(const JsonPart&) { return std::make_unique<NormalForm>(unicode::NormalForm::NFC); }
 std::unique_ptr<Normalizer> build_nfd(const JsonPart&) { return std::make_unique<NormalForm>(unicode::NormalForm::NFD); }

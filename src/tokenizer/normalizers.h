@@ -20,4 +20,9 @@ std::unique_ptr<Normalizer> build_prepend(const JsonPart& part);
 std::unique_ptr<Normalizer> build_strip(const JsonPart& part);
 std::unique_ptr<Normalizer> build_normalizer_sequence(const JsonPart& part);
 
+// A normalizer may lengthen a text (NFKC, one space to "\xE2\x96\x81"), but
+// never past 4 times and 64 bytes: a rule or a chain of rules from the file
+// that grows it more is refused (InputError) before the text is built.
+void require_bounded_growth(size_t before, size_t after, const char* normalizer);
+
 }  // namespace runner::hf

@@ -54,6 +54,8 @@ class PostProcessor {
                        std::vector<int32_t>& ids, std::vector<int32_t>& type_ids) const = 0;
   // Every id it adds (checked against the vocabulary when the tokenizer loads).
   virtual std::vector<int32_t> special_ids() const { return {}; }
+  // The largest token type id it gives one sequence or a pair.
+  virtual int32_t largest_type_id(bool pair) const = 0;
 };
 
 // Calls `fn(piece, out)` for each text piece, which appends the pieces it

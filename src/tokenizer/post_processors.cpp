@@ -2,6 +2,7 @@
 
 #include "tokenizer/part_registry.h"
 
+#include <algorithm>
 #include <map>
 
 namespace runner::hf {
@@ -42,6 +43,12 @@ class Template : public PostProcessor {
     return out;
   }
 
+  int32_t largest_type_id(bool pair) const override {
+    int32_t top = 0;
+    for (const Item& item : pair ? pair_ : single_) top = std::max(top, item.type_id);
+    return top;
+  }
+
   Surrounding surrounding() const {
     Surrounding s;
     if (!single_.empty() && !single_.front().special.empty()) s.first = single_.front().special.front();
@@ -66,6 +73,7 @@ class Nothing : public PostProcessor {
     ids.insert(ids.end(), b->begin(), b->end());
     type_ids.insert(type_ids.end(), b->size(), pair_type_one_ ? 1 : 0);
   }
+  int32_t largest_type_id(bool pair) const override { return pair && pair_type_one_ ? 1 : 0; }
 
  private:
   bool pair_type_one_;

@@ -1,5 +1,6 @@
 #include "tokenizer/precompiled_normalizer.h"
 
+#include "tokenizer/normalizers.h"
 #include "tokenizer/unicode_text.h"
 
 #include <utf8proc.h>
@@ -58,6 +59,8 @@ class Precompiled : public Normalizer {
         }
       }
       begin = end;
+      // A charsmap's replacement may be of any length: checked as it grows.
+      if (out.size() > 4 * text.size() + 64) require_bounded_growth(text.size(), out.size(), "Precompiled");
     }
     text = std::move(out);
   }

@@ -107,7 +107,7 @@ std::shared_ptr<const JsonTokenizer> load_spm_tokenizer(const std::string& file)
   const SentencePieceModel model = parse_sentencepiece_model(bytes, file);
   nlohmann::json config;
   const fs::path config_file = fs::path(file).parent_path() / "tokenizer_config.json";
-  if (fs::is_regular_file(config_file)) {
+  if (std::error_code ec; fs::is_regular_file(config_file, ec)) {
     const std::string text = read_input_file({config_file.string(), "", kMaxDocumentBytes, "check the tokenizer path"});
     config = parse_json(text, {config_file.string(), 1, "re-save the tokenizer with save_pretrained"});
   }

@@ -52,7 +52,8 @@ std::string encode_line(const std::string& line, const Tokenizer& tok, const Enc
 
 // A folder or file as given, else under $RUNNER_MODELS, else a Hub id (cache, then download).
 std::string resolve_tokenizer_path(const std::string& path) {
-  if (std::filesystem::exists(path)) return path;
+  std::error_code ec;  // a link that loops is there too: reading it says what it is
+  if (std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return path;
   return hub::locate({hub::Fetchable::Tokenizer, path, resolve_against(model_root(), path), "models_root"});
 }
 

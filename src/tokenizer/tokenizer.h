@@ -45,6 +45,10 @@ class Tokenizer {
   // or -1 for a special token: the word of each id follows from it.
   virtual Encoding encode_ids(std::vector<int32_t> ids, const EncodeOptions& opts,
                               std::vector<int32_t>& positions) const;
+  // The largest token type id encode_texts gives one text (pair = false) or a
+  // pair, known without tokenizing: validate compares it with the model's
+  // token type table. BERT's: 0, and 1 for a pair.
+  virtual int32_t largest_type_id(bool pair) const { return pair ? 1 : 0; }
 };
 
 // options: the resolved [tokenizer] section.

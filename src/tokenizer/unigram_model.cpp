@@ -1,8 +1,11 @@
 #include "tokenizer/unigram_model.h"
 
+#include "util/diagnostic.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <unordered_map>
@@ -71,6 +74,7 @@ class Unigram : public Model {
   PieceTrie trie;
   int32_t unk = -1;
   bool byte_fallback = false;
+  std::string file;  // the tokenizer's file, named when a text needs the missing unk
   double min_score = std::numeric_limits<double>::infinity();
 
   int32_t token_to_id(std::string_view token) const override {
@@ -113,7 +117,12 @@ class Unigram : public Model {
         whole_char = whole_char || end - at == char_len;
       });
       if (!whole_char) {
-        if (unk < 0) throw std::runtime_error("the Unigram model has no unk_id for a character outside its vocabulary");
+        if (unk < 0)
+          throw InputError(make_error({file, 0, 0, {}}, "model.unk_id",
+                                      "the Unigram model has no unk_id, and a text has a character outside its "
+                                      "vocabulary",
+                                      "set model.unk_id to the id of the unknown piece (\"<unk>\"), as tokenizers "
+                                      "needs for such a text"));
         Best& target = best[at + char_len];
         double candidate = unk_score + here;
         if (!target.reached || candidate > target.score) target = Best{candidate, at, unk, true};
@@ -171,12 +180,18 @@ std::unique_ptr<Model> build_unigram(const JsonPart& part) {
     const nlohmann::json& entry = vocab.at(i).json();
     if (!entry.is_array() || entry.size() != 2 || !entry[0].is_string() || !entry[1].is_number())
       vocab.at(i).fail("", "expected [piece, score], found " + entry.dump());
+    // A NaN or infinite score would decide every path through it in the Viterbi search.
+    if (!std::isfinite(entry[1].get<double>()))
+      vocab.at(i).fail("", "expected a finite score (a log probability) for \"" + entry[0].get<std::string>() +
+                               "\", found " + fmt::format("{}", entry[1].get<double>()));
     model->pieces.push_back(entry[0].get<std::string>());
     model->scores.push_back(entry[1].get<double>());
     model->min_score = std::min(model->min_score, model->scores.back());
     model->ids.emplace(model->pieces.back(), static_cast<int32_t>(i));
     model->trie.add(model->pieces.back(), static_cast<int32_t>(i));
   }
+  model->file = part.file();
+  if (model->pieces.empty()) vocab.fail("", "expected at least one [piece, score] pair, found an empty vocabulary");
   if (part.has("unk_id")) {
     long long unk = part.integer("unk_id");
     if (unk < 0 || static_cast<size_t>(unk) >= model->pieces.size())

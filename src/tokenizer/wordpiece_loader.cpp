@@ -20,6 +20,14 @@ namespace runner {
 
 namespace {
 
+// Whether a folder entry is there, a link that loops or dangles included: it is
+// then the file to read, and reading it names what is wrong with it (never
+// filesystem's own "Too many levels of symbolic links" exception).
+bool present(const fs::path& p) {
+  std::error_code ec;
+  return fs::exists(fs::symlink_status(p, ec));
+}
+
 InputError load_error(const std::string& file, std::string what, std::string hint = {}) {
   return InputError(make_error({file, 0, 0, {}}, {}, std::move(what), std::move(hint)));
 }
@@ -91,7 +99,7 @@ void load_from_vocab_txt(const fs::path& vocab_file, Loaded& out) {
   Vocab vocab = load_vocab_txt(vocab_file.string());
   for (size_t i = 0; i < vocab.size(); ++i) out.tokens.push_back(vocab.token(static_cast<int32_t>(i)));
   fs::path config = vocab_file.parent_path() / "tokenizer_config.json";
-  if (fs::exists(config)) {
+  if (present(config)) {
     std::string config_text = read_file(config.string());
     out.digest.update("tokenizer_config.json\n").update(config_text);
     apply_tokenizer_config(read_json(config.string()), out.settings, config.string());
@@ -143,8 +151,13 @@ void load_from_tokenizer_json(const fs::path& file, Loaded& out) {
   WordPieceSettings& s = out.settings;
   s.unk_token = field(model, "unk_token", s.unk_token, name, "model.");
   long long max_chars = field(model, "max_input_chars_per_word", 100LL, name, "model.");
+  // A count of characters, unsigned in tokenizers: a negative one would make every word [UNK].
+  if (max_chars < 0)
+    throw load_error(name, "model.max_input_chars_per_word: expected 0 or more characters (BERT's is 100), found " +
+                               std::to_string(max_chars),
+                     "re-save the tokenizer with save_pretrained");
   // Longer words become [UNK] anyway; the bound keeps the int meaningful.
-  s.max_input_chars_per_word = static_cast<int>(std::clamp(max_chars, 1LL, 1LL << 20));
+  s.max_input_chars_per_word = static_cast<int>(std::min(max_chars, 1LL << 20));
   out.prefix = field(model, "continuing_subword_prefix", std::string("##"), name, "model.");
   const nlohmann::json norm = j.value("normalizer", nlohmann::json());
   if (norm.is_object()) {
@@ -159,13 +172,14 @@ void load_from_tokenizer_json(const fs::path& file, Loaded& out) {
 
 fs::path tokenizer_file(const WordPieceSource& src) {
   fs::path p(src.path);
-  if (!fs::is_directory(p)) return p;
+  std::error_code ec;
+  if (!fs::is_directory(p, ec)) return p;
   fs::path vocab = p / "vocab.txt", json = p / "tokenizer.json", spm = p / "spm.model";
-  if (src.format == "tokenizer_json" || (src.format == "auto" && !fs::exists(vocab))) {
-    if (fs::exists(json)) return json;
+  if (src.format == "tokenizer_json" || (src.format == "auto" && !present(vocab))) {
+    if (present(json)) return json;
     // A DeBERTa-v2/v3 folder as the Hub has it: its SentencePiece model only.
-    if (src.format == "auto" && fs::exists(spm)) return spm;
-  } else if (fs::exists(vocab)) {
+    if (src.format == "auto" && present(spm)) return spm;
+  } else if (present(vocab)) {
     return vocab;
   }
   throw load_error(src.path, "the tokenizer folder has no " +

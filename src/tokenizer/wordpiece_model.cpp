@@ -57,7 +57,11 @@ std::unique_ptr<Model> build_wordpiece_model(const JsonPart& part) {
   if (vocab.id(unk) < 0) part.fail("unk_token", "\"" + unk + "\" is not in model.vocab");
   const int32_t unk_id = vocab.id(unk);
   long long max_chars = part.integer("max_input_chars_per_word", 100);
-  return std::make_unique<WordPieceModel>(std::move(vocab), unk_id, static_cast<size_t>(std::max(0LL, max_chars)));
+  // A count of characters, unsigned in tokenizers: a negative one would make every word [UNK].
+  if (max_chars < 0)
+    part.fail("max_input_chars_per_word",
+              "expected 0 or more characters (BERT's is 100), found " + std::to_string(max_chars));
+  return std::make_unique<WordPieceModel>(std::move(vocab), unk_id, static_cast<size_t>(max_chars));
 }
 
 }  // namespace runner::hf

@@ -18,6 +18,8 @@ struct TrainBatch {
   std::vector<std::string> example_ids;  // named in NaN-loss errors
   long long examples = 0;
   long long tokens = 0;  // non-padding tokens
+  // Token classification: the tokens whose label is not -100; 0 for whole-sequence tasks.
+  long long labelled_tokens = 0;
 };
 
 class BatchSource {

@@ -59,6 +59,9 @@ std::vector<double> resolve_class_weights(const TrainerConfig& config, const Tok
   if (problem == ProblemType::Regression)
     throw weights_error(key, "class weights apply to classification, and this dataset is a regression",
                         "remove train." + key);
+  if (balanced && problem == ProblemType::TokenClassification)
+    throw weights_error(key, "balanced class weights are counted over examples, and this dataset labels tokens",
+                        "list one weight per tag in train.class_weights, or remove train.class_weighting");
   if (balanced)
     return problem == ProblemType::MultiLabel ? balanced_labels(train, num_labels)
                                               : balanced_classes(train, num_labels);

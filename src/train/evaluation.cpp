@@ -1,13 +1,16 @@
 #include "train/evaluation.h"
 
+#include "data/token_label_alignment.h"
 #include "model/host_read.h"
 
 #include <cmath>
+#include <utility>
 
 namespace runner {
 
 EvalTally::EvalTally(const EvalSet& set) : threshold(set.threshold), label_names(set.label_names) {
   in.problem = set.problem;
+  if (in.problem == ProblemType::TokenClassification) in.tag_names = set.label_names;
 }
 
 namespace {
@@ -26,6 +29,25 @@ void add_decisions(const torch::Tensor& logits, const torch::Tensor& targets, do
   in.label_count = logits.size(-1);
   in.predictions.insert(in.predictions.end(), pred.data_ptr<int64_t>(), pred.data_ptr<int64_t>() + pred.numel());
   in.labels.insert(in.labels.end(), gold.data_ptr<int64_t>(), gold.data_ptr<int64_t>() + gold.numel());
+}
+
+// Token classification: each row's labelled tokens (label not -100), its
+// predicted and true tag ids, the row closed by kSentenceEnd (train/metric.h).
+void add_tagged_rows(const torch::Tensor& logits, const torch::Tensor& labels, MetricInput& in) {
+  torch::Tensor pred = read_to_host(logits.argmax(-1).to(torch::kInt64).contiguous());
+  torch::Tensor gold = read_to_host(labels.to(torch::kInt64).contiguous());
+  const int64_t rows = gold.size(0), length = gold.size(1);
+  const int64_t* p = pred.data_ptr<int64_t>();
+  const int64_t* g = gold.data_ptr<int64_t>();
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t t = r * length; t < (r + 1) * length; ++t) {
+      if (g[t] == kIgnoredLabel) continue;
+      in.predictions.push_back(p[t]);
+      in.labels.push_back(g[t]);
+    }
+    in.predictions.push_back(kSentenceEnd);
+    in.labels.push_back(kSentenceEnd);
+  }
 }
 
 // The table's class names, read by `runner evaluate` and the report; an id the
@@ -48,7 +70,26 @@ nlohmann::json row_of(const torch::Tensor& t, int64_t i) {
   return v;
 }
 
+// A sentence's record: its labelled tokens' true and predicted tag ids.
+void add_tagged_records(const ModelOutput& out, const TrainBatch& b, std::vector<nlohmann::json>& records) {
+  MetricInput rows;
+  add_tagged_rows(out.logits, b.tensors.labels, rows);
+  size_t row = 0;
+  nlohmann::json r = {{"label", nlohmann::json::array()}, {"prediction", nlohmann::json::array()}};
+  for (size_t i = 0; i < rows.labels.size(); ++i) {
+    if (rows.labels[i] != kSentenceEnd) {
+      r["label"].push_back(rows.labels[i]);
+      r["prediction"].push_back(rows.predictions[i]);
+      continue;
+    }
+    r["id"] = row < b.example_ids.size() ? nlohmann::json(b.example_ids[row]) : nlohmann::json(row);
+    ++row;
+    records.push_back(std::exchange(r, {{"label", nlohmann::json::array()}, {"prediction", nlohmann::json::array()}}));
+  }
+}
+
 void add_records(const ModelOutput& out, const TrainBatch& b, ProblemType problem, std::vector<nlohmann::json>& records) {
+  if (problem == ProblemType::TokenClassification) return add_tagged_records(out, b, records);
   torch::Tensor logits = read_to_host(out.logits.to(torch::kFloat64).contiguous());
   torch::Tensor labels = read_to_host(b.tensors.labels.to(torch::kFloat64).contiguous());
   for (int64_t i = 0; i < logits.size(0); ++i) {
@@ -75,6 +116,7 @@ void EvalTally::add(const ModelOutput& out, const TrainBatch& b) {
     return;
   }
   if (in.problem == ProblemType::MultiLabel) return add_decisions(out.logits, b.tensors.labels, threshold, in);
+  if (in.problem == ProblemType::TokenClassification) return add_tagged_rows(out.logits, b.tensors.labels, in);
   torch::Tensor pred = read_to_host(out.logits.argmax(-1).to(torch::kInt64));
   torch::Tensor gold = read_to_host(b.tensors.labels.to(torch::kInt64));
   in.predictions.insert(in.predictions.end(), pred.data_ptr<int64_t>(),
@@ -94,6 +136,7 @@ nlohmann::json EvalTally::results(const std::vector<std::string>& metrics) const
       r["per_class"] = with_names(std::move(details), ids, label_names);
     }
   }
+  if (in.problem == ProblemType::TokenClassification) r["per_entity"] = per_entity_details(in);
   if (in.problem == ProblemType::MultiLabel && examples > 0) {
     nlohmann::json details = per_label_details(in);
     nlohmann::json ids = nlohmann::json::array();

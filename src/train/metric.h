@@ -21,7 +21,13 @@ struct MetricInput {
   long long label_count = 0;   // multi-label: the labels each example has a decision for
   std::vector<double> scores;  // regression: the predicted values
   std::vector<double> targets; // regression: the true values
+  // Token classification: predictions and labels hold the tag ids of the
+  // labelled tokens, sentence after sentence, each sentence closed by
+  // kSentenceEnd in both (so that ranks' inputs concatenate); tag_names names the ids.
+  std::vector<std::string> tag_names;
 };
+
+constexpr long long kSentenceEnd = -1;
 
 // A metric's value. An input for which the metric is undefined (Pearson of a
 // constant prediction) gets a defined stand-in and a warning saying so.
@@ -59,6 +65,16 @@ double subset_accuracy(const MetricInput& in);       // examples with every labe
 // "recall", "f1", "support"}, each decision of a label counted as scikit-learn's
 // precision_recall_fscore_support(average=None) counts a multi-label indicator matrix.
 nlohmann::json per_label_details(const MetricInput& in);
+
+// Token classification (NER), as seqeval's default (lenient) mode scores the
+// sentences' tags (train/metrics_entities.h): entity-level micro precision,
+// recall and F1, token accuracy, and per entity type (types in byte order)
+// {"names", "precision", "recall", "f1", "support"}, read as a per-class table.
+double entity_precision(const MetricInput& in);
+double entity_recall(const MetricInput& in);
+double entity_f1(const MetricInput& in);
+double token_accuracy(const MetricInput& in);
+nlohmann::json per_entity_details(const MetricInput& in);
 
 // Regression. A constant prediction or target has no correlation: reported as 0
 // with a warning (SciPy returns nan and warns ConstantInputWarning).

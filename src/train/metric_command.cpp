@@ -78,6 +78,9 @@ nlohmann::json run_metric_command(const MetricCommand& c, const std::vector<nloh
     fail(c, "ran past its limit of " + std::to_string(static_cast<long long>(c.timeout_s)) + " s and was stopped",
          "make it faster, or raise train.metric_command_timeout_s");
   if (out.stopped) fail(c, "was stopped by a signal to the run", "resume the run");
+  if (out.overflowed)
+    fail(c, "printed more than " + std::to_string(kMaxCommandOutput >> 20) + " MiB and was stopped",
+         "print one JSON object of named numbers on stdout, and little else on stderr");
   if (out.exit_code != 0)
     fail(c, "exited with status " + std::to_string(out.exit_code) + tail_of(out.err.empty() ? out.out : out.err),
          "run it by hand on " + predictions_path + " to see why");

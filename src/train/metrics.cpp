@@ -95,6 +95,14 @@ void register_metrics(Registry& r) {
   add("spearman", "Spearman rank correlation, ties at their mean rank (0 when either is constant)",
       {P::Regression}, spearman);
   add("mse", "Mean squared error of the predicted values", {P::Regression}, mean_squared_error);
+  add("entity_f1", "Entity-level F1 over every entity type (seqeval's micro F1, its default mode)",
+      {P::TokenClassification}, entity_f1);
+  add("entity_precision", "Predicted entities that are true ones, over every type (seqeval)",
+      {P::TokenClassification}, entity_precision);
+  add("entity_recall", "True entities that are predicted, over every type (seqeval)", {P::TokenClassification},
+      entity_recall);
+  add("token_accuracy", "Labelled tokens whose predicted tag is the true one (seqeval's accuracy_score)",
+      {P::TokenClassification}, token_accuracy);
 }
 
 }  // namespace runner

@@ -1,9 +1,12 @@
 #include "train/split_batch_source.h"
 
+#include "data/token_label_alignment.h"
 #include "util/diagnostic.h"
 #include "util/json_input.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace runner {
 namespace {
@@ -48,7 +51,12 @@ TrainBatch to_train_batch(const Batch& b, const std::string& split, const torch:
   out.tensors.token_type_ids = int64_tensor(b.token_type_ids, shape, device);
   out.tensors.attention_mask = int64_tensor(b.attention_mask, shape, device);
   bool labelled = !b.labels.empty() && b.labels.front() >= 0;
-  if (labelled && b.target_width > 0)
+  if (!b.token_labels.empty()) {
+    out.tensors.labels = int64_tensor(b.token_labels, shape, device);
+    out.labelled_tokens = std::count_if(b.token_labels.begin(), b.token_labels.end(),
+                                        [](int64_t l) { return l != kIgnoredLabel; });
+  }
+  else if (labelled && b.target_width > 0)
     out.tensors.labels = float_tensor(b.targets, {b.batch_size, b.target_width}, device);
   else if (labelled)
     out.tensors.labels = int64_tensor(b.labels, {b.batch_size}, device);

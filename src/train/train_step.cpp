@@ -114,18 +114,40 @@ ModelOutput TrainStep::forward(const ModelBatch& batch) {
 // finite is known only on the device, where a window holding one is skipped
 // (optimizer_step). Under data parallelism that also keeps this rank in step
 // with the others' gradient exchange.
+//
+// A window of token classification micro-batches learns the mean loss over
+// its labelled tokens, not the mean of the micro-batches' means (which weighs
+// a token of a short micro-batch more): each backward takes its micro-batch's
+// loss sum (mean times labelled tokens), and the update divides the summed
+// gradients by the window's token count (divide_by_window_tokens).
 void TrainStep::micro_step(const TrainBatch& batch, long long window) {
-  record_loss(forward_backward(batch.tensors, window), batch);
+  const bool by_tokens = window > 1 && batch.labelled_tokens > 0;
+  window_tokens_ += by_tokens ? batch.labelled_tokens : 0;
+  record_loss(forward_backward(batch.tensors, window, by_tokens ? batch.labelled_tokens : 0), batch);
   count_micro_batch(batch);
+}
+
+// Under data parallelism the exchange averaged the ranks' sums: dividing by
+// the ranks' mean count gives the sum over every rank's tokens over their total.
+void TrainStep::divide_by_window_tokens() {
+  if (window_tokens_ == 0) return;
+  torch::Tensor count = torch::full({}, static_cast<double>(window_tokens_),
+                                    torch::TensorOptions().dtype(torch::kFloat64).device(device_));
+  if (parallel_) count = parallel_->mean(count);
+  const torch::Tensor scale = count.reciprocal().to(torch::kFloat32);
+  for (const auto& p : optimizer_->parameters())
+    if (p.tensor.grad().defined()) p.tensor.mutable_grad().mul_(scale.to(p.tensor.grad().scalar_type()));
+  window_tokens_ = 0;
 }
 
 // The device work of a micro-batch: forward, loss, backward. Returns the loss
 // (float64) and whether it is not finite, both 0-d on the device.
-TrainStep::MicroLoss TrainStep::forward_backward(const ModelBatch& batch, long long window) {
+TrainStep::MicroLoss TrainStep::forward_backward(const ModelBatch& batch, long long window, long long sum_tokens) {
   ModelOutput out = forward(batch);
   torch::Tensor value = out.loss.detach().to(torch::kFloat64);
   MicroLoss loss{value, value.isfinite().logical_not()};
-  torch::Tensor scaled = scaler_.scale_loss(out.loss / static_cast<double>(window));
+  torch::Tensor scaled = scaler_.scale_loss(sum_tokens > 0 ? out.loss * static_cast<double>(sum_tokens)
+                                                           : out.loss / static_cast<double>(window));
   if (probe_.loss_factor != 1.0) scaled = scaled * probe_.loss_factor;
   if (!parallel_) {
     scaled.backward();
@@ -165,7 +187,7 @@ void TrainStep::record_loss(const MicroLoss& loss, const TrainBatch& batch) {
 // eager step. False when the batch's shape has no graph: the caller runs it eagerly.
 bool TrainStep::graphed_step(const TrainBatch& batch) {
   auto outputs = graphs_->run(batch.tensors, [this](const ModelBatch& inputs) {
-    MicroLoss loss = forward_backward(inputs, 1);
+    MicroLoss loss = forward_backward(inputs, 1, 0);
     UpdateResult r = apply_update(skip_flag(loss.bad, scaler_.unscale(optimizer_->parameters())), false);
     return std::vector<torch::Tensor>{loss.value, loss.bad, r.skip, r.norm, r.lr};
   });
@@ -180,6 +202,7 @@ bool TrainStep::graphed_step(const TrainBatch& batch) {
 // Nothing here reads the device without data parallelism: the skip flag, the
 // learning rate, the norm and the loss sums are tensors the next kernels consume.
 void TrainStep::optimizer_step() {
+  divide_by_window_tokens();
   // Under data parallelism these are the parameters whose averaged gradients this rank holds.
   torch::Tensor bad_grad = scaler_.unscale(optimizer_->parameters());  // undefined without loss scaling
   torch::Tensor skip = skip_flag(window_bad_, bad_grad);

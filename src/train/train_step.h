@@ -98,7 +98,9 @@ class TrainStep {
   };
   void start_graphs();
   void micro_step(const TrainBatch& batch, long long window);
-  MicroLoss forward_backward(const ModelBatch& batch, long long window);
+  // `sum_tokens` > 0: the loss times that many tokens (a sum); else the loss over `window`.
+  MicroLoss forward_backward(const ModelBatch& batch, long long window, long long sum_tokens);
+  void divide_by_window_tokens();
   void count_micro_batch(const TrainBatch& batch);
   void record_loss(const MicroLoss& loss, const TrainBatch& batch);
   bool graphed_step(const TrainBatch& batch);
@@ -127,6 +129,8 @@ class TrainStep {
   LogInterval interval_;
   torch::Tensor window_loss_;  // sum of this window's finite micro-batch losses (unscaled, undivided)
   long long window_micro_ = 0;
+  // Token classification under accumulation: the window's labelled tokens so far.
+  long long window_tokens_ = 0;
   torch::Tensor window_bad_;  // 0-d bool: a micro-batch of this window had a non-finite loss
   std::vector<PendingLoss> pending_;  // micro-batch losses not read back yet
   std::unique_ptr<StepGraphs> graphs_;  // train.cuda_graphs; null: every step eager

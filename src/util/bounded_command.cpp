@@ -28,7 +28,8 @@ namespace {
 }
 
 // Reads both pipes to their end, or until `deadline` (moved 2 s ahead of now
-// when a stop signal arrives); false when it had to stop reading.
+// when a stop signal arrives) or a stream's kMaxCommandOutput; false when it
+// had to stop reading.
 bool read_outputs(int out_fd, int err_fd, CommandOutput& out, std::chrono::steady_clock::time_point deadline,
                   const std::function<bool()>& stop_requested) {
   pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
@@ -55,6 +56,10 @@ bool read_outputs(int out_fd, int err_fd, CommandOutput& out, std::chrono::stead
       if (n > 0) {
         sinks[i]->append(buf, static_cast<size_t>(n));
         out.text.append(buf, static_cast<size_t>(n));
+        if (sinks[i]->size() > kMaxCommandOutput) {
+          out.overflowed = true;
+          return false;
+        }
       } else if (n == 0 || errno != EINTR) {
         fds[i].fd = -1;
         --open_fds;
@@ -101,7 +106,7 @@ CommandOutput run_command(const std::vector<std::string>& argv, double time_limi
       usleep(20000);
     }
   }
-  if (out.timed_out || out.stopped) {
+  if (out.timed_out || out.stopped || out.overflowed) {
     kill(-pid, SIGKILL);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

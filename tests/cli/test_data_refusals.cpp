@@ -275,3 +275,43 @@ TEST_CASE("validate reads a split's header: a mapped column it lacks is refused 
   CHECK(run.out.find("run directory:") == std::string::npos);
   CHECK_FALSE(fs::exists(c.dir + "/runs"));
 }
+
+TEST_CASE("token classification data: a tag outside the label list and tokens and tags of different lengths are "
+          "refused with file and line, by validate and by run",
+          "[cli][data-refusals][token_classification]") {
+  const std::string dir = runner::test::tmp_dir("refuse_token_tags");
+  fs::create_directories(dir + "/conll");
+  fs::create_directories(dir + "/jsonl");
+  std::ofstream(dir + "/conll/train.conll") << "EU B-ORG\nrejects O\n\nPeter B-PER\nBlackburn I-PER\n";
+  std::ofstream(dir + "/conll/dev.conll") << "German B-MISC\ncall O\n";
+  std::ofstream(dir + "/jsonl/train.jsonl") << "{\"tokens\": [\"EU\", \"rejects\"], \"tags\": [\"B-ORG\", \"O\"]}\n"
+                                            << "{\"tokens\": [\"Peter\", \"Blackburn\"], \"tags\": [\"B-PER\"]}\n";
+  std::ofstream(dir + "/jsonl/dev.jsonl") << "{\"tokens\": [\"EU\"], \"tags\": [\"B-ORG\"]}\n";
+  auto recipe = [&dir](const std::string& name, const std::string& data_lines) {
+    std::ofstream(dir + "/" + name + ".toml") << "[run]\nname = \"refusals\"\noutput_dir = \"" << dir << "/runs\"\n"
+                                              << "[data]\n" << data_lines << "max_length = 16\ncache_dir = \"" << dir
+                                              << "/cache\"\n[model]\npreset = \"bert-tiny\"\n[train]\nmax_steps = 1\n";
+    return dir + "/" + name + ".toml";
+  };
+  // The dev split's B-MISC is no tag of the train split, whose tags are the label list.
+  const std::string outside = recipe("outside", "dataset = \"conll\"\ndir = \"" + dir + "/conll\"\n");
+  const std::string mismatch = recipe("mismatch", "dataset = \"token_jsonl\"\ndir = \"" + dir + "/jsonl\"\n");
+  for (const std::string& command : {" validate " + outside, " run " + outside}) {
+    CommandResult r = run_command(runner_exe() + command);
+    check_refused(r);
+    CHECK_THAT(r.out, Catch::Contains("dev.conll:1") && Catch::Contains("tag \"B-MISC\" is not in the label list") &&
+                          Catch::Contains("B-ORG, B-PER, I-PER, O"));
+  }
+  for (const std::string& command : {" validate " + mismatch, " run " + mismatch}) {
+    CommandResult r = run_command(runner_exe() + command);
+    check_refused(r);
+    CHECK_THAT(r.out, Catch::Contains("train.jsonl:2") && Catch::Contains("\"tokens\" has 2 entries but \"tags\" has 1"));
+  }
+  CHECK_FALSE(fs::exists(dir + "/runs"));
+  // A label list given in the recipe takes the dev split's tag.
+  const std::string listed = recipe("listed", "dataset = \"conll\"\ndir = \"" + dir + "/conll\"\n"
+                                    "labels = [\"O\", \"B-ORG\", \"B-PER\", \"I-PER\", \"B-MISC\"]\n");
+  CommandResult valid = run_command(runner_exe() + " validate " + listed);
+  INFO(valid.out);
+  CHECK(valid.exit_code == 0);
+}

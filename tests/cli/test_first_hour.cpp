@@ -55,13 +55,12 @@ TEST_CASE("predict --model RUN reads a CSV with the run's own data.columns; the 
 
 // Each feature the runner lacks is named as such where a user asks for it, with
 // the README section that says how to get there, never as a bare "unknown".
-TEST_CASE("what the runner does not do is said plainly: PEFT, NER, the Hub, ONNX, W&B", "[cli]") {
+TEST_CASE("what the runner does not do is said plainly: the Hub, ONNX, W&B; NER tags point to conll; PEFT's keys lead to [lora]", "[cli]") {
   const std::string smoke = runner::test::smoke_recipe();
   struct Ask {
     std::string command, says;
   };
   const std::vector<Ask> asks = {
-      {" validate " + smoke + " --set peft.r=8", "LoRA and other PEFT adapters are not supported yet"},
       {" validate " + smoke + " --set train.push_to_hub=true", "pushing to the Hugging Face Hub is not supported"},
       {" validate " + smoke + " --set run.report_to=wandb", "Weights & Biases is not supported"},
       {" push runs/x", "huggingface-cli upload"},
@@ -74,7 +73,7 @@ TEST_CASE("what the runner does not do is said plainly: PEFT, NER, the Hub, ONNX
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.out, Catch::Contains(a.says) && Catch::Contains("What it does not do"));
   }
-  // A [peft] section in a file, and an NER file's tag lists as labels.
+  // A [peft] section in a file, and an NER file's tag lists as labels, pointed to the token datasets.
   const std::string dir = runner::test::tmp_dir("unsupported_in_files");
   fs::create_directories(dir + "/data");
   std::ofstream(dir + "/data/train.jsonl") << "{\"text_a\": \"EU rejects German call\", \"label\": [\"B-ORG\", \"O\", \"B-MISC\", \"O\"]}\n";
@@ -84,17 +83,23 @@ TEST_CASE("what the runner does not do is said plainly: PEFT, NER, the Hub, ONNX
   CommandResult ner = run_command(runner_exe() + " validate " + dir + "/ner.toml");
   INFO(ner.out);
   CHECK(ner.exit_code == 2);
-  CHECK_THAT(ner.out, Catch::Contains("token classification (NER) is not supported yet"));
-  CommandResult kind = run_command(runner_exe() + " validate " + dir + "/ner.toml --set data.problem_type=token_classification");
-  INFO(kind.out);
-  CHECK(kind.exit_code == 2);
-  CHECK_THAT(kind.out, Catch::Contains("token classification (NER) is not supported yet") &&
-                           Catch::Contains("What it does not do"));
+  CHECK_THAT(ner.out, Catch::Contains("these look like NER tags") && Catch::Contains("data.dataset = \"conll\""));
+  CHECK(ner.out.find("What it does not do") == std::string::npos);
+  // PEFT's spellings are refused with the [lora] key that says the same.
   std::ofstream(dir + "/peft.toml") << "[peft]\nr = 8\n";
   CommandResult peft = run_command(runner_exe() + " validate " + dir + "/peft.toml");
   INFO(peft.out);
   CHECK(peft.exit_code == 2);
-  CHECK_THAT(peft.out, Catch::Contains("peft.toml:1:") && Catch::Contains("LoRA and other PEFT adapters"));
+  CHECK_THAT(peft.out, Catch::Contains("peft.toml:1:") && Catch::Contains("the [lora] section here"));
+  CommandResult set = run_command(runner_exe() + " validate " + smoke + " --set peft.r=8");
+  INFO(set.out);
+  CHECK(set.exit_code == 2);
+  CHECK_THAT(set.out, Catch::Contains("the [lora] section here"));
+  std::ofstream(dir + "/lora_r.toml") << "[train]\nlora_r = 16\n";
+  CommandResult lora_r = run_command(runner_exe() + " validate " + dir + "/lora_r.toml");
+  INFO(lora_r.out);
+  CHECK(lora_r.exit_code == 2);
+  CHECK_THAT(lora_r.out, Catch::Contains("\"lora_r\" (PEFT) is lora.r here") && Catch::Contains("r = 16"));
 }
 
 TEST_CASE("smaller walls: a --set list in brackets gets the bare form, a missing plugin is said once", "[cli]") {

@@ -12,9 +12,11 @@
 #include "train/checkpoint_io.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <fstream>
@@ -35,6 +37,31 @@ std::string write_deep_line(const std::string& dir) {
   std::ofstream(path) << "{\"text_a\": \"x\", \"z\": " << std::string(100000, '[')
                       << std::string(100000, ']') << "}\n";
   return path;
+}
+
+// A safetensors file with every tensor of `from` but the classifier's.
+void write_without_classifier(const std::string& from, const std::string& to) {
+  const std::string bytes = test::read_text(from);
+  uint64_t header_size = 0;
+  std::memcpy(&header_size, bytes.data(), 8);
+  const nlohmann::json header = nlohmann::json::parse(bytes.substr(8, header_size));
+  const std::string body = bytes.substr(8 + header_size);
+  nlohmann::json kept = nlohmann::json::object();
+  std::string data;
+  for (const auto& [name, entry] : header.items()) {
+    if (name == "__metadata__" || name.rfind("classifier.", 0) == 0) continue;
+    const size_t begin = entry["data_offsets"][0], end = entry["data_offsets"][1];
+    nlohmann::json e = entry;
+    e["data_offsets"] = {data.size(), data.size() + (end - begin)};
+    data += body.substr(begin, end - begin);
+    kept[name] = e;
+  }
+  std::string text = kept.dump();
+  text += std::string((8 - text.size() % 8) % 8, ' ');
+  const uint64_t size = text.size();
+  std::ofstream out(to, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(&size), 8);
+  out << text << data;
 }
 
 void check_refused(const test::BoundedResult& r) {
@@ -74,6 +101,46 @@ TEST_CASE("predict --batch-size 0 and -1 exit 2 naming the flag and its range", 
     check_refused(r);
     CHECK_THAT(r.out, Catch::Contains("--batch-size: expected an integer in [1, 65536], found"));
   }
+}
+
+// A flag the model or the input cannot honour would be ignored: it is refused by name.
+TEST_CASE("predict refuses a role named twice, --no-header on JSONL, and flags its model's problem lacks", "[cli]") {
+  std::string dir = test::tmp_dir("hostile-predict-flags");
+  std::ofstream(dir + "/in.jsonl") << "{\"text_a\": \"a fine day\"}\n";
+  std::ofstream(dir + "/in.csv") << "a,b\na fine day,a bad one\n";
+  // tiny_bert as a regression: one label, and its weights without the
+  // two-label classifier (a new one-label head starts from random weights).
+  fs::create_directories(dir + "/regression");
+  std::ifstream config_in(tiny_model() + "/config.json");
+  nlohmann::json config = nlohmann::json::parse(config_in);
+  config["problem_type"] = "regression";
+  config["num_labels"] = 1;
+  config["id2label"] = {{"0", "LABEL_0"}};
+  config["label2id"] = {{"LABEL_0", 0}};
+  std::ofstream(dir + "/regression/config.json") << config.dump();
+  write_without_classifier(tiny_model() + "/model.safetensors", dir + "/regression/model.safetensors");
+  struct Refused {
+    std::string model, args, says;
+  };
+  const std::vector<Refused> cases = {
+      {tiny_model(), "--input " + dir + "/in.csv --columns text_a=a,text_a=b", "the role text_a is named twice"},
+      {tiny_model(), "--input " + dir + "/in.jsonl --no-header", "--no-header: error: a JSONL input has no header line"},
+      {tiny_model(), "--input " + dir + "/in.jsonl --threshold 0.3", "is a single-label classifier"},
+      {dir + "/regression", "--input " + dir + "/in.jsonl --threshold 0.3", "is a regression"},
+      {dir + "/regression", "--input " + dir + "/in.jsonl --probabilities", "--probabilities: the model in"},
+  };
+  for (const Refused& c : cases) {
+    auto r = run_bounded(runner_exe() + " predict --model " + c.model + " --tokenizer " + tokenizer_dir() + " " +
+                         c.args);
+    INFO(c.args);
+    check_refused(r);
+    CHECK_THAT(r.out, Catch::Contains(c.says));
+  }
+  auto honoured = run_bounded(runner_exe() + " predict --model " + dir + "/regression --tokenizer " +
+                              tokenizer_dir() + " --input " + dir + "/in.jsonl");
+  INFO(honoured.out);
+  CHECK(honoured.exit_code == 0);
+  CHECK_THAT(honoured.out, Catch::Contains("\"score\""));
 }
 
 TEST_CASE("predict --max-length past the model's position table exits 2 naming both", "[cli]") {

@@ -33,6 +33,31 @@ TEST_CASE("an empty run argument is refused, not resolved to some run", "[cli]")
   }
 }
 
+TEST_CASE("ls '' and ls --runs '' are refused, not taken for the default folder or this one", "[cli]") {
+  std::string dir = runner::test::tmp_dir("empty-ls-arg");
+  runner::test::make_fake_run(dir + "/runs", "20260101T000000Z-aaaaaa", runner::test::FakeRun{});
+  for (const char* command : {" ls ''", " ls --runs ''", " ls --runs '' --runs runs"}) {
+    auto r = runner::test::run_command("cd " + dir + " && " + runner_exe() + command + " 2>&1");
+    INFO(command << "\n" << r.out);
+    CHECK(r.exit_code == 2);
+    CHECK(has(r.out, "expected a folder of runs, found an empty argument"));
+  }
+  auto listed = runner::test::run_command("cd " + dir + " && " + runner_exe() + " ls --runs runs");
+  INFO(listed.out);
+  CHECK(listed.exit_code == 0);
+}
+
+TEST_CASE("report's wrote line shows a U+202E in its --out path escaped", "[cli]") {
+  std::string dir = runner::test::tmp_dir("report-out-escapes");
+  std::string run = runner::test::make_fake_run(dir + "/runs", "20260101T000000Z-aaaaaa", runner::test::FakeRun{});
+  runner::test::write_text(dir + "/arg", dir + "/r\xe2\x80\xaelmth.html");
+  auto r = runner::test::run_command(runner_exe() + " report " + run + " --out \"$(cat " + dir + "/arg)\" 2>&1");
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  CHECK(has(r.out, "wrote "));
+  CHECK_FALSE(has(r.out, "\xe2\x80\xae"));
+}
+
 TEST_CASE("predict --model with a path past PATH_MAX gets the message other flags give", "[cli]") {
   auto r = run_bounded(runner_exe() + " predict --model /" + std::string(5000, 'm') + " --input /dev/null");
   INFO(r.out.substr(0, 400));

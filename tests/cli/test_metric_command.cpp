@@ -74,6 +74,20 @@ TEST_CASE("a Python metric program's numbers are eval metrics, equal to the runn
   std::ifstream summary(r.run_dir + "/summary.json");
   const auto s = nlohmann::json::parse(summary);
   CHECK(s.dump().find("command_accuracy") != std::string::npos);
+  // A CI gate reads it as it reads a built-in metric: a baseline of the run
+  // holds it, and the run compared with its own baseline passes.
+  const std::string baseline = r.run_dir + "/../baseline.json";
+  CommandResult written = run_command(runner_exe() + " compare --write-baseline " + r.run_dir + " > " + baseline);
+  INFO(written.out);
+  REQUIRE(written.exit_code == 0);
+  CHECK(runner::test::read_text(baseline).find("command_accuracy") != std::string::npos);
+  CommandResult gate = run_command(runner_exe() + " compare " + baseline + " " + r.run_dir +
+                                   " --metric eval.command_accuracy --abs-tol 0");
+  INFO(gate.out);
+  CHECK(gate.exit_code == 0);
+  CommandResult unknown = run_command(runner_exe() + " compare " + baseline + " " + r.run_dir +
+                                      " --metric eval.command_nothing");
+  CHECK(unknown.exit_code != 0);  // a metric neither run has is no pass
 }
 
 TEST_CASE("a shell metric program works as a Python one does", "[cli][metric_command]") {
@@ -100,6 +114,7 @@ TEST_CASE("a metric program that hangs, lies or collides stops the run with exit
        "which the runner computes itself"},
       {"fails", "metric_command = [\"sh\", \"-c\", \"echo broken >&2; exit 3\"]\n", "exited with status 3"},
       {"missing", "metric_command = [\"no-such-metric-program\"]\n", "could not be started"},
+      {"floods", "metric_command = [\"yes\"]\n", "printed more than 4 MiB"},
   };
   for (const Case& c : cases) {
     INFO(c.name);

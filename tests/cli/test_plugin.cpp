@@ -21,8 +21,10 @@ using namespace runner;
 
 namespace {
 
+// The examples are built under examples/plugins, their broken variants under tests/plugins.
 std::string plugin_path(const std::string& name) {
-  return test::build_dir() + "/tests/plugins/lib" + name + ".so";
+  const std::string example = test::build_dir() + "/examples/plugins/lib" + name + ".so";
+  return std::filesystem::exists(example) ? example : test::build_dir() + "/tests/plugins/lib" + name + ".so";
 }
 
 // A recipe in a fresh folder that loads `plugin` and selects `scheduler`.
@@ -37,6 +39,28 @@ std::string write_recipe(const std::string& dir_name, const std::string& plugin,
 
 }  // namespace
 
+TEST_CASE("runner plugins lists the example plugins the build ships, with the components each adds", "[plugin]") {
+  auto listed = test::run_command(test::runner_exe() + " plugins");
+  INFO(listed.out);
+  REQUIRE(listed.exit_code == 0);
+  const std::pair<const char*, const char*> examples[] = {
+      {"example_dataset", "    dataset example/labelled_lines: "},
+      {"example_metric", "    metric example_balanced_accuracy: "},
+      {"example_scheduler", "    scheduler inverse_sqrt: "},
+  };
+  size_t after = listed.out.find("example plugins (load one with plugins = [");
+  REQUIRE(after != std::string::npos);
+  for (const auto& [name, component] : examples) {
+    INFO(name);
+    size_t at = listed.out.find("  " + plugin_path(name) + "\n", after);
+    REQUIRE(at != std::string::npos);
+    CHECK(listed.out.find(component, at) == listed.out.find("\n", at) + 1);
+    after = at;
+  }
+  // Listed, not loaded: no component above the examples comes from a plugin.
+  CHECK(listed.out.substr(0, listed.out.find("example plugins")).find("  [") == std::string::npos);
+}
+
 TEST_CASE("a plugin registers a scheduler that a recipe selects", "[plugin]") {
   std::string recipe = write_recipe("plugin_ok", "example_scheduler",
                                     "type = \"inverse_sqrt\"\ntimescale = 4\nwarmup_steps = 2\n");
@@ -46,6 +70,8 @@ TEST_CASE("a plugin registers a scheduler that a recipe selects", "[plugin]") {
   auto listed = test::run_command(test::runner_exe() + " plugins " + recipe);
   CHECK_THAT(listed.out, Catch::Contains("inverse_sqrt") &&
                              Catch::Contains(plugin_path("example_scheduler")));
+  // The recipe loaded the example scheduler: the examples' list still names what it adds.
+  CHECK_THAT(listed.out, Catch::Contains("    scheduler inverse_sqrt: "));
 
   RecipeRequest req;
   req.path = recipe;

@@ -3,7 +3,9 @@
 #include "catch.h"
 
 #include "data/dataset.h"
+#include "data/data_checks.h"
 #include "data/file_dataset.h"
+#include "data/table_rows.h"
 #include "registry/registry.h"
 #include "shared.h"
 #include "util/diagnostic.h"
@@ -173,4 +175,42 @@ TEST_CASE("validate's label scan reads a split's label texts within its first by
   while (text.size() < kLabelScanBytes) text += row;
   write_file(dir, "dev.csv", text + "late,neg\n");
   CHECK(split_label_texts("csv", o, "dev") == std::set<std::string>{"1"});
+}
+
+TEST_CASE("a CSV row's field count error says commas; an empty CSV says it is empty", "[data]") {
+  std::string dir = test::tmp_dir("data_csv_refusals");
+  write_file(dir, "train.csv", "text_a,label\na good film,1,extra\nbad,0\n");
+  write_file(dir, "dev.csv", "");
+  auto d = make("csv", {{"dir", dir}});
+  std::string err = load_error(*d, "train");
+  CHECK_THAT(err, Catch::Contains(dir + "/train.csv:2") && Catch::Contains("3 fields, expected 2 separated by commas"));
+  err = load_error(*d, "dev");
+  CHECK_THAT(err, Catch::Contains(dir + "/dev.csv") && Catch::Contains("the file is empty"));
+  CHECK_THAT(err, !Catch::Contains("the header has no column"));
+  // A TSV's row still says tabs.
+  write_file(dir, "train.tsv", "text_a\tlabel\na\t1\tx\n");
+  CHECK_THAT(load_error(*make("tsv", {{"dir", dir}}), "train"), Catch::Contains("separated by tabs"));
+}
+
+// A regression label is read the same way by the run and by validate's scan:
+// "+2.5" is a number (Python's float() takes it), "0x10" is not.
+TEST_CASE("regression labels: a leading plus is a number, hexadecimal is not, for the run and validate", "[data]") {
+  CHECK(regression_number("+2.5") == 2.5);
+  CHECK(regression_number(" -1e-3 ") == -1e-3);
+  CHECK_FALSE(regression_number("0x10"));
+  CHECK_FALSE(regression_number("+-1"));
+  CHECK_FALSE(regression_number("inf"));
+  std::string dir = test::tmp_dir("data_regression_signs");
+  write_file(dir, "train.csv", "text_a,label\ngood,+2.5\nbad,0.5\n");
+  nlohmann::json data = {{"dataset", "csv"}, {"dir", dir}, {"num_labels", 1}, {"problem_type", "regression"},
+                         {"train_split", "train"}, {"eval_split", ""}};
+  SplitData s = make("csv", data)->load_split("train");
+  REQUIRE(s.examples.size() == 2);
+  CHECK(s.examples[0].targets == std::vector<float>{2.5f});
+  CHECK(check_split_labels("csv", {{"data", data}}).empty());
+  write_file(dir, "train.csv", "text_a,label\ngood,0x10\nbad,0.5\n");
+  CHECK_THAT(load_error(*make("csv", data), "train"), Catch::Contains("label \"0x10\" is not a number"));
+  Diagnostics diags = check_split_labels("csv", {{"data", data}});
+  REQUIRE(diags.size() == 1);
+  CHECK_THAT(diags[0].message, Catch::Contains("\"0x10\""));
 }

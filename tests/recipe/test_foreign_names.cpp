@@ -1,5 +1,5 @@
-// A user coming from Hugging Face writes the Trainer's and
-// Accelerate's names; each one is answered with the runner's key, errors come in
+// A user coming from Hugging Face writes the Trainer's,
+// Accelerate's and PEFT's names; each one is answered with the runner's key, errors come in
 // the order of the file, and `describe` shows every option a section may hold.
 #include "catch.h"
 
@@ -64,7 +64,7 @@ TEST_CASE("every Hugging Face name in the table maps to one real runner key", "[
     INFO(f.name << " -> " << f.runner_key);
     CHECK(names.insert(f.name).second);
     CHECK(is_runner_key(f.runner_key));
-    CHECK((f.from == "Trainer" || f.from == "Accelerate"));
+    CHECK((f.from == "Trainer" || f.from == "Accelerate" || f.from == "PEFT"));
     CHECK_FALSE(f.example.empty());
   }
   for (const char* name : {"learning_rate", "per_device_train_batch_size", "batch_size", "fp16", "bf16",
@@ -138,7 +138,7 @@ TEST_CASE("describe KIND NAME shows the section's own options beside the compone
 
 namespace {
 
-// One Trainer or Accelerate setting as a user writes it, and the runner's
+// One Trainer, Accelerate or PEFT setting as a user writes it, and the runner's
 // value it stands for (written here from the Trainer's documentation, not from
 // the table). `context`: other lines the setting needs to be valid where it is
 // (fp16 is a GPU precision).
@@ -206,6 +206,12 @@ std::vector<HfSetting> settings_as_written() {
       {"nnodes", "1", 1},
       {"ddp_backend", "\"gloo\"", "gloo"},
       {"ddp_timeout", "600", 600},
+      {"use_peft", "true", true},
+      {"lora_r", "16", 16, "[lora]\nenabled = true\n"},
+      {"lora_rank", "4", 4, "[lora]\nenabled = true\n"},
+      {"lora_alpha", "32", 32.0, "[lora]\nenabled = true\n"},
+      {"lora_dropout", "0.1", 0.1, "[lora]\nenabled = true\n"},
+      {"use_rslora", "true", true, "[lora]\nenabled = true\n"},
   };
 }
 

@@ -2,6 +2,8 @@
 // (plus the few options declared required) and does something real.
 #include "catch.h"
 
+#include <fstream>
+
 #include "glue_files.h"
 #include "shared.h"
 
@@ -47,6 +49,13 @@ nlohmann::json defaults_of(Kind kind, const std::string& component) {
   for (const auto& t : test::made_up_glue_tasks())
     if (kind == Kind::Dataset && component == "glue/" + t.task)
       body.set("dir", Value::make_string(test::write_glue_task(test::tmp_dir("components_" + t.task), t.task)));
+  // The token datasets read their label list from a train split of tagged words.
+  if (kind == Kind::Dataset && (component == "conll" || component == "token_jsonl")) {
+    const std::string data = test::tmp_dir("components_" + component);
+    std::ofstream(data + "/train.conll") << "EU B-ORG\nrejects O\nGerman B-MISC\n\n";
+    std::ofstream(data + "/train.jsonl") << "{\"tokens\": [\"EU\", \"rejects\"], \"tags\": [\"B-ORG\", \"O\"]}\n";
+    body.set("dir", Value::make_string(data));
+  }
   tree.set(section->name, body);
   Diagnostics diags;
   auto resolved = resolve_tree(tree, registry(), ResolveOptions{"defaults.toml", true}, diags);

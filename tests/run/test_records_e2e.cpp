@@ -1,7 +1,7 @@
 // The run records through the real `runner`: every event carries its time;
 // a run that max_steps stops inside an epoch records its final evaluation as
 // an evaluation; a killed run reads as died and a resume adds up the wall
-// time of its sessions; a piped console reads as lines a person can follow,
+// time of its sessions; an early-stopped run says so; a piped console reads as lines a person can follow,
 // ending with the command that applies, and a terminal's bar shows the epoch
 // and an evaluation under way.
 #include "report/run_history.h"
@@ -119,6 +119,38 @@ TEST_CASE("a run stopped by max_steps inside an epoch records its final evaluati
   auto ls = run_command(runner::test::runner_exe() + " ls " + dir + "/runs");
   INFO(ls.out);
   CHECK(ls.out.find("eval.f1=") != std::string::npos);
+}
+
+TEST_CASE("a run that early stopping ends is completed in summary.json and early_stopped where a person reads it",
+          "[e2e]") {
+  std::string dir = runner::test::tmp_dir("records-early-stop");
+  // A learning rate of 1e-30 moves no weight by a float32 step (the smallest
+  // weight step near 0.02 is 2e-9; a zero bias becomes 1e-30, far below the
+  // rounding of any activation): every evaluation equals the first, none is
+  // better, and patience 1 stops the run at the second, step 4 of 8.
+  auto r = runner_cmd("", smoke_recipe() + isolated_run_sets(dir) +
+                              " --set optimizer.lr=1e-30 --set train.eval_every=2 --set train.max_steps=8"
+                              " --set train.early_stopping_patience=1");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("end completed (early stopping") != std::string::npos);
+  std::string run = only_run_dir(dir);
+  nlohmann::json summary = read_json(run + "/summary.json");
+  CHECK(summary["status"] == "completed");  // sweeps, compare and resume take it as a finished run
+  CHECK(summary["stopped_early"] == true);
+  CHECK(summary["global_step"] == 4);
+  auto ends = events(run, "end");
+  REQUIRE(ends.size() == 1);
+  CHECK(ends[0]["stopped_early"] == true);
+
+  auto ls = run_command(runner::test::runner_exe() + " ls --json " + dir + "/runs");
+  INFO(ls.out);
+  REQUIRE(ls.exit_code == 0);
+  CHECK(nlohmann::json::parse(ls.out).at(0).at("status") == "early_stopped");
+  auto report = run_command(runner::test::runner_exe() + " report " + run + " --out " + dir + "/r.html");
+  INFO(report.out);
+  REQUIRE(report.exit_code == 0);
+  CHECK(runner::test::read_text(dir + "/r.html").find("early_stopped") != std::string::npos);
 }
 
 TEST_CASE("a run killed with SIGKILL reads as died, and its resume sums the wall time of both sessions", "[e2e]") {

@@ -197,3 +197,16 @@ TEST_CASE("[asha] unit = \"epochs\": rungs in epochs, refused where the runs can
   CHECK(both.exit_code == 2);
   CHECK_THAT(both.out, Catch::Contains("--stop-at-step and --stop-at-epoch both"));
 }
+
+TEST_CASE("[asha] a fractional eta is a whole number of nothing: no steps in its message", "[sweep][asha]") {
+  SweepLoad load;
+  const Diagnostic* d = refused(load, "min_budget = 2\nmax_budget = 18\neta = 1.5\n", "asha.eta");
+  REQUIRE(d);
+  CHECK(d->where.line == 6);
+  CHECK_THAT(d->message, Catch::Contains("expected a whole number, found number 1.5"));
+  CHECK_THAT(d->message, !Catch::Contains("steps"));
+  CHECK_THAT(d->hint, Catch::Contains("eta = 3"));
+  d = refused(load, "min_budget = 2.5\nmax_budget = 18\n", "asha.min_budget");
+  REQUIRE(d);
+  CHECK_THAT(d->message, Catch::Contains("whole number of steps or epochs"));
+}

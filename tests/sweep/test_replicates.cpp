@@ -127,3 +127,15 @@ TEST_CASE("points that differ only in a replicate key share a configuration inde
   // Without replicates each point stands alone.
   CHECK(configuration_indices(ex.points, {}) == std::vector<int>(12, -1));
 }
+
+TEST_CASE("replicates that names no key is refused, not taken as no replicates", "[sweep]") {
+  std::string path = test::tmp_dir("sweep-replicates-empty") + "/s.toml";
+  for (const char* given : {"\"\"", "\" , \""}) {
+    std::ofstream(path) << "base = \"" << test::smoke_recipe() << "\"\nmetric = \"eval.f1\"\n"
+                        << "replicates = " << given << "\n[grid]\n\"run.seed\" = [1, 2]\n";
+    SweepLoad load = load_sweep_file(path);
+    INFO(given << "\n" << format_all(load.diags));
+    CHECK_FALSE(load.sweep);
+    CHECK_THAT(format_all(load.diags), Catch::Contains("s.toml:3:") && Catch::Contains("replicates names no key"));
+  }
+}

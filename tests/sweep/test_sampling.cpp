@@ -159,3 +159,20 @@ TEST_CASE("malformed ranges and sample counts are refused with the place and the
     CHECK(all.find("s.toml:") != std::string::npos);  // the place: the file and its line
   }
 }
+
+// Draws are made in double precision: an int range past 2^53 is refused, and
+// one up to it draws whole numbers inside the range.
+TEST_CASE("an int range past 2^53 is refused; one within it draws inside its bounds", "[sweep]") {
+  SweepLoad load = load_text("samples = 3\n[random]\n\"run.seed\" = { int = [0, 9223372036854775807] }\n");
+  INFO(format_all(load.diags));
+  CHECK_FALSE(load.sweep);
+  CHECK_THAT(format_all(load.diags), Catch::Contains("random.run.seed.int") && Catch::Contains("2^53"));
+  Expansion e = expand_text("samples = 8\n[random]\n\"run.seed\" = { int = [0, 9007199254740992] }\n");
+  REQUIRE(e.points.size() == 8);
+  for (const auto& p : e.points) {
+    const Value& v = value_of(p, "run.seed");
+    REQUIRE(v.type == Value::Type::Int);
+    CHECK(v.i >= 0);
+    CHECK(v.i <= 9007199254740992LL);
+  }
+}

@@ -150,7 +150,7 @@ TEST_CASE("a sweep name must be one folder name under output_dir, as run.name mu
       {"\"../../escape\"", "contains \"/\""},        {"\".\"", "is \".\""},
       {"\"..\"", "is \"..\""},                        {"\"a/b\"", "contains \"/\""},
       {"\"nul\\u0000byte\"", "contains the control character 0x00"}, {"\"new\\nline\"", "contains the control character 0x0a"},
-      {"\"" + std::string(300, 'n') + "\"", "is 300 bytes long"}};
+      {"\"" + std::string(300, 'n') + "\"", "is 300 bytes long"}, {"\"lr sweep\"", "contains a space"}};
   for (const auto& [name, problem] : names) {
     const std::string path = dir + "/named.toml";
     std::ofstream(path) << "name = " << name << "\nmetric = \"eval.f1\"\nbase = \"" << smoke_recipe() << "\"\noutput_dir = \"" << dir
@@ -168,7 +168,7 @@ TEST_CASE("a sweep name must be one folder name under output_dir, as run.name mu
     CHECK_FALSE(std::filesystem::exists(dir + "/escape"));
   }
   const std::string fine = dir + "/fine.toml";
-  std::ofstream(fine) << "name = \"lr sweep.v2\"\nmetric = \"eval.f1\"\nbase = \"" << smoke_recipe() << "\"\n[grid]\n\"optimizer.lr\" = [1e-4]\n";
+  std::ofstream(fine) << "name = \"lr-sweep.v2\"\nmetric = \"eval.f1\"\nbase = \"" << smoke_recipe() << "\"\n[grid]\n\"optimizer.lr\" = [1e-4]\n";
   auto ok = run_bounded(dry_run(fine));
   INFO(ok.out);
   CHECK(ok.exit_code == 0);

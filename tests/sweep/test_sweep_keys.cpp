@@ -100,3 +100,19 @@ TEST_CASE("a sweep file's output_dir starts at the file's folder, as its base do
   CHECK(std::filesystem::path(l.sweep->output_dir).lexically_normal() ==
         (std::filesystem::path(dir).parent_path() / "runs").lexically_normal());
 }
+
+// A sweep's name names its folder, its points' commands and Slurm jobs.
+TEST_CASE("a sweep name with a space or a leading dash is refused on its line", "[sweep]") {
+  for (const char* name : {"a b", "-x"}) {
+    SweepLoad load = load_sweep_file(write_sweep(std::string("name = \"") + name + "\"\n[grid]\n\"run.seed\" = [1, 2]\n"));
+    INFO(name << "\n" << format_all(load.diags));
+    CHECK_FALSE(load.sweep);
+    const Diagnostic* d = error_about(load, "name");
+    REQUIRE(d);
+    CHECK(d->where.line == 3);
+    CHECK_THAT(d->message, Catch::Contains(name[0] == '-' ? "starts with \"-\"" : "contains a space"));
+  }
+  SweepLoad fine = load_sweep_file(write_sweep("name = \"lr-search_2.v1\"\n[grid]\n\"run.seed\" = [1, 2]\n"));
+  INFO(format_all(fine.diags));
+  CHECK(fine.sweep);
+}

@@ -266,3 +266,14 @@ TEST_CASE("a runner rebuilt while its sweep runs starts the later points from th
   CHECK(ledger.size() == 3);
   for (const auto& [id, p] : ledger.items()) CHECK(p["state"] == "completed");
 }
+
+TEST_CASE("a sweep whose every point is invalid exits 2 before its folder exists", "[sweep]") {
+  std::string dir = runner::test::tmp_dir("sweep-all-invalid");
+  std::string sweep = tiny_sweep(dir, "[grid]\n\"optimizer.lr\" = [-5.0, -1.0]\n");
+  auto r = run_command(sweep_cmd(sweep + " 2>&1"));
+  INFO(r.out);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.find("every one of its 2 points is invalid; nothing was run") != std::string::npos);
+  CHECK(r.out.find("optimizer.lr") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir + "/runs/tiny"));
+}

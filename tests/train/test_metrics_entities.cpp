@@ -6,6 +6,7 @@
 
 #include "shared.h"
 
+#include "train/metric.h"
 #include "train/metrics_entities.h"
 #include "util/diagnostic.h"
 
@@ -192,4 +193,25 @@ TEST_CASE("scheme names read as seqeval's classes, with BIO and BIOES as aliases
   CHECK(parse_scheme("BIOES") == TagScheme::IOBES);
   CHECK(parse_scheme("IOE1") == TagScheme::IOE1);
   CHECK_THROWS_WITH(parse_scheme("bio"), Catch::Contains("'bio'") && Catch::Contains("BILOU"));
+}
+
+TEST_CASE("the token classification metrics read tag ids sentence by sentence", "[metrics][entities]") {
+  // Tags O, B-PER, I-PER, B-LOC. Truth: [B-PER I-PER O] [B-LOC]; predicted: [B-PER I-PER O] [O].
+  // Entities: 2 true, 1 predicted, 1 right: precision 1, recall 1/2, F1 2/3; tokens: 3 of 4 right.
+  runner::MetricInput in;
+  in.problem = runner::ProblemType::TokenClassification;
+  in.tag_names = {"O", "B-PER", "I-PER", "B-LOC"};
+  const long long end = runner::kSentenceEnd;
+  in.labels = {1, 2, 0, end, 3, end};
+  in.predictions = {1, 2, 0, end, 0, end};
+  nlohmann::json m = runner::compute_metrics({"entity_precision", "entity_recall", "entity_f1", "token_accuracy"}, in);
+  CHECK(m["entity_precision"].get<double>() == 1.0);
+  CHECK(m["entity_recall"].get<double>() == 0.5);
+  CHECK(m["entity_f1"].get<double>() == Approx(2.0 / 3.0).epsilon(1e-15));  // one division: 2PR/(P+R) rounding
+  CHECK(m["token_accuracy"].get<double>() == 0.75);
+  nlohmann::json per = runner::per_entity_details(in);
+  CHECK(per["names"] == nlohmann::json{"LOC", "PER"});
+  CHECK(per["f1"] == nlohmann::json{0.0, 1.0});
+  CHECK(per["support"] == nlohmann::json{1, 1});
+  CHECK_THROWS(runner::compute_metrics({"accuracy"}, in));  // a sequence metric does not fit tokens
 }

@@ -1,8 +1,9 @@
-// A regression (STS-B's layout: a TSV with a float score and num_labels = 1)
-// and a multi-label task (JSONL lists of label names) through the real
-// `runner`: each trains, is killed with SIGKILL and resumed bitwise equal to an
-// uninterrupted run, `runner evaluate` reports the run's own final record,
-// export writes the problem type, and predict prints the score or the labels.
+// A regression (STS-B's layout: a TSV with a float score and num_labels = 1),
+// a multi-label task (JSONL lists of label names) and token classification
+// (CoNLL files) through the real `runner`: each trains, is killed with SIGKILL
+// and resumed bitwise equal to an uninterrupted run, `runner evaluate` reports
+// the run's own final record, export writes the problem type or the token
+// head, and predict prints the score or the labels.
 #include "util/synced_file.h"
 
 #include "run_files.h"
@@ -82,7 +83,74 @@ nlohmann::json predict_line(const std::string& model, const std::string& dir, co
   return nlohmann::json::parse(r.out.substr(r.out.find('{'), r.out.find('\n', r.out.find('{')) - r.out.find('{')));
 }
 
+// The first `count` sentences from sentence `first` of the golden CoNLL file
+// (GLUE text with seeded random BIO tags), with its -DOCSTART- line.
+void write_conll_sentences(const std::string& path, size_t first, size_t count) {
+  std::ifstream in(runner::test::source_dir() + "/tests/data/golden/ner_sentences.conll");
+  std::ofstream out(path);
+  out << "-DOCSTART- O\n\n";
+  size_t sentence = 0;
+  bool in_sentence = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("-DOCSTART-", 0) == 0) continue;
+    if (line.empty()) {
+      sentence += in_sentence ? 1 : 0;
+      in_sentence = false;
+      if (sentence >= first && sentence < first + count) out << "\n";
+      continue;
+    }
+    in_sentence = true;
+    if (sentence >= first && sentence < first + count) out << line << "\n";
+  }
+}
+
 }  // namespace
+
+TEST_CASE("token classification trains, resumes after kill -9, evaluates and exports its head",
+          "[e2e][problem_types][token_classification]") {
+  std::string dir = runner::test::tmp_dir("e2e_token_classification");
+  fs::create_directories(dir + "/data");
+  write_conll_sentences(dir + "/data/train.conll", 0, 48);
+  write_conll_sentences(dir + "/data/dev.conll", 48, 16);
+  std::string recipe = write_task_recipe(dir, "dataset = \"conll\"\ndir = \"" + dir + "/data\"\n");
+  std::string run = train_killed_and_resumed(recipe, dir);
+  nlohmann::json final_eval = run_summary(run).at("final");
+  for (const char* metric : {"entity_f1", "entity_precision", "entity_recall", "token_accuracy"}) {
+    INFO(metric);
+    REQUIRE(final_eval.contains(metric));
+    CHECK(final_eval[metric].get<double>() >= 0.0);
+    CHECK(final_eval[metric].get<double>() <= 1.0);
+  }
+  CHECK(final_eval.at("examples") == 16);
+  // The golden file's tags are BIO over LOC, MISC, ORG and PER.
+  CHECK(final_eval.at("per_entity").at("names") == nlohmann::json{"LOC", "MISC", "ORG", "PER"});
+  CHECK(run_summary(run)["best"]["metric"] == "eval.entity_f1");
+  // Sentences past max_length = 16 are cut and counted.
+  bool counted = false;
+  for (const auto& e : runner::test::events(run, "data")) counted = counted || e.value("truncated_sentences", 0) > 0;
+  CHECK(counted);
+  nlohmann::json again = evaluate_json(run);
+  for (const char* key : {"loss", "examples", "entity_f1", "entity_precision", "entity_recall", "token_accuracy",
+                          "per_entity"}) {
+    INFO(key);
+    CHECK(again.at(key) == final_eval.at(key));
+  }
+  // The train split's tags in byte order, as run_ner.py sorts them.
+  const nlohmann::json id2label = {{"0", "B-LOC"}, {"1", "B-MISC"}, {"2", "B-ORG"}, {"3", "B-PER"}, {"4", "I-LOC"},
+                                   {"5", "I-MISC"}, {"6", "I-ORG"}, {"7", "I-PER"}, {"8", "O"}};
+  nlohmann::json final_config = nlohmann::json::parse(runner::read_file_bytes(run + "/final/config.json"));
+  CHECK(final_config["architectures"] == nlohmann::json{"BertForTokenClassification"});
+  CHECK(final_config["id2label"] == id2label);
+  nlohmann::json config = exported_config(run, dir + "/export");
+  CHECK(config["architectures"] == nlohmann::json{"BertForTokenClassification"});
+  CHECK(config["id2label"] == id2label);
+  // predict prints one label per text: a token model is refused, not misread.
+  std::ofstream(dir + "/in.jsonl") << "{\"text_a\": \"a charming film\"}\n";
+  auto predicted = runner_cmd("", "predict --model " + dir + "/export --input " + dir + "/in.jsonl");
+  INFO(predicted.out);
+  CHECK(predicted.exit_code == 2);
+  CHECK_THAT(predicted.out, Catch::Contains("token classification model") && Catch::Contains("runner evaluate"));
+}
 
 TEST_CASE("a regression trains, resumes after kill -9, evaluates, exports and predicts", "[e2e][problem_types]") {
   std::string dir = runner::test::tmp_dir("e2e_regression");

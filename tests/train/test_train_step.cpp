@@ -166,3 +166,81 @@ TEST_CASE("under nan_policy abort the settle after a non-finite loss stops with 
     CHECK_THAT(m, Catch::Contains("train.nan_policy"));
   }
 }
+
+namespace {
+
+// A linear tagger: each token's input id, as a number, gives its two logits.
+class ToyTagger : public test::ToyClassifierBase {
+ public:
+  ToyTagger() {
+    weight_ = register_parameter("weight", torch::tensor({{0.5f}, {-0.25f}}));
+    bias_ = register_parameter("bias", torch::tensor({0.125f, -0.5f}));
+  }
+  ModelOutput forward(const ModelBatch& batch, const ForwardOptions&) override {
+    torch::Tensor x = batch.input_ids.to(torch::kFloat32).unsqueeze(-1);
+    ModelOutput out;
+    out.logits = torch::nn::functional::linear(x, weight_, bias_);
+    out.loss = torch::nn::functional::cross_entropy(
+        out.logits.reshape({-1, 2}), batch.labels.reshape({-1}),
+        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));
+    return out;
+  }
+
+ private:
+  torch::Tensor weight_, bias_;
+};
+
+TrainBatch tagged_batch(std::vector<int64_t> ids, std::vector<int64_t> labels) {
+  TrainBatch b;
+  const auto n = static_cast<int64_t>(ids.size());
+  b.tensors.input_ids = torch::tensor(ids).reshape({1, n});
+  b.tensors.token_type_ids = torch::zeros({1, n}, torch::kInt64);
+  b.tensors.attention_mask = torch::ones({1, n}, torch::kInt64);
+  b.tensors.labels = torch::tensor(labels).reshape({1, n});
+  b.examples = 1;
+  b.tokens = n;
+  b.labelled_tokens = std::count_if(labels.begin(), labels.end(), [](int64_t l) { return l != -100; });
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("a window of token classification micro-batches learns the mean over its labelled tokens",
+          "[train][train_step]") {
+  StepRig rig(2, NanPolicy::Abort);
+  auto tagger = std::make_shared<ToyTagger>();
+  std::vector<NamedParameter> params;
+  for (auto& p : tagger->named_parameters()) params.push_back({p.key(), p.value()});
+  nlohmann::json opt = {{"lr", kLr},       {"weight_decay", 0.0}, {"no_decay", nlohmann::json::array()},
+                        {"momentum", 0.0}, {"dampening", 0.0},    {"nesterov", false}};
+  auto constant = [](long long total) {
+    return registry().factory<SchedulerFactory>(Kind::Scheduler, "constant")(nlohmann::json::object(),
+                                                                            ScheduleParams{total, 0, kLr});
+  };
+  TrainStep step(rig.config, tagger, registry().factory<OptimizerFactory>(Kind::Optimizer, "sgd")(opt, params),
+                 constant, *rig.scheduler, rig.state, rig.events);
+  step.start(std::chrono::steady_clock::now());
+  // One labelled token, then three: a token of the first weighs as much as one of the second.
+  const TrainBatch a = tagged_batch({3, 1, 2}, {-100, 1, -100}), b = tagged_batch({2, 1, 4, 1}, {0, 1, -100, 0});
+
+  // The reference: cross-entropy summed over the four labelled tokens, over four, by autograd.
+  ToyTagger reference;
+  auto sum_of = [&reference](const TrainBatch& t) {
+    return reference.forward(t.tensors, {}).loss * static_cast<double>(t.labelled_tokens);
+  };
+  ((sum_of(a) + sum_of(b)) / 4.0).backward();
+  std::map<std::string, torch::Tensor> expected;
+  for (auto& p : reference.named_parameters()) expected[p.key()] = p.value().detach() - kLr * p.value().grad();
+  // The mean of the two micro-batches' means would step elsewhere.
+  ToyTagger means;
+  ((means.forward(a.tensors, {}).loss + means.forward(b.tensors, {}).loss) / 2.0).backward();
+  CHECK_FALSE(torch::allclose(means.named_parameters()["weight"].grad(), reference.named_parameters()["weight"].grad(),
+                              1e-3, 1e-4));
+
+  CHECK_FALSE(step.update(a, 2, false));
+  CHECK(step.update(b, 2, true));
+  // Tolerance: float32 gradients of two micro-batches, each scaled by its token
+  // count, summed and divided by the window's: a few roundings of 2^-24 relative.
+  for (const auto& [name, want] : expected)
+    CHECK(torch::allclose(tagger->named_parameters()[name].detach(), want, 1e-6, 1e-7));
+}

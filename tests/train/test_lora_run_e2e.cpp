@@ -1,0 +1,152 @@
+// A LoRA run end to end through the CLI on a pretrained tiny BERT: the log says
+// what trains, the base weights come out untouched, evaluate scores the adapted
+// model, a kill -9 and resume ends bitwise equal, and `runner export` writes a PEFT adapter folder under PEFT's
+// key names. Refusals of settings that name nothing exit 2 before training.
+#include "model/checkpoint.h"
+#include "run_files.h"
+#include "shared.h"
+#include "util/synced_file.h"
+
+#include "catch.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+namespace fs = std::filesystem;
+using runner::test::isolated_run_sets;
+using runner::test::only_run_dir;
+using runner::test::run_summary;
+using runner::test::runner_cmd;
+
+namespace {
+
+std::string tiny_bert() { return runner::test::shared_dir() + "/golden/tiny_bert"; }
+
+// 8 steps of 8 MRPC pairs from shared/golden/tiny_bert (hidden 64, 2 layers), adapters on query and value.
+std::string write_recipe(const std::string& dir) {
+  const std::string path = dir + "/lora.toml";
+  std::ofstream(path) << "[run]\nname = \"lora\"\nseed = 3\ndevice = \"cpu\"\n"
+                      << "[data]\ndataset = \"glue/mrpc\"\nmax_length = 48\ntrain_batch_size = 8\n"
+                      << "eval_batch_size = 32\nmax_train_examples = 64\nmax_eval_examples = 32\n"
+                      << "[tokenizer]\npath = \"" << runner::test::shared_dir() << "/models/bert-base-uncased\"\n"
+                      << "[model]\ntype = \"bert\"\npretrained = \"" << tiny_bert() << "\"\n"
+                      << "[lora]\nenabled = true\nr = 4\nalpha = 8\nmodules_to_save = [\"classifier\"]\n"
+                      << "[optimizer]\nlr = 1e-2\n[train]\nepochs = 1\nlog_every = 2\ncheckpoint_every = 4\n";
+  return path;
+}
+
+std::map<std::string, torch::Tensor> tensors(const std::string& file) {
+  std::map<std::string, torch::Tensor> out;
+  for (const auto& [k, v] : runner::read_weights(file)) out[k] = v;
+  return out;
+}
+
+nlohmann::json first_event(const std::string& run, const std::string& kind) {
+  std::ifstream in(run + "/metrics.jsonl");
+  std::string line;
+  while (std::getline(in, line)) {
+    auto e = nlohmann::json::parse(line);
+    if (e.value("event", "") == kind) return e;
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("a LoRA run trains only its adapters and classifier, resumes exactly and exports for PEFT",
+          "[e2e][lora]") {
+  const std::string dir = runner::test::tmp_dir("lora_run");
+  const std::string recipe = write_recipe(dir);
+  auto r = runner_cmd("", recipe + isolated_run_sets(dir + "/ref"));
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  const std::string run = only_run_dir(dir + "/ref", "lora");
+  // 2 layers x (query, value) x (A [4, 64] + B [64, 4]) = 2048, and the classifier's 64 x 2 + 2.
+  const nlohmann::json lora = first_event(run, "lora");
+  CHECK(lora.at("trainable_parameters") == 2048 + 130);
+  CHECK(lora.at("adapted_modules") == 4);
+  CHECK(lora.at("trained_in_full") == nlohmann::json({"classifier.weight", "classifier.bias"}));
+  CHECK(run_summary(run).at("lora").at("trainable_parameters") == 2048 + 130);
+
+  auto base = tensors(tiny_bert() + "/model.safetensors");
+  auto trained = tensors(run + "/final/model.safetensors");
+  CHECK(torch::equal(trained.at("bert.encoder.layer.0.attention.self.query.weight"),
+                     base.at("bert.encoder.layer.0.attention.self.query.weight")));
+  CHECK(torch::equal(trained.at("bert.pooler.dense.weight"), base.at("bert.pooler.dense.weight")));
+  CHECK_FALSE(torch::equal(trained.at("classifier.weight"), base.at("classifier.weight")));
+  CHECK(trained.at("bert.encoder.layer.1.attention.self.value.lora_B.weight").abs().max().item<double>() > 0);
+
+  // The optimizer holds state for what trains only.
+  auto optimizer = tensors(run + "/checkpoints/step-00000008/optimizer.safetensors");
+  CHECK_FALSE(optimizer.empty());
+  for (const auto& [key, tensor] : optimizer) {
+    INFO(key);
+    CHECK((key.find(".lora_") != std::string::npos || key.find("classifier.") != std::string::npos));
+  }
+
+  // evaluate reads the run's adapters through the recipe's [lora]: the final evaluation's scores again.
+  auto scored = runner_cmd("", "evaluate " + run + " --json 2>/dev/null");
+  INFO(scored.out);
+  REQUIRE(scored.exit_code == 0);
+  const nlohmann::json scores = nlohmann::json::parse(scored.out);
+  CHECK(scores.at("accuracy") == run_summary(run).at("final").at("accuracy"));
+  CHECK(scores.at("f1") == run_summary(run).at("final").at("f1"));
+
+  {  // A kill -9 after the step-4 checkpoint and a resume end bitwise equal.
+    auto killed = runner_cmd("RUNNER_TEST_KILL_AT_STEP=6", recipe + isolated_run_sets(dir + "/killed"));
+    INFO(killed.out);
+    REQUIRE(killed.exit_code == 128 + 9);
+    const std::string again = only_run_dir(dir + "/killed", "lora");
+    auto resumed = runner_cmd("", "resume " + again);
+    INFO(resumed.out);
+    REQUIRE(resumed.exit_code == 0);
+    CHECK(runner::read_file_bytes(again + "/final/model.safetensors") ==
+          runner::read_file_bytes(run + "/final/model.safetensors"));
+  }
+
+  {  // The export is a PEFT adapter folder holding what trained, under PEFT's names.
+    auto e = runner_cmd("", "export " + run + " --to " + dir + "/adapter");
+    INFO(e.out);
+    REQUIRE(e.exit_code == 0);
+    std::ifstream config_in(dir + "/adapter/adapter_config.json");
+    const nlohmann::json config = nlohmann::json::parse(config_in);
+    CHECK(config.at("peft_type") == "LORA");
+    CHECK(config.at("task_type") == "SEQ_CLS");
+    CHECK(config.at("r") == 4);
+    CHECK(config.at("lora_alpha") == 8.0);
+    CHECK(config.at("target_modules") == nlohmann::json({"query", "value"}));
+    CHECK(config.at("modules_to_save") == nlohmann::json({"classifier"}));
+    CHECK(config.at("base_model_name_or_path") == fs::weakly_canonical(tiny_bert()).string());
+    auto adapter = tensors(dir + "/adapter/adapter_model.safetensors");
+    std::set<std::string> keys;
+    for (const auto& [k, v] : adapter) keys.insert(k);
+    std::set<std::string> want = {"base_model.model.classifier.weight", "base_model.model.classifier.bias"};
+    for (const std::string layer : {"0", "1"})
+      for (const std::string m : {"query", "value"})
+        for (const std::string ab : {"A", "B"})
+          want.insert("base_model.model.bert.encoder.layer." + layer + ".attention.self." + m + ".lora_" + ab + ".weight");
+    CHECK(keys == want);
+    CHECK(torch::equal(adapter.at("base_model.model.bert.encoder.layer.0.attention.self.query.lora_B.weight"),
+                       trained.at("bert.encoder.layer.0.attention.self.query.lora_B.weight")));
+    // predict refuses weights with adapters it would drop, rather than predicting with the base alone.
+    std::ofstream(dir + "/in.jsonl") << R"({"text_a": "The cat sat.", "text_b": "A cat was sitting."})" << "\n";
+    auto p = runner_cmd("", "predict --model " + run + "/final --input " + dir + "/in.jsonl");
+    CHECK(p.exit_code == 2);
+    CHECK_THAT(p.out, Catch::Contains("LoRA adapters"));
+  }
+}
+
+TEST_CASE("a LoRA target or module to save that names nothing is refused before training", "[e2e][lora]") {
+  const std::string dir = runner::test::tmp_dir("lora_refused");
+  const std::string recipe = write_recipe(dir);
+  auto typo = runner_cmd("", recipe + isolated_run_sets(dir) + " --set lora.target_modules=quer");
+  INFO(typo.out);
+  CHECK(typo.exit_code == 2);
+  CHECK_THAT(typo.out, Catch::Contains("lora.target_modules") && Catch::Contains("did you mean \"query\"") &&
+                           Catch::Contains("query, key, value, dense, classifier"));
+  auto save = runner_cmd("", recipe + isolated_run_sets(dir) + " --set lora.modules_to_save=head");
+  INFO(save.out);
+  CHECK(save.exit_code == 2);
+  CHECK_THAT(save.out, Catch::Contains("lora.modules_to_save") && Catch::Contains("\"head\" names no module"));
+}
