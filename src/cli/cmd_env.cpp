@@ -25,7 +25,7 @@
 #endif
 
 #include "runner_build_config.h"
-#include "runner_git_commit.h"
+#include "util/built_commit.h"
 
 namespace runner {
 namespace {
@@ -49,7 +49,7 @@ ojson environment() {
   Capabilities caps = detect_capabilities();
   hub::HubSettings hub = hub::hub_settings_from_env();
   return {
-      {"runner", {{"version", RUNNER_VERSION}, {"git_commit", RUNNER_GIT_COMMIT}, {"compiler", RUNNER_COMPILER}}},
+      {"runner", {{"version", RUNNER_VERSION}, {"git_commit", built_commit()}, {"compiler", RUNNER_COMPILER}}},
       {"libtorch", {{"version", libtorch_version()}, {"build", at::show_config()}}},
       {"cuda", {{"built_with_cuda", caps.cuda_build}, {"available", caps.cuda_available},
                 {"devices", caps.cuda_available ? static_cast<long long>(torch::cuda::device_count()) : 0LL},

@@ -19,7 +19,7 @@
 #include <iostream>
 
 #include "runner_build_config.h"
-#include "runner_git_commit.h"
+#include "util/built_commit.h"
 
 namespace runner {
 
@@ -128,7 +128,7 @@ int cmd_plugins(const ParsedArgs& args) {
 
 int cmd_version(const ParsedArgs&) {
   std::cout << fmt::format("runner {} (git {})\nLibTorch {}\ncompiler {}\n", RUNNER_VERSION,
-                           RUNNER_GIT_COMMIT, libtorch_version(), RUNNER_COMPILER);
+                           built_commit(), libtorch_version(), RUNNER_COMPILER);
   return kExitOk;
 }
 

@@ -8,7 +8,7 @@
 #include "util/process_info.h"
 
 #include "runner_build_config.h"
-#include "runner_git_commit.h"
+#include "util/built_commit.h"
 
 #include <filesystem>
 
@@ -75,7 +75,7 @@ EnvRecord read_env_record_if_present(const RunPaths& paths) {
 
 nlohmann::json environment_info(const EnvInputs& in) {
   return {{"runner_version", RUNNER_VERSION},
-          {"git_commit", RUNNER_GIT_COMMIT},
+          {"git_commit", built_commit()},
           {"compiler", RUNNER_COMPILER},
           {"libtorch_version", libtorch_version()},
           {"cpu_model", cpu_model()},

@@ -8,7 +8,7 @@
 #include "util/redacted_uri.h"
 #include "util/utf8.h"
 #include "runner_build_config.h"
-#include "runner_git_commit.h"
+#include "util/built_commit.h"
 
 #include <fmt/format.h>
 
@@ -218,7 +218,7 @@ class MlflowLogger : public Logger {
 
   std::vector<mlflow::KeyValue> run_tags() const {
     return {{"mlflow.source.name", "runner"}, {"mlflow.source.type", "LOCAL"},
-            {"mlflow.source.git.commit", RUNNER_GIT_COMMIT}, {"runner.version", RUNNER_VERSION},
+            {"mlflow.source.git.commit", built_commit()}, {"runner.version", RUNNER_VERSION},
             {"runner.run_dir", ctx_.run_dir}, {"runner.run_name", ctx_.run_name}, {"runner.host", host_name()}};
   }
 

@@ -7,7 +7,7 @@
 #include "util/diagnostic.h"
 
 #include "runner_build_config.h"
-#include "runner_git_commit.h"
+#include "util/built_commit.h"
 #include "shared.h"
 
 #include "catch.h"
@@ -62,10 +62,10 @@ TEST_CASE("the recorded commit is the checkout's HEAD at build time, not at conf
   auto head = runner::test::run_command("git -C " + runner::test::source_dir() + " rev-parse --short=12 HEAD");
   if (head.exit_code != 0) {
     WARN("not a git checkout: the commit is recorded as unknown");
-    CHECK(std::string(RUNNER_GIT_COMMIT) == "unknown");
+    CHECK(std::string(runner::built_commit()) == "unknown");
     return;
   }
-  CHECK(std::string(RUNNER_GIT_COMMIT) + "\n" == head.out);
+  CHECK(std::string(runner::built_commit()) + "\n" == head.out);
 }
 
 TEST_CASE("env.json records versions, machine, command line, seeds and content hashes",
@@ -78,7 +78,7 @@ TEST_CASE("env.json records versions, machine, command line, seeds and content h
   in.threads = 2;
   nlohmann::json env = environment_info(in);
   CHECK(env["runner_version"] == RUNNER_VERSION);
-  CHECK(env["git_commit"] == RUNNER_GIT_COMMIT);
+  CHECK(env["git_commit"] == runner::built_commit());
   CHECK(env["libtorch_version"] == TORCH_VERSION);  // the headers this test was built with
   CHECK_FALSE(env["cpu_model"].get<std::string>().empty());
   CHECK(env["command_line"][2] == "recipes/mrpc.toml");
