@@ -6,6 +6,7 @@
 #include "qa_golden.h"
 
 #include "model/checkpoint.h"
+#include "model/export_weights.h"
 #include "model/model_factory.h"
 #include "model/task_head.h"
 #include "util/diagnostic.h"
@@ -150,3 +151,31 @@ TEST_CASE("question answering: a head config with other than two outputs is refu
   CHECK_THROWS_WITH(load_model_folder(dir), Catch::Contains("num_labels") && Catch::Contains("start and end"));
 }
 
+TEST_CASE("question answering: export writes a folder AutoModelForQuestionAnswering reads", "[model][qa]") {
+  // A run of the question_answering problem type exports with this head; the
+  // weights here are the golden model's. scripts/golden/qa_export_check.py
+  // loads the folder in Transformers.
+  const std::string to = tmp_dir("qa_export") + "/bert";
+  WeightsExport request;
+  request.weights = qa_golden("tiny_bert/model.safetensors");
+  request.model_section = {{"type", "bert"}, {"pretrained", qa_golden("tiny_bert")}};
+  request.num_labels = 2;
+  request.head = TaskHead::QuestionAnswering;
+  request.to = to;
+  export_weights(request);
+  std::ifstream in(to + "/config.json");
+  const auto config = nlohmann::json::parse(in);
+  CHECK(config.at("architectures") == nlohmann::json::array({"BertForQuestionAnswering"}));
+  std::vector<std::string> head;
+  for (const auto& [name, tensor] : read_safetensors_weights(to + "/model.safetensors"))
+    if (name.rfind("bert.", 0) != 0) head.push_back(name);
+  std::sort(head.begin(), head.end());
+  CHECK(head == std::vector<std::string>{"qa_outputs.bias", "qa_outputs.weight"});
+  auto again = load_model_folder(to).model;
+  again->eval();
+  torch::NoGradGuard no_grad;
+  const auto expected = qa_expected("bert");
+  const torch::Tensor want = qa_logits(expected);
+  CHECK(max_abs(again->forward(qa_batch(expected, 0)).logits, want) <=
+        kFp32Parity * std::max(1.0, want.abs().max().item<double>()));
+}
