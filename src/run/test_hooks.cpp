@@ -1,4 +1,5 @@
 #include "run/test_hooks.h"
+#include "train/interrupt.h"
 #include "train/tensor_file.h"
 #include "util/synced_file.h"
 
@@ -81,7 +82,7 @@ void StepWatch::log(const nlohmann::json& event) {
   if (event.value("event", "") != "progress" || event.contains("phase")) return;
   step_ = event.value("step", 0LL);
   if (step_ == kill_at_step_) kill_self();
-  if (step_ == term_at_step_) std::raise(SIGTERM);  // as a scheduler's preemption would
+  if (step_ == term_at_step_) interrupt_self(SIGTERM);  // as a scheduler's preemption would
   if (step_pause_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(step_pause_ms_));
 }
 

@@ -19,7 +19,7 @@ namespace runner {
 TrainingSession::TrainingSession(const Recipe& recipe, SessionStart start)
     : parts_(std::make_unique<SessionParts>(recipe, std::move(start))) {}
 
-TrainingSession::~TrainingSession() = default;
+TrainingSession::~TrainingSession() { unblock_interrupts_here(); }
 
 void TrainingSession::setup() {
   SessionParts& p = *parts_;

@@ -15,6 +15,11 @@ namespace {
 
 [[noreturn]] void exec_client(const std::vector<std::string>& argv, int out_fd, int err_fd) {
   setpgid(0, 0);  // its own group: a kill reaches what it started too
+  // A mask survives exec: a training run blocks its stop signals outside the
+  // thread that takes them, and the program must get them as usual.
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
   // Nothing to read: a program that asks the terminal for input gets end of file, not a wait.
   const int nothing = open("/dev/null", O_RDONLY);
   if (nothing >= 0) dup2(nothing, 0);

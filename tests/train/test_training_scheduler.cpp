@@ -11,7 +11,10 @@
 #include <chrono>
 #include <csignal>
 #include <functional>
+#include <thread>
 #include <vector>
+
+#include <pthread.h>
 
 using runner::RankAgreement;
 using runner::TrainerConfig;
@@ -222,13 +225,42 @@ TEST_CASE("alone, the scheduler stops at a signal the process received", "[sched
   TrainingScheduler s(c, 10, nullptr);
   runner::install_interrupt_handlers();
   CHECK(s.keep_going(3));
-  std::raise(SIGINT);
+  runner::interrupt_self(SIGINT);
   CHECK(s.interrupt() == SIGINT);
   CHECK_FALSE(s.keep_going(3));
   runner::clear_interrupt();
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
+  runner::unblock_interrupts_here();
   CHECK(s.keep_going(3));
+}
+
+namespace {
+bool blocks_stop_signals() {
+  sigset_t mask;
+  pthread_sigmask(SIG_SETMASK, nullptr, &mask);
+  return sigismember(&mask, SIGINT) == 1 && sigismember(&mask, SIGTERM) == 1 && sigismember(&mask, SIGHUP) == 1;
+}
+}  // namespace
+
+// A signal handled on a thread inside a oneDNN sgemm kernel has its frame
+// written below the kernel's heap workspace: only a thread that computes
+// nothing may take it.
+TEST_CASE("stop signals go to a listener thread: the installing thread and those it starts block them",
+          "[scheduler]") {
+  runner::install_interrupt_handlers();
+  CHECK(blocks_stop_signals());
+  bool started_blocks = false;
+  std::thread([&] { started_blocks = blocks_stop_signals(); }).join();
+  CHECK(started_blocks);
+  runner::interrupt_self(SIGTERM);  // process-directed: only the listener can take it
+  CHECK(runner::pending_interrupt() == SIGTERM);
+  runner::clear_interrupt();
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGHUP, SIG_DFL);
+  runner::unblock_interrupts_here();
+  CHECK_FALSE(blocks_stop_signals());
 }
 
 TEST_CASE("a higher metric is a new best under greater_is_better; patience evals without one stop early",
