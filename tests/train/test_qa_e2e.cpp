@@ -1,9 +1,9 @@
 // Extractive question answering through the real `runner` on the smoke recipe
 // (recipes/smoke/qa_smoke.toml: SQuAD v2.0 JSONL built from GLUE text, contexts
 // longer than max_length): one run of 80 tiny steps trains, evaluates its windows'
-// answers on the original questions, `runner evaluate` reports the run's own
-// final record, export writes the question answering head and predict
-// refuses the model.
+// answers on the original questions, and a run killed with SIGKILL resumes to
+// its weights; `runner evaluate` reports the run's own final record, export
+// writes the question answering head and predict refuses the model.
 #include "util/synced_file.h"
 
 #include "run_files.h"
@@ -47,6 +47,20 @@ TEST_CASE("question answering trains, scores its questions with SQuAD v2.0 and e
   CHECK(final_eval.at("examples").get<long long>() > 16);
   CHECK(std::isfinite(final_eval.at("loss").get<double>()));
   CHECK(run_summary(run)["best"]["metric"] == "eval.f1");
+
+  // Killed with SIGKILL at step 40 (the last checkpoint at 32) and resumed: the same final weights and scores.
+  auto killed = runner_cmd("RUNNER_TEST_KILL_AT_STEP=40", "run " + runner::test::source_dir() +
+                                                              "/recipes/smoke/qa_smoke.toml" +
+                                                              isolated_run_sets(dir + "/killed"));
+  INFO(killed.out);
+  REQUIRE(killed.exit_code == 128 + 9);
+  const std::string resumed_run = only_run_dir(dir + "/killed", "qa_smoke");
+  auto resumed = runner_cmd("", "resume " + resumed_run);
+  INFO(resumed.out);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(run_summary(resumed_run)["final"] == final_eval);
+  CHECK(runner::read_file_bytes(resumed_run + "/final/model.safetensors") ==
+        runner::read_file_bytes(run + "/final/model.safetensors"));
 
   auto evaluated = runner_cmd("", "evaluate " + run + " --json");
   INFO(evaluated.out);
