@@ -60,8 +60,8 @@ std::shared_ptr<TaskModel> load_all_weights(const WeightsExport& r) {
 // adapters, what was newly initialised and so trains whole), then the run's
 // tensors over it.
 LoadedModel load_adapted(const WeightsExport& r) {
-  LoadedModel built = build_model(r.model_section, ModelContext{r.num_labels, r.label_names, r.problem_type}, {},
-                                  lora_settings_from(r.lora_section));
+  const ModelContext context{r.num_labels, r.label_names, r.problem_type, r.head};
+  LoadedModel built = build_model(r.model_section, context, {}, lora_settings_from(r.lora_section));
   load_state_dict(*built.model, read_weights(r.weights), r.weights).require_complete(kRunCheckpoint);
   return built;
 }

@@ -3,7 +3,8 @@
 // longer than max_length): one run of 80 tiny steps trains, evaluates its windows'
 // answers on the original questions, and a run killed with SIGKILL resumes to
 // its weights; `runner evaluate` reports the run's own final record, export
-// writes the question answering head and predict refuses the model.
+// writes the question answering head (a PEFT adapter folder for a LoRA run)
+// and predict refuses the model.
 #include "util/synced_file.h"
 
 #include "run_files.h"
@@ -61,6 +62,21 @@ TEST_CASE("question answering trains, scores its questions with SQuAD v2.0 and e
   CHECK(run_summary(resumed_run)["final"] == final_eval);
   CHECK(runner::read_file_bytes(resumed_run + "/final/model.safetensors") ==
         runner::read_file_bytes(run + "/final/model.safetensors"));
+
+  {  // With LoRA on a pretrained tiny BERT, export writes a PEFT adapter folder of the question answering head.
+    const std::string lora_dir = dir + "/lora";
+    auto adapted = runner_cmd("", "run " + runner::test::source_dir() + "/recipes/smoke/qa_smoke.toml" +
+                                      isolated_run_sets(lora_dir) + " --set train.epochs=1 --set lora.enabled=true" +
+                                      " --set model.pretrained=" + runner::test::shared_dir() + "/golden/tiny_bert");
+    INFO(adapted.out);
+    REQUIRE(adapted.exit_code == 0);
+    auto adapter = runner_cmd("", "export " + only_run_dir(lora_dir, "qa_smoke") + " --to " + lora_dir + "/adapter");
+    INFO(adapter.out);
+    REQUIRE(adapter.exit_code == 0);
+    const auto peft = nlohmann::json::parse(runner::read_file_bytes(lora_dir + "/adapter/adapter_config.json"));
+    CHECK(peft.at("task_type") == "QUESTION_ANS");
+    CHECK(peft.at("modules_to_save") == nlohmann::json{"qa_outputs"});
+  }
 
   auto evaluated = runner_cmd("", "evaluate " + run + " --json");
   INFO(evaluated.out);
