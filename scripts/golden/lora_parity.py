@@ -15,10 +15,11 @@ and writes to --out:
     classifier, under PEFT's key names; the runner's test copies A from it, so that both start equal;
   * <family>[_rslora].json: the base model's logits on batch 0 (model.eval()), the adapted model's logits
     there at init (B = 0: the same), the trainable parameter names and counts, and the trajectory of
-    token_classification_parity.py's loop over the trainable parameters: AdamW (lr 5e-4, betas
-    (0.9, 0.999), eps 1e-8, weight decay 0.01 except names holding "bias" or "LayerNorm.weight"), linear
-    schedule with 5 warm-up steps of 20, clip_grad_norm_(1.0) (frozen parameters have no gradient and
-    take no part), one thread: each step's loss and gradient norm before clipping.
+    golden_loop.py's loop over the trainable parameters: AdamW (lr 5e-4, betas (0.9, 0.999), eps 1e-8,
+    weight decay 0.01 except names holding "bias" or "LayerNorm.weight"), linear schedule with 5
+    warm-up steps of 20, clip_grad_norm_(1.0) (frozen parameters have no gradient and take no part),
+    one thread: each step's loss and gradient norm before clipping (and, since the loop is shared, the
+    lr it used; the files in tests/model/golden/lora predate that key and hold the rest unchanged).
 
 Command used for tests/model/golden/lora/ (repository root; a venv outside the project):
   python3 -m venv /work/venv-lora && /work/venv-lora/bin/pip install torch transformers==5.24.0 peft==0.21.2 safetensors
@@ -30,8 +31,8 @@ import argparse
 import json
 import os
 
-STEPS, WARMUP = 20, 5
-LR, BETAS, EPS, WEIGHT_DECAY, MAX_NORM = 5e-4, (0.9, 0.999), 1e-8, 0.01, 1.0
+from golden_loop import trajectory
+
 RANK, ALPHA, SEED = 4, 8, 4321
 FAMILIES = {"bert": ["query", "value"], "distilbert": ["q_lin", "v_lin"], "roberta": ["query", "value"],
             "deberta-v2": ["query_proj", "value_proj"]}
@@ -52,28 +53,6 @@ def logits_of(model, batch):
         out = model(**{k: v for k, v in batch.items() if k != "labels"}).logits.double().tolist()
     model.train()
     return out
-
-
-def trajectory(model, batches):
-    import torch
-    from transformers import get_scheduler
-    model.train()
-    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
-    decay = [p for n, p in named if "bias" not in n and "LayerNorm.weight" not in n]
-    rest = [p for n, p in named if "bias" in n or "LayerNorm.weight" in n]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": WEIGHT_DECAY},
-                             {"params": rest, "weight_decay": 0.0}], lr=LR, betas=BETAS, eps=EPS)
-    sched = get_scheduler("linear", opt, num_warmup_steps=WARMUP, num_training_steps=STEPS)
-    steps = []
-    for i, batch in enumerate(batches):
-        loss = model(**batch).loss
-        loss.backward()
-        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), MAX_NORM)
-        opt.step()
-        sched.step()
-        opt.zero_grad()
-        steps.append({"step": i + 1, "loss": float(loss.detach().double()), "grad_norm_preclip": float(norm.double())})
-    return steps
 
 
 def main():

@@ -34,10 +34,11 @@ import argparse
 import json
 import os
 
+from golden_loop import trajectory
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_SHARED = os.environ.get("RUNNER_SHARED", os.path.join(ROOT, "..", "shared"))
-ROWS, BATCH, STEPS, WARMUP = 160, 8, 20, 5
-LR, BETAS, EPS, WEIGHT_DECAY, MAX_NORM = 5e-4, (0.9, 0.999), 1e-8, 0.01, 1.0
+ROWS, BATCH = 160, 8
 
 
 def targets(row, problem):
@@ -93,28 +94,11 @@ def model_for(shared, problem):
     return model
 
 
-def trajectory(shared, problem):
+def trajectory_of(shared, problem):
     import torch
-    from transformers import get_scheduler
     torch.manual_seed(0)
     model = model_for(shared, problem)
-    decay = [p for n, p in model.named_parameters() if "bias" not in n and "LayerNorm.weight" not in n]
-    rest = [p for n, p in model.named_parameters() if "bias" in n or "LayerNorm.weight" in n]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": WEIGHT_DECAY},
-                             {"params": rest, "weight_decay": 0.0}], lr=LR, betas=BETAS, eps=EPS)
-    sched = get_scheduler("linear", opt, num_warmup_steps=WARMUP, num_training_steps=STEPS)
-    steps = []
-    for i, batch in enumerate(batches(shared, problem)):
-        lr = sched.get_last_lr()[0]
-        loss = model(**batch).loss
-        loss.backward()
-        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), MAX_NORM)
-        opt.step()
-        sched.step()
-        opt.zero_grad()
-        steps.append({"step": i + 1, "loss": float(loss.detach().double()),
-                      "grad_norm_preclip": float(norm.double()), "lr": lr})
-    return steps
+    return trajectory(model, batches(shared, problem))
 
 
 def main():
@@ -127,8 +111,8 @@ def main():
     torch.set_num_threads(1)
     out = {"generator": "scripts/golden/problem_type_trajectory.py",
            "torch": torch.__version__, "transformers": transformers.__version__,
-           "regression": trajectory(a.shared, "regression"),
-           "multi_label": trajectory(a.shared, "multi_label")}
+           "regression": trajectory_of(a.shared, "regression"),
+           "multi_label": trajectory_of(a.shared, "multi_label")}
     with open(a.out, "w", encoding="utf-8") as f:
         json.dump(out, f, indent=1)
         f.write("\n")

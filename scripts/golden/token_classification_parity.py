@@ -34,8 +34,9 @@ import argparse
 import json
 import os
 
-ROWS, BATCH, STEPS, WARMUP = 160, 8, 20, 5
-LR, BETAS, EPS, WEIGHT_DECAY, MAX_NORM = 5e-4, (0.9, 0.999), 1e-8, 0.01, 1.0
+from golden_loop import trajectory
+
+ROWS, BATCH = 160, 8
 VOCAB, LABELS = 1000, ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
 SPECIAL = {"bert": (0, 1, 2), "distilbert": (0, 1, 2), "electra": (0, 1, 2), "roberta": (1, 0, 2),
            "deberta-v2": (0, 1, 2), "modernbert": (0, 1, 2)}  # pad, bos, eos
@@ -118,29 +119,6 @@ def forward_and_grads(model, batch):
     grads = {n: float(p.grad.double().norm()) for n, p in model.named_parameters() if p.grad is not None}
     model.zero_grad()
     return {"logits": logits, "loss": loss, "grad_norms": grads}
-
-
-def trajectory(model, batches):
-    import torch
-    from transformers import get_scheduler
-    model.train()
-    decay = [p for n, p in model.named_parameters() if "bias" not in n and "LayerNorm.weight" not in n]
-    rest = [p for n, p in model.named_parameters() if "bias" in n or "LayerNorm.weight" in n]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": WEIGHT_DECAY},
-                             {"params": rest, "weight_decay": 0.0}], lr=LR, betas=BETAS, eps=EPS)
-    sched = get_scheduler("linear", opt, num_warmup_steps=WARMUP, num_training_steps=STEPS)
-    steps = []
-    for i, batch in enumerate(batches):
-        lr = sched.get_last_lr()[0]
-        loss = model(**batch).loss
-        loss.backward()
-        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), MAX_NORM)
-        opt.step()
-        sched.step()
-        opt.zero_grad()
-        steps.append({"step": i + 1, "loss": float(loss.detach().double()),
-                      "grad_norm_preclip": float(norm.double()), "lr": lr})
-    return steps
 
 
 def main():

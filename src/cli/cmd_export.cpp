@@ -55,6 +55,7 @@ int cmd_export(const ParsedArgs& args) {
   request.tokenizer_dir = tokenizer_folder(recipe.at("tokenizer"));
   request.to = args.get("--to");
   request.lora_section = recipe.value("lora", nlohmann::json::object());
+  request.merge = args.has("--merge");
   const std::vector<std::string> files = export_weights(request);
   std::cout << fmt::format("exported {} to {} ({})\n", request.weights, request.to, fmt::join(files, ", "));
   return kExitOk;

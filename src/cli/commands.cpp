@@ -69,6 +69,8 @@ const std::vector<FlagSpec>& flag_table() {
       {"--recipe", "RECIPE", "The recipe whose [data], [tokenizer] and [model] evaluate a model folder that "
                              "is not a run's"},
       {"--to", "DIR", "Folder to create (it must not exist, or be empty)"},
+      {"--merge", "", "A LoRA run's adapters merged into the weights (W + scale B A, as PEFT's "
+                      "merge_and_unload): a whole Hugging Face folder instead of a PEFT adapter folder"},
       {"--out", "FILE",
        "Where to write the HTML report (default: report.html in the run or sweep directory, or "
        "./report.html for several runs; replaced atomically)"},
@@ -129,7 +131,7 @@ const std::vector<CommandSpec>& command_table() {
         {"B", "the candidate: a run directory or a baseline JSON", false}},
        {"--metric", "--abs-tol", "--rel-tol", "--direction", "--write-baseline", "--json", "--runs"}, cmd_compare},
       {"export", "Write a run's checkpoint as a Hugging Face folder (config.json, model.safetensors, tokenizer)",
-       {{"RUN_DIR", "a run directory written by runner run"}}, {"--checkpoint", "--to", "--runs"}, cmd_export,
+       {{"RUN_DIR", "a run directory written by runner run"}}, {"--checkpoint", "--to", "--merge", "--runs"}, cmd_export,
        Needs::LibTorch},
       {"evaluate", "Loss and metrics of a run's final/ (or a checkpoint, or a model folder) on a labelled split",
        {{"PATH", "a run (as runner ls prints it), RUN/checkpoints/step-N, RUN/final, or a model folder"}},

@@ -3,6 +3,7 @@
 #include "model/checkpoint.h"
 #include "model/export_weights.h"
 #include "model/lora_export.h"
+#include "model/lora_merge.h"
 #include "model/model_factory.h"
 #include "util/diagnostic.h"
 
@@ -76,15 +77,31 @@ std::string peft_task_type(TaskModel& model) {
   return "SEQ_CLS";
 }
 
+std::vector<std::string> write_hf_folder(TaskModel& model, const WeightsExport& r, const std::string& dir) {
+  std::vector<std::string> files = {"config.json", "model.safetensors"};
+  for (const auto& f : export_hf_folder(model, dir, r.tokenizer_dir)) files.push_back(f);
+  return files;
+}
+
 // Writes the folder's files into `dir`; returns their names.
 std::vector<std::string> write_export(const WeightsExport& r, const std::string& dir) {
-  if (!exports_adapter(r)) {
-    auto model = load_all_weights(r);
-    std::vector<std::string> files = {"config.json", "model.safetensors"};
-    for (const auto& f : export_hf_folder(*model, dir, r.tokenizer_dir)) files.push_back(f);
-    return files;
-  }
+  if (r.merge && !exports_adapter(r))
+    throw InputError(make_error({}, "--merge",
+                                "the run trained no LoRA adapters, so there is nothing to merge",
+                                "drop --merge: `runner export RUN --to DIR` writes the whole model"));
+  if (!exports_adapter(r)) return write_hf_folder(*load_all_weights(r), r, dir);
   LoadedModel built = load_adapted(r);
+  if (r.merge) {
+    const MergeCheck check = merge_and_compare(*built.model, [](TaskModel& m) { merge_lora(m); });
+    if (!check.passed())
+      throw InputError(make_error(
+          {}, "--merge",
+          fmt::format("the merged model's logits differ from the adapter model's by {:.3g} on a fixed batch, "
+                      "more than float32 rounding allows ({:.3g})",
+                      check.difference, check.bound),
+          "export without --merge: PEFT loads the adapter folder, and its merge_and_unload() merges it"));
+    return write_hf_folder(*built.model, r, dir);
+  }
   AdapterExport a{lora_settings_from(r.lora_section), built.lora, r.model_section.value("pretrained", std::string()),
                   peft_task_type(*built.model)};
   write_peft_adapter(*built.model, a, dir);

@@ -28,6 +28,9 @@ struct WeightsExport {
   // lora.enabled the folder is a PEFT adapter folder (model/lora_export.h)
   // for model.pretrained, which must still be where training read it.
   nlohmann::json lora_section;
+  // With lora.enabled: the adapters merged into the weights (merge_lora) and a
+  // whole Hugging Face folder written instead of the adapter folder.
+  bool merge = false;
 };
 
 // Whether `request` writes a PEFT adapter folder rather than a whole model.

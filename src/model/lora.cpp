@@ -180,4 +180,19 @@ LoraReport attach_lora(TaskModel& model, const LoraSettings& s, const std::strin
   return report;
 }
 
+std::vector<std::string> merge_lora(TaskModel& model) {
+  std::vector<std::string> merged;
+  torch::NoGradGuard no_grad;
+  for (auto& [path, layer] : module_table(model).linears) {
+    LoraBranchImpl* branch = lora_branch_of(layer);
+    if (!branch) continue;
+    const torch::Tensor delta =
+        branch->up->weight.to(torch::kFloat64).mm(branch->down->weight.to(torch::kFloat64)) * branch->scale;
+    layer->weight.copy_((layer->weight.to(torch::kFloat64) + delta).to(layer->weight.scalar_type()));
+    for (const char* name : {"lora_A", "lora_B", "lora_dropout"}) layer->unregister_module(name);
+    merged.push_back(path);
+  }
+  return merged;
+}
+
 }  // namespace runner

@@ -52,4 +52,10 @@ struct LoraReport {
 LoraReport attach_lora(TaskModel& model, const LoraSettings& settings, const std::string& model_type,
                        const std::vector<std::string>& newly_initialised);
 
+// PEFT's merge_and_unload: every adapted Linear's weight becomes W + scale B A
+// (summed in float64 and rounded once to the weight's type, so it is the
+// nearest float to the exact sum) and its adapter modules go, leaving the base
+// architecture. Returns the merged module paths.
+std::vector<std::string> merge_lora(TaskModel& model);
+
 }  // namespace runner

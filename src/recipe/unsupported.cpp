@@ -13,14 +13,12 @@ const std::map<std::string, std::string>& features() {
       "`huggingface-cli upload REPO DIR` sends";
   static const std::string onnx = "ONNX export is not supported: `runner export` writes a Hugging Face folder, which "
                                   "`optimum-cli export onnx --model DIR OUT` converts";
-  static const std::string merge = "a merged LoRA export is not supported yet: `runner export RUN --to DIR` writes a "
-                                   "PEFT adapter folder, which PEFT's merge_and_unload() merges";
   static const std::string wandb = "Weights & Biases is not supported: run.loggers = [\"tensorboard\"] writes "
                                    "TensorBoard files, which `wandb sync --sync-tensorboard DIR` uploads";
   static const std::map<std::string, std::string> table = {
       {"push_to_hub", hub}, {"hub_model_id", hub}, {"hub_token", hub}, {"hub_strategy", hub},
       {"hub_private_repo", hub}, {"push", hub}, {"upload", hub},
-      {"--onnx", onnx}, {"onnx", onnx}, {"--merge", merge},
+      {"--onnx", onnx}, {"onnx", onnx},
       {"wandb", wandb}, {"wandb_project", wandb},
   };
   return table;

@@ -7,6 +7,7 @@
 #include "model/lora.h"
 #include "model/checkpoint.h"
 #include "model/lora_export.h"
+#include "model/lora_merge.h"
 #include "model/model_factory.h"
 #include "util/diagnostic.h"
 #include "catch.h"
@@ -44,15 +45,6 @@ std::vector<std::vector<std::vector<double>>> tensor_rows(const torch::Tensor& t
       rows[static_cast<size_t>(b)].push_back(v);
     }
   return rows;
-}
-
-torch::Tensor nested_tensor(const nlohmann::json& rows) {
-  std::vector<double> flat;
-  for (const auto& row : rows)
-    for (const auto& position : row)
-      for (const auto& v : position) flat.push_back(v.get<double>());
-  return torch::tensor(flat, torch::kFloat64)
-      .view({static_cast<int64_t>(rows.size()), static_cast<int64_t>(rows.at(0).size()), -1});
 }
 
 std::string refusal(TaskModel& model, const LoraSettings& s, const std::string& family) {
@@ -246,6 +238,36 @@ TEST_CASE("lora: the PEFT export of an adapted token model", "[model][lora]") {
     CHECK(peft.at("missing_keys").empty());
     CHECK(peft.at("unexpected_keys").empty());
     // fp32 through the same ops as PEFT: the token goldens' bound.
-    CHECK((logits - nested_tensor(peft.at("peft_logits"))).abs().max().item<double>() <= 1e-5);
+    CHECK((logits - nested_logits(peft.at("peft_logits"))).abs().max().item<double>() <= 1e-5);
+  }
+}
+
+TEST_CASE("lora: the merged model gives the adapter model's logits; a merge that is off is caught",
+          "[model][lora]") {
+  at::set_num_threads(1);
+  for (const std::string family : {"bert", "distilbert", "roberta", "deberta-v2"}) {
+    INFO(family);
+    auto adapted = [&] {
+      auto model = load_family(family);
+      attach_lora(*model, settings(), family, {});
+      torch::NoGradGuard no_grad;
+      torch::manual_seed(11);  // B away from zero, so that the merge changes the weights
+      for (auto& p : model->named_parameters())
+        if (p.key().find(".lora_") != std::string::npos) p.value().normal_(0.0, 0.2);
+      return model;
+    };
+    auto model = adapted();
+    const MergeCheck merged = merge_and_compare(*model, [](TaskModel& m) { CHECK_FALSE(merge_lora(m).empty()); });
+    CHECK(merged.passed());
+    for (const auto& p : model->named_parameters()) CHECK(p.key().find(".lora_") == std::string::npos);
+    WARN(family << ": merged logits within " << merged.difference << " (bound " << merged.bound << ")");
+    // One merged weight 1e-4 relative off: far past float32 rounding.
+    auto off = adapted();
+    const MergeCheck caught = merge_and_compare(*off, [](TaskModel& m) {
+      const std::vector<std::string> paths = merge_lora(m);
+      torch::NoGradGuard no_grad;
+      m.named_parameters()[paths.front() + ".weight"].mul_(1 + 1e-4);
+    });
+    CHECK_FALSE(caught.passed());
   }
 }

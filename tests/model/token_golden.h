@@ -49,15 +49,20 @@ inline ModelBatch token_batch(const nlohmann::ordered_json& expected, size_t i) 
   return m;
 }
 
-// [8, L, 5] logits of the golden's forward.
-inline torch::Tensor token_logits(const nlohmann::ordered_json& expected) {
+// [B, L, C] values stored as nested lists (logits), as float64.
+template <class Json>
+torch::Tensor nested_logits(const Json& rows) {
   std::vector<double> flat;
-  const auto& rows = expected.at("forward").at("logits");
   for (const auto& row : rows)
     for (const auto& position : row)
-      for (const auto& v : position) flat.push_back(v.get<double>());
+      for (const auto& v : position) flat.push_back(v.template get<double>());
   const auto batch = static_cast<int64_t>(rows.size()), length = static_cast<int64_t>(rows.at(0).size());
   return torch::tensor(flat, torch::kFloat64).view({batch, length, -1});
+}
+
+// [8, L, 5] logits of the golden's forward.
+inline torch::Tensor token_logits(const nlohmann::ordered_json& expected) {
+  return nested_logits(expected.at("forward").at("logits"));
 }
 
 }  // namespace runner::test

@@ -46,7 +46,12 @@ TEST_CASE("autocast guard: forced bf16 emulation takes ATen's GEMM, as a CPU wit
   // reported, and oneDNN off from the first bf16 guard on: the backward's bf16
   // matmuls run after the guard and must take ATen's GEMM too.
   struct Env {
-    Env() { setenv("RUNNER_CPU_BF16", "emulated", 1); }
+    Env() {
+      setenv("RUNNER_CPU_BF16", "emulated", 1);
+      // oneDNN on, as a process starts: an earlier bf16 test under the same
+      // variable (the cpu-matrix's Zen 3 runs) has switched it off.
+      at::globalContext().setUserEnabledMkldnn(true);
+    }
     ~Env() {
       unsetenv("RUNNER_CPU_BF16");
       at::globalContext().setUserEnabledMkldnn(true);  // the other tests of this process

@@ -1,7 +1,8 @@
 // A LoRA run end to end through the CLI on a pretrained tiny BERT: the log says
 // what trains, the base weights come out untouched, evaluate scores the adapted
-// model, a kill -9 and resume ends bitwise equal, and `runner export` writes a PEFT adapter folder under PEFT's
-// key names. Refusals of settings that name nothing exit 2 before training.
+// model, a kill -9 and resume ends bitwise equal, and `runner export` writes a
+// PEFT adapter folder under PEFT's key names, or with --merge a whole folder with
+// the adapters merged. Refusals of settings that name nothing exit 2 before training.
 #include "model/checkpoint.h"
 #include "run_files.h"
 #include "shared.h"
@@ -9,6 +10,7 @@
 
 #include "catch.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -134,6 +136,40 @@ TEST_CASE("a LoRA run trains only its adapters and classifier, resumes exactly a
     auto p = runner_cmd("", "predict --model " + run + "/final --input " + dir + "/in.jsonl");
     CHECK(p.exit_code == 2);
     CHECK_THAT(p.out, Catch::Contains("LoRA adapters"));
+  }
+
+  {  // --merge: a whole Hugging Face folder, each adapted weight W + scale B A, which predict reads.
+    auto e = runner_cmd("", "export " + run + " --to " + dir + "/merged --merge");
+    INFO(e.out);
+    REQUIRE(e.exit_code == 0);
+    auto merged = tensors(dir + "/merged/model.safetensors");
+    std::set<std::string> keys, base_keys;
+    for (const auto& [k, v] : merged) keys.insert(k);
+    for (const auto& [k, v] : base) base_keys.insert(k);
+    CHECK(keys == base_keys);  // the base architecture: no lora_ tensor left
+    CHECK(torch::equal(merged.at("bert.pooler.dense.weight"), base.at("bert.pooler.dense.weight")));
+    CHECK(torch::equal(merged.at("classifier.weight"), trained.at("classifier.weight")));
+    const double scale = 8.0 / 4;  // alpha / r
+    for (const std::string layer : {"0", "1"})
+      for (const std::string m : {"query", "value"}) {
+        const std::string at = "bert.encoder.layer." + layer + ".attention.self." + m;
+        INFO(at);
+        const torch::Tensor w = trained.at(at + ".weight").to(torch::kFloat64);
+        const torch::Tensor a = trained.at(at + ".lora_A.weight").to(torch::kFloat64);
+        const torch::Tensor b = trained.at(at + ".lora_B.weight").to(torch::kFloat64);
+        const torch::Tensor exact = w + b.mm(a) * scale;
+        // One rounding to float32 (2^-24 of the value), after a float64 sum of r + 1 = 5
+        // terms (each rounding at most 2^-53 of the sum of magnitudes; 8 x covers them).
+        const torch::Tensor bound = exact.abs() * std::ldexp(1.0, -24) +
+                                    (w.abs() + b.abs().mm(a.abs()) * scale) * 8 * std::ldexp(1.0, -53);
+        const torch::Tensor got = merged.at(at + ".weight").to(torch::kFloat64);
+        CHECK(((got - exact).abs() <= bound).all().item<bool>());
+        CHECK_FALSE(torch::equal(merged.at(at + ".weight"), base.at(at + ".weight")));  // B moved: it merged
+      }
+    auto p = runner_cmd("", "predict --model " + dir + "/merged --input " + dir + "/in.jsonl");
+    INFO(p.out);
+    CHECK(p.exit_code == 0);
+    CHECK_THAT(p.out, Catch::Contains("label"));
   }
 }
 

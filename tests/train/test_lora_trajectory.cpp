@@ -4,8 +4,7 @@
 // targets (r 4, alpha 8, with and without rsLoRA, no dropout) and the
 // classifier trained whole, A copied from PEFT's saved init, B zero; AdamW over
 // the trainable parameters only, the token trajectory's schedule and clipping.
-#include "golden_loop.h"
-#include "../model/token_golden.h"
+#include "token_trajectory.h"
 
 #include "model/checkpoint.h"
 #include "model/lora.h"
@@ -17,19 +16,6 @@ using namespace runner::test;
 namespace {
 
 std::string lora_golden(const std::string& rel) { return source_dir() + "/tests/model/golden/lora/" + rel; }
-
-std::vector<TrainBatch> train_batches(const nlohmann::ordered_json& expected) {
-  std::vector<TrainBatch> out;
-  for (size_t i = 0; i < expected.at("batches").size(); ++i) {
-    TrainBatch t;
-    t.tensors = token_batch(expected, i);
-    t.examples = t.tensors.input_ids.size(0);
-    t.tokens = t.tensors.attention_mask.sum().item<int64_t>();
-    for (long long r = 0; r < t.examples; ++r) t.example_ids.push_back("row/" + std::to_string(i * 8 + r));
-    out.push_back(std::move(t));
-  }
-  return out;
-}
 
 // The base model with PEFT's adapters: settings as the golden's, A from PEFT's saved init.
 std::shared_ptr<TaskModel> adapted_model(const std::string& family, const nlohmann::json& golden,
@@ -55,16 +41,6 @@ std::shared_ptr<TaskModel> adapted_model(const std::string& family, const nlohma
   }
   CHECK(copied == (family == "modernbert" ? 2 : 4));
   return model;
-}
-
-// [B, L, C] logits stored as nested lists.
-torch::Tensor logits_of(const nlohmann::json& rows) {
-  std::vector<double> flat;
-  for (const auto& row : rows)
-    for (const auto& position : row)
-      for (const auto& v : position) flat.push_back(v.get<double>());
-  return torch::tensor(flat, torch::kFloat64)
-      .view({static_cast<int64_t>(rows.size()), static_cast<int64_t>(rows.at(0).size()), -1});
 }
 
 nlohmann::json read_golden(const std::string& path) {
@@ -102,31 +78,22 @@ TEST_CASE("lora: 20 training steps follow PEFT's loss and gradient norm", "[trai
         model->set_execution(Execution::Padded);
         const torch::Tensor logits = model->forward(token_batch(token, 0)).logits.to(torch::kFloat64);
         // fp32 through the same ops: the token goldens' bound (GEMMs of K <= 64 in another order).
-        CHECK((logits - logits_of(golden.at("init_logits"))).abs().max().item<double>() <= 1e-5);
+        CHECK((logits - nested_logits(golden.at("init_logits"))).abs().max().item<double>() <= 1e-5);
         CHECK(golden.at("init_logits") == golden.at("base_logits"));
         model->set_execution(Execution::Unpadded);
         model->train();
       }
-      GoldenData data{FixedBatches(train_batches(token)), {}};
+      GoldenData data{FixedBatches(token_train_batches(token)), {}};
       Trainer trainer(golden_trainer_config(GoldenLoop{}), model, trainable_adamw(*model), golden_schedule(),
                       data.batches, nullptr, std::vector<Logger*>{&data.capture});
       REQUIRE(trainer.total_steps() == 20);
       trainer.train();
-      const auto got = data.capture.of("train");
-      const auto& steps = golden.at("trajectory");
-      REQUIRE(got.size() == steps.size());
       // fp32 and the same ops as PEFT: the full fine-tune token trajectories agree
       // to 1e-5 relative over these 20 steps, and an adapter adds two GEMMs of
       // K <= 64 per adapted layer, each summing in another order at most K x 2^-24
       // ~ 4e-6 relative, which the LayerNorms keep from compounding.
-      double worst = 0;
-      for (size_t i = 0; i < steps.size(); ++i) {
-        INFO("step " << i + 1);
-        const double loss = steps[i].at("loss"), norm = steps[i].at("grad_norm_preclip");
-        CHECK(got[i]["loss"].get<double>() == Approx(loss).epsilon(1e-5));
-        CHECK(got[i]["grad_norm"].get<double>() == Approx(norm).epsilon(1e-5));
-        worst = std::max(worst, std::abs(got[i]["grad_norm"].get<double>() - norm) / norm);
-      }
+      const double worst =
+          check_trajectory(data.capture.of("train"), golden.at("trajectory"), 1e-5).grad_norm;
       WARN(family << variant << ": worst step gradient norm relative " << worst);
     }
 }

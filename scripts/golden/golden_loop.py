@@ -1,0 +1,41 @@
+"""The 20-step training loop that the trajectory goldens share.
+
+family_parity.py, token_classification_parity.py, problem_type_trajectory.py and lora_parity.py
+train with it: torch.optim.AdamW (lr 5e-4, betas (0.9, 0.999), eps 1e-8, weight decay 0.01 except
+parameters whose name holds "bias" or "LayerNorm.weight") over the parameters that take a gradient
+(all of them but under PEFT), transformers.get_scheduler("linear", 5 warm-up steps, 20 steps),
+clip_grad_norm_(1.0); per step the loss, the gradient norm before clipping and the lr the step used.
+
+Python is used only by golden generators and benches; the runner never needs it.
+"""
+LR, BETAS, EPS, WEIGHT_DECAY, MAX_NORM = 5e-4, (0.9, 0.999), 1e-8, 0.01, 1.0
+STEPS, WARMUP = 20, 5
+
+
+def adamw(model):
+    import torch
+    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    decay = [p for n, p in named if "bias" not in n and "LayerNorm.weight" not in n]
+    rest = [p for n, p in named if "bias" in n or "LayerNorm.weight" in n]
+    return torch.optim.AdamW([{"params": decay, "weight_decay": WEIGHT_DECAY},
+                              {"params": rest, "weight_decay": 0.0}], lr=LR, betas=BETAS, eps=EPS)
+
+
+def trajectory(model, batches):
+    import torch
+    from transformers import get_scheduler
+    model.train()
+    opt = adamw(model)
+    sched = get_scheduler("linear", opt, num_warmup_steps=WARMUP, num_training_steps=STEPS)
+    steps = []
+    for i, batch in enumerate(batches):
+        lr = sched.get_last_lr()[0]
+        loss = model(**batch).loss
+        loss.backward()
+        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), MAX_NORM)
+        opt.step()
+        sched.step()
+        opt.zero_grad()
+        steps.append({"step": i + 1, "loss": float(loss.detach().double()),
+                      "grad_norm_preclip": float(norm.double()), "lr": lr})
+    return steps

@@ -1,0 +1,49 @@
+// The token goldens' batches as the Trainer takes them, and the check of a
+// run's logged steps against a golden trajectory (Transformers' or PEFT's).
+#pragma once
+
+#include "golden_loop.h"
+#include "../model/token_golden.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace runner::test {
+
+inline std::vector<TrainBatch> token_train_batches(const nlohmann::ordered_json& expected) {
+  std::vector<TrainBatch> out;
+  for (size_t i = 0; i < expected.at("batches").size(); ++i) {
+    TrainBatch t;
+    t.tensors = token_batch(expected, i);
+    t.examples = t.tensors.input_ids.size(0);
+    t.tokens = t.tensors.attention_mask.sum().item<int64_t>();
+    for (long long r = 0; r < t.examples; ++r) t.example_ids.push_back("row/" + std::to_string(i * 8 + r));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+struct TrajectoryWorst {
+  double loss = 0, grad_norm = 0;  // the largest relative difference over the steps
+};
+
+// Each logged step's loss and gradient norm against the golden's, to
+// `relative` (the caller's comment derives it); the worst of each, to report.
+template <class Json>
+TrajectoryWorst check_trajectory(const std::vector<nlohmann::json>& got, const Json& steps, double relative) {
+  REQUIRE(got.size() == steps.size());
+  TrajectoryWorst worst;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    INFO("step " << i + 1);
+    const double loss = steps[i].at("loss"), norm = steps[i].at("grad_norm_preclip");
+    CHECK(got[i]["loss"].get<double>() == Approx(loss).epsilon(relative));
+    CHECK(got[i]["grad_norm"].get<double>() == Approx(norm).epsilon(relative));
+    worst.loss = std::max(worst.loss, std::abs(got[i]["loss"].get<double>() - loss) / loss);
+    worst.grad_norm = std::max(worst.grad_norm, std::abs(got[i]["grad_norm"].get<double>() - norm) / norm);
+  }
+  return worst;
+}
+
+}  // namespace runner::test
