@@ -14,7 +14,7 @@ row 1 starts past the padded width (Transformers clamps it to the width and igno
 inside; the others start in [1, n-1) and end within 4 tokens after, before the last real token.
   * forward: batch 0 in model.eval(): start and end logits [8, L] and the loss; then model.train()
     and one backward: the norm of every parameter's gradient.
-  * trajectory: token_classification_parity.py's loop (AdamW lr 5e-4, linear schedule with 5 warm-up
+  * trajectory: scripts/golden/golden_loop.py's loop (AdamW lr 5e-4, linear schedule with 5 warm-up
     steps of 20, clip_grad_norm_(1.0), one thread) from the saved weights.
 
 Command used for tests/model/golden/qa/ (repository root; a venv outside the project holding torch
@@ -31,7 +31,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import token_classification_parity as token  # noqa: E402  (its configs, batches and training loop)
+import token_classification_parity as token  # noqa: E402  (its configs and batches)
+from golden_loop import trajectory  # noqa: E402
 
 
 def config(family):
@@ -105,7 +106,7 @@ def main():
                   "forward": forward_and_grads(model, batches[0])}
         fresh = AutoModelForQuestionAnswering.from_pretrained(folder, attn_implementation="eager",
                                                               dtype=torch.float32)
-        golden["trajectory"] = token.trajectory(fresh, batches)
+        golden["trajectory"] = trajectory(fresh, batches)
         with open(os.path.join(a.out, family + ".json"), "w", encoding="utf-8") as f:
             json.dump(golden, f)
             f.write("\n")
