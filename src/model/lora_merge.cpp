@@ -13,7 +13,7 @@ ModelBatch probe_batch(TaskModel& model) {
   ModelBatch b;
   b.input_ids = torch::empty({2, 16}, torch::kInt64);
   for (int64_t i = 0; i < 2; ++i)
-    for (int64_t j = 0; j < 16; ++j) b.input_ids[i][j] = (7 + 13 * j + 101 * i) % vocab;
+    for (int64_t j = 0; j < 16; ++j) b.input_ids[i][j] = static_cast<int64_t>((7 + 13 * j + 101 * i) % vocab);
   b.attention_mask = torch::ones({2, 16}, torch::kInt64);
   b.attention_mask[1].narrow(0, 11, 5).zero_();
   b.token_type_ids = torch::zeros({2, 16}, torch::kInt64);
