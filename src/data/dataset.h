@@ -2,6 +2,7 @@
 // ("train", "dev", "test"), plus what the trainer must know about the task.
 #pragma once
 
+#include "data/qa_settings.h"
 #include "data/token_label_alignment.h"
 #include "registry/problem_type.h"
 #include "util/diagnostic.h"
@@ -44,6 +45,10 @@ struct SplitData {
   // how their tags become sub-token labels when the split is tokenized.
   std::vector<TaggedSentence> sentences;
   std::optional<SentenceLabelling> labelling;
+  // Question answering: the questions (`examples` stays empty), windowed as
+  // run_qa.py windows them when the split is tokenized.
+  std::vector<QaExample> questions;
+  std::optional<QaSettings> qa;
 };
 
 struct DatasetInfo {
@@ -54,10 +59,12 @@ struct DatasetInfo {
   bool is_pair = false;                  // examples carry text_b
   ProblemType problem_type = ProblemType::SingleLabel;
   double threshold = 0.5;  // multi-label: a label is predicted when its sigmoid exceeds this
+  std::optional<QaSettings> qa;  // question answering's windows and post-processing
 };
 
 // Floats each example's target holds: 1 for regression, one per label for
-// multi-label, 0 for single-label (a class id).
+// multi-label, 2 for a question answering window (its answer's start and end
+// token), 0 for single-label (a class id).
 int64_t target_width(const DatasetInfo& info);
 
 // A split evaluated beside the eval split, its record's keys carrying `suffix`:

@@ -2,6 +2,7 @@
 #include "data/data_checks.h"
 #include "data/file_dataset.h"
 #include "data/glue_tasks.h"
+#include "data/qa_dataset.h"
 #include "data/token_dataset.h"
 #include "hub/glue_tasks.h"
 #include "registry/builtins.h"
@@ -163,6 +164,50 @@ ComponentSpec token_spec(const std::string& format) {
   return spec;
 }
 
+// What validate refuses of a question answering dataset: its split files, then
+// their questions (read as a run reads them), then its metrics.
+std::function<Diagnostics(const nlohmann::json&)> qa_dataset_check(const std::string& format) {
+  return [format](const nlohmann::json& recipe) {
+    Diagnostics out = check_split_files(qa_file_extension(format), false, recipe);
+    if (has_errors(out)) return out;
+    out = check_question_splits(format, recipe);
+    if (has_errors(out)) return out;
+    return check_dataset_metrics(recipe);
+  };
+}
+
+ComponentSpec qa_spec(const std::string& format) {
+  const std::string ext = qa_file_extension(format);
+  ComponentSpec spec{
+      Kind::Dataset, format,
+      format == "squad_json"
+          ? "Extractive question answering from SQuAD v1.1 / v2.0 JSON files ({\"data\": [{\"paragraphs\": ...}]})"
+          : "Extractive question answering from JSONL files: {\"id\", \"question\", \"context\", \"answers\": "
+            "{\"text\": [...], \"answer_start\": [...]}} a line",
+      {
+          opt::required(opt::data_path("dir", "", "Folder holding the split files")),
+          opt::string_map("files", "Split name -> file name; default <split>." + ext),
+          opt::choice("version", {"1.1", "2.0"}, "1.1",
+                      "SQuAD version: 2.0 has unanswerable questions (no answers) and scores HasAns/NoAns"),
+          opt::integer("doc_stride", 128,
+                       "Tokens a context window shares with the one before (run_qa.py's doc_stride); below "
+                       "the room max_length leaves for the context")
+              .at_least(1)
+              .at_most(100000),
+          opt::integer("n_best_size", 20, "Start and end candidates kept per window, answers per question")
+              .at_least(1)
+              .at_most(10000),
+          opt::integer("max_answer_length", 30, "The longest answer, in tokens").at_least(1).at_most(100000),
+          opt::number("null_score_diff_threshold", 0.0,
+                      "Version 2.0: the null answer wins when its score beats the best span's by more than this"),
+          opt::strings("metrics", {"exact_match", "f1"},
+                       "Metric components to evaluate (the official SQuAD exact match and F1, in percent)"),
+          opt::text("main_metric", "f1", "The metric that picks the best checkpoint"),
+      }};
+  spec.recipe_check = qa_dataset_check(format);
+  return spec;
+}
+
 }  // namespace
 
 void register_datasets(Registry& r) {
@@ -176,6 +221,10 @@ void register_datasets(Registry& r) {
   for (const char* format : {"conll", "token_jsonl"})
     add_builtin(r, token_spec(format), DatasetFactory([format](const nlohmann::json& o) {
                   return make_token_dataset(format, o);
+                }));
+  for (const char* format : {"squad_json", "squad_jsonl"})
+    add_builtin(r, qa_spec(format), DatasetFactory([format](const nlohmann::json& o) {
+                  return make_qa_dataset(format, o);
                 }));
 }
 

@@ -46,6 +46,7 @@ int64_t target_width(const DatasetInfo& info) {
     case ProblemType::MultiLabel: return info.num_labels;
     case ProblemType::SingleLabel: return 0;
     case ProblemType::TokenClassification: return 0;  // labels per token, not targets
+    case ProblemType::QuestionAnswering: return 2;    // a window's answer start and end token
   }
   return 0;
 }

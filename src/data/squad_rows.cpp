@@ -57,7 +57,7 @@ void check_example(const QaExample& e, SquadVersion version, const std::string& 
   if (e.id.empty()) refuse(file, e.place, "the question has an empty id", "give every question a unique id");
   if (version == SquadVersion::V1_1 && e.answers.empty())
     refuse(file, e.place, "SQuAD v1.1 question \"" + e.id + "\" has no answer",
-           "give it its answer, or read the file as SQuAD v2.0 (squad_v2), where questions may have none");
+           "give it its answer, or read the file as SQuAD v2.0 (data.version = \"2.0\"), where questions may have none");
   for (const QaAnswerSpan& a : e.answers) check_answer(e, a, file);
 }
 

@@ -1,5 +1,9 @@
 #include "data/tokenized_split.h"
 
+#include "data/qa_dataset.h"
+
+#include <algorithm>
+
 namespace runner {
 
 std::vector<int64_t> TokenizedSplit::lengths() const {
@@ -35,11 +39,34 @@ TokenizedSplit tokenize_sentences(const SplitData& split, const Tokenizer& token
   return out;
 }
 
+// Each window of each question, as run_qa.py's prepare_train_features makes it,
+// without its padding (the collator pads again); its example id is its place
+// among the windows, and its two targets its answer's start and end token.
+TokenizedSplit tokenize_questions(const SplitData& split, const Tokenizer& tokenizer, const EncodeOptions& options) {
+  TokenizedSplit out;
+  out.target_width = 2;
+  const std::vector<QaFeature> windows =
+      qa_features(tokenizer, split.questions, qa_feature_options(*split.qa, options.max_length), split.file);
+  out.offsets.reserve(windows.size() + 1);
+  for (size_t i = 0; i < windows.size(); ++i) {
+    const QaFeature& w = windows[i];
+    const auto real = static_cast<std::ptrdiff_t>(std::count(w.attention_mask.begin(), w.attention_mask.end(), 1));
+    Encoding e;
+    e.input_ids.assign(w.encoding.input_ids.begin(), w.encoding.input_ids.begin() + real);
+    e.token_type_ids.assign(w.encoding.token_type_ids.begin(), w.encoding.token_type_ids.begin() + real);
+    out.add(e, 0, static_cast<int64_t>(i));
+    out.targets.push_back(static_cast<float>(w.start_position));
+    out.targets.push_back(static_cast<float>(w.end_position));
+  }
+  return out;
+}
+
 }  // namespace
 
 TokenizedSplit tokenize_split(const SplitData& split, const Tokenizer& tokenizer,
                               const EncodeOptions& options) {
   if (split.labelling) return tokenize_sentences(split, tokenizer, options);
+  if (split.qa) return tokenize_questions(split, tokenizer, options);
   TokenizedSplit out;
   out.has_labels = split.has_labels;
   out.target_width = split.has_labels ? split.target_width : 0;

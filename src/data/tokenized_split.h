@@ -21,7 +21,8 @@ struct TokenizedSplit {
   std::vector<int32_t> token_labels;
   int64_t truncated = 0;  // token classification: sentences cut at max_length
   // Regression and multi-label: target_width floats per example, example
-  // after example (DatasetInfo's target_width); empty for class ids.
+  // after example (DatasetInfo's target_width); empty for class ids. Question
+  // answering: each window's answer start and end token (target_width 2).
   std::vector<float> targets;
   int64_t target_width = 0;
   std::vector<int64_t> example_ids;    // data row in the file

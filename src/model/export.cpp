@@ -61,19 +61,19 @@ std::shared_ptr<TaskModel> load_all_weights(const WeightsExport& r) {
 // adapters, what was newly initialised and so trains whole), then the run's
 // tensors over it.
 LoadedModel load_adapted(const WeightsExport& r) {
-  LoadedModel built = build_model(r.model_section, ModelContext{r.num_labels, r.label_names, r.problem_type}, {},
-                                  lora_settings_from(r.lora_section));
+  const ModelContext context{r.num_labels, r.label_names, r.problem_type, r.head};
+  LoadedModel built = build_model(r.model_section, context, {}, lora_settings_from(r.lora_section));
   load_state_dict(*built.model, read_weights(r.weights), r.weights).require_complete(kRunCheckpoint);
   return built;
 }
 
-// "TOKEN_CLS" for a token head, else "SEQ_CLS" (PEFT's task types).
+// PEFT's task type for the model's head: "TOKEN_CLS", "QUESTION_ANS" or "SEQ_CLS".
 std::string peft_task_type(TaskModel& model) {
-  const nlohmann::json config = model.hf_config();
-  const auto archs = config.find("architectures");
-  if (archs != config.end() && archs->is_array() && !archs->empty() && archs->at(0).is_string() &&
-      archs->at(0).get<std::string>().find("ForTokenClassification") != std::string::npos)
-    return "TOKEN_CLS";
+  switch (task_head_of(model.hf_config())) {
+    case TaskHead::TokenClassification: return "TOKEN_CLS";
+    case TaskHead::QuestionAnswering: return "QUESTION_ANS";
+    case TaskHead::SequenceClassification: break;
+  }
   return "SEQ_CLS";
 }
 

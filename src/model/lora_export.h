@@ -24,7 +24,7 @@ struct AdapterExport {
   LoraSettings settings;
   LoraReport report;
   std::string base_model;  // adapter_config.json's base_model_name_or_path
-  std::string task_type;   // "SEQ_CLS" or "TOKEN_CLS"
+  std::string task_type;   // "SEQ_CLS", "TOKEN_CLS" or "QUESTION_ANS"
 };
 
 // adapter_config.json's object.

@@ -21,10 +21,13 @@ struct ModelContext {
 };
 
 // What a dataset's task tells the model: its classes and problem type, or a
-// token classification head (Transformers has no problem_type for it).
+// token classification or question answering head (Transformers has no
+// problem_type for them). A QA head has two outputs: start and end.
 inline ModelContext model_context_of(const DatasetInfo& info) {
   if (info.problem_type == ProblemType::TokenClassification)
     return ModelContext{info.num_labels, info.label_names, {}, TaskHead::TokenClassification};
+  if (info.problem_type == ProblemType::QuestionAnswering)
+    return ModelContext{2, {}, {}, TaskHead::QuestionAnswering};
   return ModelContext{info.num_labels, info.label_names, problem_type_name(info.problem_type),
                       TaskHead::SequenceClassification};
 }

@@ -242,6 +242,11 @@ int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::o
                                   "this is a token classification model: predict prints one label per text, "
                                   "not a tag per word",
                                   "score it on tagged sentences with `runner evaluate RUN` (entity F1 per type)"));
+    if (task_head_of(loaded.model->hf_config()) == TaskHead::QuestionAnswering)
+      throw InputError(make_error(SourceLocation{o.model + "/config.json", 0, 0, {}}, "--model",
+                                  "this is a question answering model: predict prints one label per text, "
+                                  "not an answer span in a context",
+                                  "score it on questions with `runner evaluate RUN` (exact match and F1)"));
     if (holds_adapters(loaded.report)) {
       err << fmt::format("error: {}: the weights hold LoRA adapters (a LoRA run's final/), which predict does not "
                          "read yet\n  hint: evaluate the run with `runner evaluate`, or write its adapter folder with "

@@ -16,13 +16,19 @@ std::string first_architecture(const nlohmann::json& c) {
 }  // namespace
 
 const char* architecture_suffix(TaskHead head) {
-  return head == TaskHead::TokenClassification ? "ForTokenClassification" : "ForSequenceClassification";
+  switch (head) {
+    case TaskHead::TokenClassification: return "ForTokenClassification";
+    case TaskHead::QuestionAnswering: return "ForQuestionAnswering";
+    case TaskHead::SequenceClassification: break;
+  }
+  return "ForSequenceClassification";
 }
 
 TaskHead task_head_of(const nlohmann::json& hf_config) {
-  return ends_with(first_architecture(hf_config), architecture_suffix(TaskHead::TokenClassification))
-             ? TaskHead::TokenClassification
-             : TaskHead::SequenceClassification;
+  const std::string name = first_architecture(hf_config);
+  for (TaskHead head : {TaskHead::TokenClassification, TaskHead::QuestionAnswering})
+    if (ends_with(name, architecture_suffix(head))) return head;
+  return TaskHead::SequenceClassification;
 }
 
 nlohmann::json with_task_head(nlohmann::json hf_config, TaskHead head) {

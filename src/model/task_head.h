@@ -8,9 +8,9 @@
 
 namespace runner {
 
-enum class TaskHead { SequenceClassification, TokenClassification };
+enum class TaskHead { SequenceClassification, TokenClassification, QuestionAnswering };
 
-// "ForSequenceClassification", "ForTokenClassification".
+// "ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering".
 const char* architecture_suffix(TaskHead head);
 
 // The head that config.json's first architecture names; a sequence classifier

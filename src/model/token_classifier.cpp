@@ -11,7 +11,7 @@ TokenClassifier::TokenClassifier(TokenHeadSpec spec, Init init) : spec_(std::mov
   // Registration order is Hugging Face's module order, hence its parameter order.
   attach_encoder(spec_.encoder_name, spec_.encoder);
   if (spec_.prediction_head) register_module("head", spec_.prediction_head);
-  classifier_ = register_module("classifier", torch::nn::Linear(spec_.hidden_size, spec_.num_labels));
+  classifier_ = register_module(spec_.output_name, torch::nn::Linear(spec_.hidden_size, spec_.num_labels));
   if (init == Init::HuggingFace) init_weights();
 }
 

@@ -1,7 +1,8 @@
 // Transformers' *ForTokenClassification on any family's encoder: dropout and
 // a Linear ("classifier") on every token's last hidden state; ModernBERT puts
 // its prediction head ("head") first. The same few lines for every family,
-// which supplies only what differs (TokenHeadSpec).
+// which supplies only what differs (TokenHeadSpec, which the question
+// answering head reads too).
 #pragma once
 
 #include "model/encoder_with_head.h"
@@ -21,6 +22,9 @@ struct TokenHeadSpec {
   // ModernBERT's prediction head, registered as "head" and applied first; else null.
   std::shared_ptr<torch::nn::Module> prediction_head;
   std::function<torch::Tensor(const torch::Tensor&)> apply_prediction_head;
+  // The output Linear's name: "classifier", or "qa_outputs" for most families'
+  // question answering head (model/question_answerer.h).
+  std::string output_name = "classifier";
   // The family's config.json (its architectures are replaced by the token head's).
   nlohmann::json hf_config;
   // The family's _init_weights over the whole model's named_parameters().

@@ -11,7 +11,6 @@ const std::map<std::string, std::string>& features() {
   static const std::string hub =
       "pushing to the Hugging Face Hub is not supported: `runner export RUN --to DIR` writes a folder that "
       "`huggingface-cli upload REPO DIR` sends";
-  static const std::string qa = "extractive question answering is not supported yet";
   static const std::string onnx = "ONNX export is not supported: `runner export` writes a Hugging Face folder, which "
                                   "`optimum-cli export onnx --model DIR OUT` converts";
   static const std::string wandb = "Weights & Biases is not supported: run.loggers = [\"tensorboard\"] writes "
@@ -19,8 +18,6 @@ const std::map<std::string, std::string>& features() {
   static const std::map<std::string, std::string> table = {
       {"push_to_hub", hub}, {"hub_model_id", hub}, {"hub_token", hub}, {"hub_strategy", hub},
       {"hub_private_repo", hub}, {"push", hub}, {"upload", hub},
-      {"doc_stride", qa}, {"max_answer_length", qa}, {"n_best_size", qa}, {"version_2_with_negative", qa},
-      {"null_score_diff_threshold", qa}, {"question_answering", qa},
       {"--onnx", onnx}, {"onnx", onnx},
       {"wandb", wandb}, {"wandb_project", wandb},
   };

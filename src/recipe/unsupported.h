@@ -10,7 +10,7 @@
 namespace runner {
 
 // The sentence for `name` (a key, section, value, command or flag as a user
-// writes it: "push_to_hub", "question_answering", "push",
+// writes it: "push_to_hub", "wandb", "push",
 // "--onnx"), or nullopt when it names no unsupported feature.
 std::optional<std::string> unsupported_feature(const std::string& name);
 

@@ -8,6 +8,7 @@ std::string problem_type_name(ProblemType p) {
     case ProblemType::MultiLabel: return "multi_label_classification";
     case ProblemType::Regression: return "regression";
     case ProblemType::TokenClassification: return "token_classification";
+    case ProblemType::QuestionAnswering: return "question_answering";
   }
   return "?";
 }

@@ -1,11 +1,13 @@
 #include "run/run_data.h"
 
 #include "data/data_options.h"
+#include "data/qa_dataset.h"
 
 #include "data/token_cache.h"
 #include "model/export.h"
 #include "registry/registry.h"
 #include "tokenizer/encoding.h"
+#include "train/qa_evaluation.h"
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>
@@ -152,10 +154,21 @@ SamplerConfig train_sampler_config(const DataSettings& settings, uint64_t seed) 
   return s;
 }
 
+std::shared_ptr<const QaEvalData> question_windows(const RunData& data, const DataSettings& settings,
+                                                    const std::string& split_name, size_t windows) {
+  const SplitData split = data.dataset->load_split(split_name);
+  const QaSettings& qa = *data.dataset->info().qa;
+  // The windows the token cache holds, made again with their offsets, which it does not keep.
+  const std::vector<QaFeature> features =
+      qa_features(*data.tokenizer, split.questions, qa_feature_options(qa, settings.max_length), split.file);
+  return qa_eval_data(split.questions, features, windows, qa);
+}
+
 EvalSet make_eval_set(const RunData& data, const DataSettings& settings,
                       const torch::Device& device) {
   EvalSet set = make_eval_set(data.eval, data.eval_split, data.dataset->info(), data.padding,
                               settings.eval_batch_size, device);
+  if (data.eval && data.dataset->info().qa) set.qa = question_windows(data, settings, data.eval_split, data.eval->size());
   for (const auto& [companion, tokens] : data.companions)
     set.companions.push_back({companion.suffix, make_eval_set(tokens, companion.split, data.dataset->info(),
                                                               data.padding, settings.eval_batch_size, device)

@@ -55,4 +55,9 @@ SamplerConfig train_sampler_config(const DataSettings& settings, uint64_t seed);
 // The evaluation set of the run's eval split, with its companions.
 EvalSet make_eval_set(const RunData& data, const DataSettings& settings, const torch::Device& device);
 
+// A question answering split's questions and its first `windows` windows with
+// their character offsets, which an evaluation turns into answers.
+std::shared_ptr<const QaEvalData> question_windows(const RunData& data, const DataSettings& settings,
+                                                    const std::string& split, size_t windows);
+
 }  // namespace runner

@@ -112,6 +112,7 @@ nlohmann::json evaluate_split(const SplitEvaluation& r,
   model->to(device);
   model->eval();
   EvalSet set = make_eval_set(tokens, split, info, d.padding, data.eval_batch_size, device);
+  if (info.qa) set.qa = question_windows(d, data, split, tokens->size());
   torch::NoGradGuard no_grad;
   ForwardOptions options;
   options.label_smoothing = train.label_smoothing;  // the loss the run reported

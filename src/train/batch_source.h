@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,8 @@ class FixedBatches : public BatchSource {
   std::vector<TrainBatch> batches_;
 };
 
+struct QaEvalData;  // train/qa_evaluation.h
+
 struct EvalSet {
   std::vector<TrainBatch> batches;  // labels set
   std::vector<std::string> metrics;  // metric component names, e.g. {"accuracy", "f1"}
@@ -59,6 +62,9 @@ struct EvalSet {
     std::vector<TrainBatch> batches;
   };
   std::vector<Companion> companions;
+  // Question answering: the questions and each window's place in its context,
+  // to turn the windows' logits into answers (row i of the batches, in order, is window i).
+  std::shared_ptr<const QaEvalData> qa;
 };
 
 }  // namespace runner

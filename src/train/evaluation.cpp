@@ -2,13 +2,15 @@
 
 #include "data/token_label_alignment.h"
 #include "model/host_read.h"
+#include "train/qa_evaluation.h"
 
 #include <cmath>
+#include <stdexcept>
 #include <utility>
 
 namespace runner {
 
-EvalTally::EvalTally(const EvalSet& set) : threshold(set.threshold), label_names(set.label_names) {
+EvalTally::EvalTally(const EvalSet& set) : threshold(set.threshold), label_names(set.label_names), qa(set.qa) {
   in.problem = set.problem;
   if (in.problem == ProblemType::TokenClassification) in.tag_names = set.label_names;
 }
@@ -88,8 +90,18 @@ void add_tagged_records(const ModelOutput& out, const TrainBatch& b, std::vector
   }
 }
 
+// Each real row's start and end logits, as the window that comes next in the set's order.
+void add_question_windows(const torch::Tensor& logits, long long rows, const QaEvalData& qa,
+                          std::vector<QaWindow>& windows) {
+  torch::Tensor host = read_to_host(logits.to(torch::kFloat32).contiguous());
+  const int64_t length = host.size(1);
+  for (long long r = 0; r < rows; ++r)
+    windows.push_back(qa_window_with_logits(qa, windows.size(), host.data_ptr<float>() + r * length * 2, length));
+}
+
 void add_records(const ModelOutput& out, const TrainBatch& b, ProblemType problem, std::vector<nlohmann::json>& records) {
   if (problem == ProblemType::TokenClassification) return add_tagged_records(out, b, records);
+  if (problem == ProblemType::QuestionAnswering) return;  // answers exist once every window is in
   torch::Tensor logits = read_to_host(out.logits.to(torch::kFloat64).contiguous());
   torch::Tensor labels = read_to_host(b.tensors.labels.to(torch::kFloat64).contiguous());
   for (int64_t i = 0; i < logits.size(0); ++i) {
@@ -117,6 +129,10 @@ void EvalTally::add(const ModelOutput& out, const TrainBatch& b) {
   }
   if (in.problem == ProblemType::MultiLabel) return add_decisions(out.logits, b.tensors.labels, threshold, in);
   if (in.problem == ProblemType::TokenClassification) return add_tagged_rows(out.logits, b.tensors.labels, in);
+  if (in.problem == ProblemType::QuestionAnswering) {
+    if (!qa) throw std::logic_error("a question answering evaluation without its questions");
+    return add_question_windows(out.logits, b.examples, *qa, windows);
+  }
   torch::Tensor pred = read_to_host(out.logits.argmax(-1).to(torch::kInt64));
   torch::Tensor gold = read_to_host(b.tensors.labels.to(torch::kInt64));
   in.predictions.insert(in.predictions.end(), pred.data_ptr<int64_t>(),
@@ -127,6 +143,13 @@ void EvalTally::add(const ModelOutput& out, const TrainBatch& b) {
 nlohmann::json EvalTally::results(const std::vector<std::string>& metrics) const {
   nlohmann::json r = {{"loss", examples ? loss_sum / static_cast<double>(examples) : 0.0},
                       {"examples", examples}};
+  if (in.problem == ProblemType::QuestionAnswering && qa) {
+    MetricInput answered = in;
+    add_qa_answers(*qa, windows, answered);
+    r.update(compute_metrics(metrics, answered));
+    r.update(squad_v2_splits(answered));
+    return r;
+  }
   r.update(compute_metrics(metrics, in));
   // Under one key, so that readers of the numeric keys (report, compare, loggers) pass it by.
   if (in.problem == ProblemType::SingleLabel) {

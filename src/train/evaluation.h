@@ -7,6 +7,7 @@
 #include "model/model.h"
 #include "train/batch_source.h"
 #include "train/metric.h"
+#include "train/qa_postprocess.h"
 
 #include <nlohmann/json.hpp>
 
@@ -29,6 +30,9 @@ struct EvalTally {
   // label, prediction and logits (train/metric_command.h).
   bool keep_records = false;
   std::vector<nlohmann::json> records;
+  // Question answering: the set's questions, and each window's logits so far.
+  std::shared_ptr<const QaEvalData> qa;
+  std::vector<QaWindow> windows;
 
   // One batch's output; reads its loss and argmax (regression: the scores,
   // multi-label: each label's decision) back to the host.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "registry/problem_type.h"
+#include "train/metrics_squad.h"
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,11 @@ struct MetricInput {
   // labelled tokens, sentence after sentence, each sentence closed by
   // kSentenceEnd in both (so that ranks' inputs concatenate); tag_names names the ids.
   std::vector<std::string> tag_names;
+  // Question answering: each question's post-processed answer and its gold
+  // answers (train/metrics_squad.h); squad_v2 scores unanswerable questions too.
+  std::vector<SquadPrediction> answers;
+  std::vector<SquadReference> references;
+  bool squad_v2 = false;
 };
 
 constexpr long long kSentenceEnd = -1;
@@ -75,6 +81,14 @@ double entity_recall(const MetricInput& in);
 double entity_f1(const MetricInput& in);
 double token_accuracy(const MetricInput& in);
 nlohmann::json per_entity_details(const MetricInput& in);
+
+// Question answering: the official SQuAD v1.1 or (squad_v2) v2.0 exact match
+// and F1 of the answers against the references, in percent; and for v2.0 the
+// answerable and unanswerable questions' own scores ({"HasAns_exact",
+// "HasAns_f1", "HasAns_total", "NoAns_..."}, those that have questions).
+double squad_exact_match(const MetricInput& in);
+double squad_f1(const MetricInput& in);
+nlohmann::json squad_v2_splits(const MetricInput& in);
 
 // Regression. A constant prediction or target has no correlation: reported as 0
 // with a warning (SciPy returns nan and warns ConstantInputWarning).

@@ -75,11 +75,21 @@ void register_metrics(Registry& r) {
     add_builtin(r, std::move(spec), MetricFactory([fn] { return fn; }));
   };
   add("accuracy", "Fraction of examples whose predicted class is the label", {P::SingleLabel}, accuracy);
-  ComponentSpec f1{Kind::Metric, "f1", "F1 score of class 1 (the positive class), as GLUE reports for MRPC", {}};
-  f1.problem_types = {P::SingleLabel};
+  // One name for two F1s, as GLUE and SQuAD each report theirs as "f1".
+  ComponentSpec f1{Kind::Metric, "f1",
+                   "F1 score of class 1 (the positive class), as GLUE reports for MRPC; for question answering "
+                   "the official SQuAD F1 (percent)",
+                   {}};
+  f1.problem_types = {P::SingleLabel, P::QuestionAnswering};
   f1.most_classes = 2;
   f1.past_most_classes = "macro_f1, micro_f1 or weighted_f1";
-  add_builtin(r, std::move(f1), MetricFactory([] { return MetricFn(f1_positive); }));
+  add_builtin(r, std::move(f1), MetricFactory([] {
+                return MetricFn([](const MetricInput& in) {
+                  return in.problem == P::QuestionAnswering ? squad_f1(in) : f1_positive(in);
+                });
+              }));
+  add("exact_match", "Questions whose answer is a gold answer after SQuAD's normalisation (percent)",
+      {P::QuestionAnswering}, squad_exact_match);
   add("macro_f1", "Mean F1 over the classes (multi-label: over the labels); an empty one counts 0",
       {P::SingleLabel, P::MultiLabel}, macro_f1);
   add("micro_f1", "F1 of all decisions pooled (single-label: equal to accuracy)", {P::SingleLabel, P::MultiLabel},
