@@ -1,5 +1,5 @@
-// The token goldens' batches as the Trainer takes them, and the check of a
-// run's logged steps against a golden trajectory (Transformers' or PEFT's).
+// The token and QA goldens' batches as the Trainer takes them, and the check
+// of a run's logged steps against a golden trajectory (Transformers' or PEFT's).
 #pragma once
 
 #include "golden_loop.h"
@@ -12,17 +12,23 @@
 
 namespace runner::test {
 
-inline std::vector<TrainBatch> token_train_batches(const nlohmann::ordered_json& expected) {
+// A golden's "batches" as the Trainer takes them, each built by `batch_of(expected, i)`.
+template <class BatchOf>
+std::vector<TrainBatch> golden_train_batches(const nlohmann::ordered_json& expected, BatchOf batch_of) {
   std::vector<TrainBatch> out;
   for (size_t i = 0; i < expected.at("batches").size(); ++i) {
     TrainBatch t;
-    t.tensors = token_batch(expected, i);
+    t.tensors = batch_of(expected, i);
     t.examples = t.tensors.input_ids.size(0);
     t.tokens = t.tensors.attention_mask.sum().item<int64_t>();
     for (long long r = 0; r < t.examples; ++r) t.example_ids.push_back("row/" + std::to_string(i * 8 + r));
     out.push_back(std::move(t));
   }
   return out;
+}
+
+inline std::vector<TrainBatch> token_train_batches(const nlohmann::ordered_json& expected) {
+  return golden_train_batches(expected, token_batch);
 }
 
 struct TrajectoryWorst {
