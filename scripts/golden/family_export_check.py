@@ -15,6 +15,9 @@ Run once per family; the outputs are committed as tests/model/golden/<family>_ex
   /work/venv-torch/bin/python scripts/golden/family_export_check.py --family roberta \
       --export build/test-tmp/roberta_export --out tests/model/golden/roberta_export_check.json
   (and the same with deberta-v2 and modernbert)
+
+Run that test with RUNNER_KEEP_TEST_TMP=1: a test executable whose tests all pass removes the
+directories its tests made under build/test-tmp.
 """
 import argparse
 import json

@@ -14,6 +14,9 @@ folder), checks that every key of the file was loaded (no unexpected key) and th
 saved-module tensor PEFT expects was in it (no missing key), compares PEFT's logits with the runner's
 (1e-5), and records PEFT's logits in --out for the runner's test to hold its own against. It exits 1
 when a family fails.
+
+Run that test with RUNNER_KEEP_TEST_TMP=1: a test executable whose tests all pass removes the
+directories its tests made under build/test-tmp.
 """
 import argparse
 import json

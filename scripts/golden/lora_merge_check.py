@@ -13,6 +13,9 @@ the merged folder's model.safetensors. PEFT adds B A x scale to W in float32 (on
 product, K = r terms, then one of the sum) where the runner sums in float64 and rounds once, so an
 element may differ by (r + 2) x 2^-24 of |W| + |B| |A| x scale; every other tensor must be equal.
 It prints the largest difference in units of that bound and exits 1 when any exceeds it.
+
+Run that test with RUNNER_KEEP_TEST_TMP=1: a test executable whose tests all pass removes the
+directories its tests made under build/test-tmp.
 """
 import argparse
 import json

@@ -19,6 +19,9 @@ committed as tests/train/golden/problem_type_export_check_{regression,multi_labe
   /work/venv-torch/bin/python scripts/golden/problem_type_export_check.py \
       --export build/test-tmp/e2e_regression/export --input in.jsonl --predicted out.jsonl \
       --out tests/train/golden/problem_type_export_check_regression.json
+
+Run that test with RUNNER_KEEP_TEST_TMP=1: a test executable whose tests all pass removes the
+directories its tests made under build/test-tmp.
 """
 import argparse
 import json

@@ -11,6 +11,9 @@ AutoModelForQuestionAnswering reads" writes build/test-tmp/qa_export/bert with e
 prints, per folder, the class Transformers built, its parameter names outside the encoder and the
 largest logit difference; it exits 1 when a model is not AutoModelForQuestionAnswering's class for
 its family, a weight is missing or new, or the logits differ by more than 1e-5.
+
+Run that test with RUNNER_KEEP_TEST_TMP=1: a test executable whose tests all pass removes the
+directories its tests made under build/test-tmp.
 """
 import json
 import os

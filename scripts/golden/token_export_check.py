@@ -8,6 +8,9 @@ save_pretrained into build/test-tmp/token_save_<family>. Then (a venv outside th
   /work/venv-torch/bin/python scripts/golden/token_export_check.py build/test-tmp
 prints, per family, the class Transformers built, its id2label and the largest logit difference; it
 exits 1 when a model is not AutoModelForTokenClassification's class or differs by more than 1e-5.
+
+Run that test with RUNNER_KEEP_TEST_TMP=1: a test executable whose tests all pass removes the
+directories its tests made under build/test-tmp.
 """
 import json
 import os

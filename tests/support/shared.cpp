@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -31,12 +33,26 @@ std::string runner_exe() { return build_dir() + "/runner"; }
 
 std::string full_runner_exe() { return build_dir() + "/" + RUNNER_FULL_NAME; }
 
+namespace {
+std::mutex made_mutex;
+std::set<std::string> made;  // the directories tmp_dir made in this process
+}  // namespace
+
 std::string tmp_dir(const std::string& name) {
   namespace fs = std::filesystem;
   fs::path p = fs::path(build_dir()) / "test-tmp" / name;
   fs::remove_all(p);
   fs::create_directories(p);
+  std::lock_guard<std::mutex> lock(made_mutex);
+  made.insert(p.string());
   return p.string();
+}
+
+void remove_tmp_dirs() {
+  std::lock_guard<std::mutex> lock(made_mutex);
+  std::error_code ec;
+  for (const std::string& dir : made) std::filesystem::remove_all(dir, ec);  // what cannot go stays
+  made.clear();
 }
 
 std::string read_text(const std::string& path) {

@@ -12,7 +12,11 @@ std::string build_dir();    // where the runner executable and plugins were buil
 std::string runner_exe();   // build_dir()/runner: the front, which hands LibTorch's commands to
 std::string full_runner_exe();  // build_dir()/runner-torch, the full runner
 std::string smoke_recipe(); // recipes/smoke/mrpc_smoke.toml: seconds long, bert-tiny on 256 MRPC pairs
-std::string tmp_dir(const std::string& name);  // a fresh, empty directory under the build dir
+// A fresh, empty directory under the build dir. The test executable removes
+// every one it made when it ends with no test failed, unless RUNNER_KEEP_TEST_TMP
+// is set (tests/support/catch_main.cpp): the suite's runs take gigabytes.
+std::string tmp_dir(const std::string& name);
+void remove_tmp_dirs();
 std::string read_text(const std::string& path);  // a whole file, "" when it cannot be read
 
 struct CommandResult {
