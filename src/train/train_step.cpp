@@ -123,7 +123,8 @@ ModelOutput TrainStep::forward(const ModelBatch& batch) {
 void TrainStep::micro_step(const TrainBatch& batch, long long window) {
   const bool by_tokens = window > 1 && batch.labelled_tokens > 0;
   window_tokens_ += by_tokens ? batch.labelled_tokens : 0;
-  record_loss(forward_backward(batch.tensors, window, by_tokens ? batch.labelled_tokens : 0), batch);
+  record_loss(forward_backward(batch.tensors, window, by_tokens ? batch.labelled_tokens : 0), batch,
+              window > 1 && is_token_batch(batch));
   count_micro_batch(batch);
 }
 
@@ -164,6 +165,12 @@ TrainStep::MicroLoss TrainStep::forward_backward(const ModelBatch& batch, long l
   return loss;
 }
 
+// Token classification's labels: one integer per token, [batch, length].
+bool TrainStep::is_token_batch(const TrainBatch& batch) {
+  const torch::Tensor& labels = batch.tensors.labels;
+  return labels.defined() && labels.dim() == 2 && labels.scalar_type() == torch::kInt64;
+}
+
 void TrainStep::count_micro_batch(const TrainBatch& batch) {
   ++window_micro_;
   interval_.samples += batch.examples;
@@ -175,8 +182,15 @@ void TrainStep::count_micro_batch(const TrainBatch& batch) {
 
 // On the device: the window's loss sum leaves a non-finite loss out, and the
 // window's flag remembers it. On the host: what a NaN report will name.
-void TrainStep::record_loss(const MicroLoss& loss, const TrainBatch& batch) {
+// `by_tokens` weighs the mean by its labelled tokens, so that the logged loss
+// is the window's token mean, the loss its update learned.
+void TrainStep::record_loss(const MicroLoss& loss, const TrainBatch& batch, bool by_tokens) {
   torch::Tensor kept = torch::where(loss.bad, torch::zeros_like(loss.value), loss.value);
+  window_by_tokens_ = by_tokens;
+  if (by_tokens) {
+    kept = kept * static_cast<double>(batch.labelled_tokens);
+    window_loss_tokens_ += batch.labelled_tokens;
+  }
   window_loss_ = window_loss_.defined() ? window_loss_ + kept : kept;
   window_bad_ = window_bad_.defined() ? window_bad_.logical_or(loss.bad) : loss.bad;
   pending_.push_back({loss.value, state_.global_step + 1, state_.epoch, state_.batch_in_epoch, batch.example_ids});
@@ -193,7 +207,7 @@ bool TrainStep::graphed_step(const TrainBatch& batch) {
   });
   if (!outputs) return false;
   const std::vector<torch::Tensor>& o = *outputs;  // copies: the trainer may keep them
-  record_loss({o[0], o[1]}, batch);
+  record_loss({o[0], o[1]}, batch, false);
   count_micro_batch(batch);
   finish_step({o[2], o[3], o[4]}, false);
   return true;
@@ -252,6 +266,8 @@ void TrainStep::finish_step(const UpdateResult& r, bool any_rank_bad_loss) {
   window_loss_ = torch::Tensor();
   window_bad_ = torch::Tensor();
   window_micro_ = 0;
+  window_loss_tokens_ = 0;
+  window_by_tokens_ = false;
 }
 
 // The ranks agree on the host whether the window is skipped (reads on each):
@@ -267,14 +283,28 @@ std::pair<bool, bool> TrainStep::agree_on_skip(const torch::Tensor& bad_grad) {
   return {agreed[0] || agreed[1], agreed[1]};
 }
 
+// The window's loss: the mean of its micro-batches' means, or for token
+// classification under accumulation the sum over its labelled tokens over
+// their count. Under data parallelism the ranks' means of both give the
+// world's token mean.
+torch::Tensor TrainStep::window_mean_loss() {
+  if (!window_by_tokens_) {
+    torch::Tensor mean = window_loss_ / static_cast<double>(window_micro_);
+    return parallel_ ? parallel_->mean(mean) : mean;
+  }
+  torch::Tensor tokens = torch::full({}, static_cast<double>(window_loss_tokens_),
+                                     torch::TensorOptions().dtype(torch::kFloat64).device(device_));
+  if (!parallel_) return window_loss_ / tokens;
+  return parallel_->mean(window_loss_) / parallel_->mean(tokens);
+}
+
 // The step's mean loss counts in the interval when every micro-batch's was finite
 // (decided on the device); under data parallelism, when every rank's was.
 void TrainStep::add_to_interval(bool any_rank_bad_loss) {
   LogInterval& iv = interval_;
   ++iv.steps;
   if (!window_loss_.defined() || any_rank_bad_loss) return;
-  torch::Tensor mean_loss = window_loss_ / static_cast<double>(window_micro_);
-  torch::Tensor step_loss = parallel_ ? parallel_->mean(mean_loss) : mean_loss;
+  torch::Tensor step_loss = window_mean_loss();
   torch::Tensor counted = window_bad_.logical_not();
   iv.loss_sum = iv.loss_sum + torch::where(counted, step_loss, torch::zeros_like(step_loss));
   iv.loss_steps = iv.loss_steps + counted.to(torch::kFloat64);

@@ -102,13 +102,15 @@ class TrainStep {
   MicroLoss forward_backward(const ModelBatch& batch, long long window, long long sum_tokens);
   void divide_by_window_tokens();
   void count_micro_batch(const TrainBatch& batch);
-  void record_loss(const MicroLoss& loss, const TrainBatch& batch);
+  void record_loss(const MicroLoss& loss, const TrainBatch& batch, bool by_tokens);
   bool graphed_step(const TrainBatch& batch);
   void optimizer_step();
   UpdateResult apply_update(const torch::Tensor& skip, bool rank_skipped);
   void finish_step(const UpdateResult& r, bool any_rank_bad_loss);
   std::pair<bool, bool> agree_on_skip(const torch::Tensor& bad_grad);  // data parallelism's skip
   void add_to_interval(bool any_rank_bad_loss);
+  torch::Tensor window_mean_loss();
+  static bool is_token_batch(const TrainBatch& batch);
   void report_bad_loss(const PendingLoss& micro_batch, double loss);
   InputError nan_abort_error(const std::string& what) const;
   [[noreturn]] void throw_nan_abort();
@@ -127,10 +129,15 @@ class TrainStep {
   LossScaler scaler_;
   DeviceSchedule schedule_;
   LogInterval interval_;
-  torch::Tensor window_loss_;  // sum of this window's finite micro-batch losses (unscaled, undivided)
+  // Sum of this window's finite micro-batch losses (unscaled, undivided); token
+  // classification under accumulation sums each mean times its labelled tokens.
+  torch::Tensor window_loss_;
   long long window_micro_ = 0;
-  // Token classification under accumulation: the window's labelled tokens so far.
+  // Token classification under accumulation: the window's labelled tokens so far,
+  // for the gradients (reset by the update) and for the logged loss.
   long long window_tokens_ = 0;
+  long long window_loss_tokens_ = 0;
+  bool window_by_tokens_ = false;  // the same on every rank: the task and window decide it
   torch::Tensor window_bad_;  // 0-d bool: a micro-batch of this window had a non-finite loss
   std::vector<PendingLoss> pending_;  // micro-batch losses not read back yet
   std::unique_ptr<StepGraphs> graphs_;  // train.cuda_graphs; null: every step eager

@@ -13,6 +13,7 @@
 #include "catch.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 using namespace runner;
@@ -243,4 +244,15 @@ TEST_CASE("a window of token classification micro-batches learns the mean over i
   // count, summed and divided by the window's: a few roundings of 2^-24 relative.
   for (const auto& [name, want] : expected)
     CHECK(torch::allclose(tagger->named_parameters()[name].detach(), want, 1e-6, 1e-7));
+
+  // The logged loss is that token mean too: (1 x a's mean + 3 x b's mean) / 4.
+  ToyTagger initial;
+  const double mean_a = initial.forward(a.tensors, {}).loss.item<double>();
+  const double mean_b = initial.forward(b.tensors, {}).loss.item<double>();
+  const double token_mean = (mean_a * 1.0 + mean_b * 3.0) / 4.0;
+  REQUIRE(std::abs(token_mean - (mean_a + mean_b) / 2.0) > 1e-3);  // the two readings differ here
+  step.settle();
+  nlohmann::json log = step.take_log_event(10);
+  // The same float32 losses weighed and summed in float64 by both: float64 rounding apart.
+  CHECK(log["loss"].get<double>() == Approx(token_mean).epsilon(1e-12));
 }
