@@ -56,7 +56,8 @@ void apply_bert_options(const nlohmann::json& o, const ModelContext& context, Be
   override_number(o, "layer_norm_eps", c.layer_norm_eps, 0);
   if (context.num_labels > 0) {
     LabelFields labels{c.num_labels, c.id2label, c.problem_type};
-    apply_dataset_labels(labels, context.num_labels, context.label_names, context.problem_type);
+    apply_dataset_labels(labels, context.num_labels, context.label_names, context.problem_type,
+                         context.head == TaskHead::SequenceClassification);
     c.num_labels = labels.num_labels;
     c.id2label = labels.id2label;
     c.problem_type = labels.problem_type;

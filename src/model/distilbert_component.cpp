@@ -53,7 +53,9 @@ DistilBertConfig distilbert_config_from_options(const nlohmann::json& o, const M
   override_number(o, "seq_classif_dropout", c.seq_classif_dropout, -1);
   if (o.value("sinusoidal_pos_embds", false)) c.sinusoidal_pos_embds = true;
   override_number(o, "initializer_range", c.initializer_range, 0);
-  if (context.num_labels > 0) apply_dataset_labels(c.labels, context.num_labels, context.label_names, context.problem_type);
+  if (context.num_labels > 0)
+    apply_dataset_labels(c.labels, context.num_labels, context.label_names, context.problem_type,
+                         context.head == TaskHead::SequenceClassification);
   validate_distilbert_config(c, pretrained.empty() ? "[model] section" : config_path);
   return c;
 }

@@ -116,16 +116,17 @@ void write_label_fields(const LabelFields& labels, nlohmann::json& j) {
   if (!labels.problem_type.empty()) j["problem_type"] = labels.problem_type;
 }
 
-void apply_dataset_labels(LabelFields& labels, long long num_labels,
-                          const std::vector<std::string>& names, const std::string& problem_type) {
+void apply_dataset_labels(LabelFields& labels, long long num_labels, const std::vector<std::string>& names,
+                          const std::string& problem_type, bool sequence_head) {
   // A pretrained head's names describe its own classes, not the dataset's.
   if (labels.num_labels != num_labels || labels.id2label.size() != names.size())
     labels.id2label.clear();
   labels.num_labels = num_labels;
   if (!names.empty()) labels.id2label = names;
-  labels.problem_type = !problem_type.empty() ? problem_type
-                        : num_labels == 1     ? "regression"
-                                              : "single_label_classification";
+  labels.problem_type = !sequence_head         ? ""
+                        : !problem_type.empty() ? problem_type
+                        : num_labels == 1       ? "regression"
+                                                : "single_label_classification";
 }
 
 void validate_label_fields(const LabelFields& labels, const std::string& where) {

@@ -48,9 +48,10 @@ LabelFields read_label_fields(const nlohmann::json& j, const std::string& where)
 // Writes id2label and label2id for every class, and problem_type when set.
 void write_label_fields(const LabelFields& labels, nlohmann::json& j);
 // The dataset's labels replace the config's (names only when the counts agree).
-// `problem_type` empty: Transformers' rule (regression for one label).
-void apply_dataset_labels(LabelFields& labels, long long num_labels,
-                          const std::vector<std::string>& names, const std::string& problem_type = {});
+// `problem_type` empty: Transformers' rule (regression for one label). A token
+// or span head has no problem_type in Transformers: `sequence_head` false clears it.
+void apply_dataset_labels(LabelFields& labels, long long num_labels, const std::vector<std::string>& names,
+                          const std::string& problem_type = {}, bool sequence_head = true);
 // num_labels positive and id2label of that size; InputError naming `where`.
 void validate_label_fields(const LabelFields& labels, const std::string& where);
 

@@ -47,7 +47,8 @@ ModernBertConfig modernbert_config_from_options(const nlohmann::json& o, const M
   override_number(o, "classifier_dropout", c.classifier_dropout, -1);
   override_number(o, "initializer_range", c.initializer_range, 0);
   if (context.num_labels > 0)
-    apply_dataset_labels(c.labels, context.num_labels, context.label_names, context.problem_type);
+    apply_dataset_labels(c.labels, context.num_labels, context.label_names, context.problem_type,
+                         context.head == TaskHead::SequenceClassification);
   validate_modernbert_config(c, where);
   return c;
 }
