@@ -7,6 +7,9 @@
 #include "cli/table_input.h"
 #include "hub/named_sources.h"
 #include "model/predict.h"
+#include "model/task_head.h"
+#include "train/predict_answers.h"
+#include "train/predict_entities.h"
 #include "tokenizer/tokenize_command.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
@@ -16,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -121,6 +125,50 @@ static std::map<std::string, std::string> run_text_columns(const std::string& ru
   return out;
 }
 
+// The run's [data] settings that predict reads as training read them: the
+// max_length (unless --max-length is given), a token task's add_prefix_space,
+// and a question answering task's windows and post-processing.
+static void apply_run_data(const std::string& run, const ParsedArgs& args, PredictCommandOptions& o) {
+  const std::string recipe = run + "/recipe.resolved.json";
+  std::error_code ec;
+  if (run.empty() || !std::filesystem::is_regular_file(recipe, ec)) return;
+  const nlohmann::json data = record_object(read_json_file(recipe), "data");
+  if (!args.has("--max-length")) o.max_length = static_cast<int>(record_integer(data, "max_length", o.max_length));
+  o.add_prefix_space = data.value("add_prefix_space", false);
+  o.qa.version = data.value("version", std::string("1.1")) == "2.0" ? SquadVersion::V2_0 : SquadVersion::V1_1;
+  o.qa.doc_stride = static_cast<int>(record_integer(data, "doc_stride", o.qa.doc_stride));
+  o.qa.n_best_size = static_cast<int>(record_integer(data, "n_best_size", o.qa.n_best_size));
+  o.qa.max_answer_length = static_cast<int>(record_integer(data, "max_answer_length", o.qa.max_answer_length));
+  o.qa.null_score_diff_threshold = data.value("null_score_diff_threshold", o.qa.null_score_diff_threshold);
+}
+
+// A question answering folder without its run: run_qa.py's windows (384
+// tokens, stride 128) within the model's positions.
+static void qa_folder_defaults(const nlohmann::json& config, const ParsedArgs& args, PredictCommandOptions& o) {
+  const long long positions = config.value("max_position_embeddings", 384LL);
+  if (!args.has("--max-length")) o.max_length = static_cast<int>(std::min(384LL, std::max(positions, 16LL)));
+  o.qa.doc_stride = std::min(128, o.max_length / 4);
+}
+
+// What each kind of model reads and writes; the flags of another kind are refused.
+static int predict_by_head(TaskHead head, const PredictCommandOptions& options, std::istream& in) {
+  if (head == TaskHead::SequenceClassification) return run_predict_command(options, in, std::cout, std::cerr);
+  const char* kind = head == TaskHead::TokenClassification ? "token classification" : "question answering";
+  const std::string fix = head == TaskHead::TokenClassification
+                              ? "give JSONL lines {\"text\": \"...\"} or {\"tokens\": [...]}"
+                              : "give JSONL lines {\"question\": \"...\", \"context\": \"...\"}";
+  auto refuse = [&](const std::string& what) {
+    std::cerr << fmt::format("error: {}: the model in {} is a {} model\n  hint: {}\n", what, options.model, kind,
+                             what == "--columns" ? fix : "leave " + what + " out");
+    return kExitBadInput;
+  };
+  if (options.format != "jsonl" || !options.columns.empty()) return refuse("--columns");
+  if (options.threshold_given) return refuse("--threshold");
+  if (options.probabilities) return refuse("--probabilities");
+  if (head == TaskHead::TokenClassification) return run_entity_predict(options, in, std::cout, std::cerr);
+  return run_answer_predict(options, in, std::cout, std::cerr);
+}
+
 // Without --tokenizer, a model given by name brings its repository's tokenizer;
 // "" means the model folder's own.
 static std::string tokenizer_folder_of(const std::string& tokenizer, const std::string& model_arg,
@@ -170,19 +218,22 @@ int cmd_predict(const ParsedArgs& args) {
     std::cerr << "error: runner predict needs --model DIR|RUN|ID (a Hugging Face folder, a run or a Hub id)\n";
     return kExitBadInput;
   }
+  TaskHead head = TaskHead::SequenceClassification;
   try {
     PredictModel model = model_folder_of(options.model);
     options.tokenizer = tokenizer_folder_of(options.tokenizer, options.model, model);
     options.model = model.folder;
     // A file input without --columns is read with the run's own mapping, as evaluate --input is.
     if (options.columns.empty() && !input_file(args).empty()) options.columns = run_text_columns(model.run);
+    const nlohmann::json config = read_json_file(options.model + "/config.json");
+    head = task_head_of(config);
+    if (head == TaskHead::QuestionAnswering && model.run.empty()) qa_folder_defaults(config, args, options);
+    apply_run_data(model.run, args, options);
   } catch (const InputError& e) {
     std::cerr << e.diagnostic().format() << "\n";
     return kExitBadInput;
   }
-  return with_input(args, [&](std::istream& in) {
-    return run_predict_command(options, in, std::cout, std::cerr);
-  });
+  return with_input(args, [&](std::istream& in) { return predict_by_head(head, options, in); });
 }
 
 }  // namespace runner

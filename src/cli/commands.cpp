@@ -117,7 +117,8 @@ const std::vector<CommandSpec>& command_table() {
        {"--nproc-per-node", "--nnodes", "--node-rank", "--master-addr", "--master-port",
         "--max-restarts", "--set", "--resume", "--allow-changes"},
        cmd_launch},
-      {"predict", "Write logits and the predicted label for each example of a JSONL, CSV or TSV input",
+      {"predict", "Write logits and the predicted label per example of a JSONL, CSV or TSV input; a token "
+                  "model's entities, a question answering model's answers",
        {}, {"--model", "--tokenizer", "--input", "--input-format", "--columns", "--no-header", "--max-length", "--truncation",
         "--batch-size", "--probabilities", "--threshold", "--runs"},
        cmd_predict, Needs::LibTorch},

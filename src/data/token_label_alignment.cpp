@@ -96,6 +96,23 @@ AlignedSentence align_sentence(const Tokenizer& tokenizer, const TaggedSentence&
   return out;
 }
 
+WordEncoding encode_words(const Tokenizer& tokenizer, const std::vector<std::string>& words,
+                          const AlignOptions& options) {
+  const WordPieces pieces = tokenize_words(tokenizer, words, options.add_prefix_space);
+  std::vector<int32_t> positions;
+  WordEncoding out;
+  out.encoding = tokenizer.encode_ids(pieces.ids, {options.max_length, Truncation::LongestFirst}, positions);
+  out.truncated = static_cast<size_t>(std::count_if(positions.begin(), positions.end(), [](int32_t p) {
+                    return p >= 0;
+                  })) < pieces.ids.size();
+  // Each word's label is its own index: the first piece of a word then holds it.
+  std::vector<int32_t> word_index(words.size());
+  for (size_t w = 0; w < words.size(); ++w) word_index[w] = static_cast<int32_t>(w);
+  out.word_at = piece_labels(pieces, positions, word_index, {}, SubwordLabels::First);
+  for (int32_t& w : out.word_at) w = w == kIgnoredLabel ? -1 : w;
+  return out;
+}
+
 AlignedSplit align_sentences(const Tokenizer& tokenizer, const std::vector<TaggedSentence>& sentences,
                              const std::vector<std::string>& labels, const AlignOptions& options,
                              const std::string& file) {

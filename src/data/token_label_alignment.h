@@ -67,6 +67,17 @@ AlignedSentence align_sentence(const Tokenizer& tokenizer, const TaggedSentence&
                                const std::vector<std::string>& labels, const AlignOptions& options,
                                const std::string& file, bool& truncated);
 
+// Untagged words encoded as align_sentence encodes them (its max_length and
+// add_prefix_space), for prediction: `word_at` gives, for each position, the
+// word whose first piece it is, or -1 (a later piece, a special token).
+struct WordEncoding {
+  Encoding encoding;
+  std::vector<int32_t> word_at;
+  bool truncated = false;  // the last words did not fit
+};
+WordEncoding encode_words(const Tokenizer& tokenizer, const std::vector<std::string>& words,
+                          const AlignOptions& options);
+
 AlignedSplit align_sentences(const Tokenizer& tokenizer, const std::vector<TaggedSentence>& sentences,
                              const std::vector<std::string>& labels, const AlignOptions& options,
                              const std::string& file);

@@ -10,6 +10,8 @@
 #include "run/run_dir.h"
 #include "run/run_training.h"
 #include "run/split_evaluation.h"
+#include "train/predict_answers.h"
+#include "train/predict_entities.h"
 #include "util/torch_linked.h"
 
 #include <stdexcept>
@@ -44,6 +46,12 @@ int run_recipe(const Recipe&, const RunOptions&) { needs_full_runner("run_recipe
 int resume_run(const ResumeOptions&) { needs_full_runner("resume_run"); }
 int run_predict_command(const PredictCommandOptions&, std::istream&, std::ostream&, std::ostream&) {
   needs_full_runner("run_predict_command");
+}
+int run_entity_predict(const PredictCommandOptions&, std::istream&, std::ostream&, std::ostream&) {
+  needs_full_runner("run_entity_predict");
+}
+int run_answer_predict(const PredictCommandOptions&, std::istream&, std::ostream&, std::ostream&) {
+  needs_full_runner("run_answer_predict");
 }
 std::vector<std::string> export_weights(const WeightsExport&) { needs_full_runner("export_weights"); }
 nlohmann::json evaluate_split(const SplitEvaluation&, const std::function<void(const nlohmann::json&)>&) {

@@ -1,17 +1,15 @@
 #include "model/predict.h"
 
 #include "model/host_read.h"
+#include "model/predict_model.h"
 
 #include "data/file_dataset.h"
 #include "model/model_factory.h"
 #include "model/task_head.h"
 #include "tokenizer/encoding.h"
-#include "tokenizer/tokenizer_loader.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
-#include "util/json_input.h"
 #include "util/output_check.h"
-#include "util/utf8.h"
 
 #include <fmt/format.h>
 
@@ -31,22 +29,9 @@ struct PendingExample {
 };
 
 ModelBatch pad_batch(const std::vector<PendingExample>& examples, int64_t pad_id) {
-  int64_t rows = static_cast<int64_t>(examples.size()), longest = 0;
-  for (const auto& e : examples)
-    longest = std::max<int64_t>(longest, static_cast<int64_t>(e.encoding.input_ids.size()));
-  ModelBatch b;
-  b.input_ids = torch::full({rows, longest}, pad_id, torch::kInt64);
-  b.token_type_ids = torch::zeros({rows, longest}, torch::kInt64);
-  b.attention_mask = torch::zeros({rows, longest}, torch::kInt64);
-  auto ids = b.input_ids.accessor<int64_t, 2>(), types = b.token_type_ids.accessor<int64_t, 2>(),
-       mask = b.attention_mask.accessor<int64_t, 2>();
-  for (int64_t r = 0; r < rows; ++r)
-    for (size_t c = 0; c < examples[r].encoding.input_ids.size(); ++c) {
-      ids[r][c] = examples[r].encoding.input_ids[c];
-      types[r][c] = examples[r].encoding.token_type_ids[c];
-      mask[r][c] = 1;
-    }
-  return b;
+  std::vector<const Encoding*> rows;
+  for (const auto& e : examples) rows.push_back(&e.encoding);
+  return pad_encodings(rows, pad_id);
 }
 
 std::vector<float> row_values(const torch::Tensor& matrix, size_t i) {
@@ -102,31 +87,16 @@ void predict_batch(TaskModel& model, std::vector<PendingExample>& batch, int64_t
   require_written(out, "standard output");
 }
 
-// The first characters of a line, for a message about it (escaped for a terminal).
-std::string line_start(const std::string& text) {
-  return terminal_safe(text.substr(0, 40)) + (text.size() > 40 ? "..." : "");
-}
-
 // The text fields of one input line; throws InputError naming the file and line.
 PendingExample parse_line(const std::string& text, const std::string& input, long long line_no,
                           const Tokenizer& tokenizer, const EncodeOptions& encode_options) {
-  const char* format = "each line must be a JSON object {\"text_a\": \"...\", \"text_b\": \"...\"} (text_b optional)";
-  auto fail = [&](const std::string& msg, const std::string& hint) {
-    throw InputError(make_error(SourceLocation{input, static_cast<int>(line_no), 0, {}}, "", msg, hint));
-  };
+  const std::string format =
+      "each line must be a JSON object {\"text_a\": \"...\", \"text_b\": \"...\"} (text_b optional)";
   PendingExample e;
-  std::string why;
-  std::optional<nlohmann::json> parsed = try_parse_json(text, why);
-  // nlohmann's reason ("syntax error while parsing value") says nothing a user can act on.
-  bool library_words = !parsed && why.rfind("not valid JSON", 0) == 0;
-  if (!parsed)
-    fail(library_words ? fmt::format("expected a JSON object, found a line that is not JSON: \"{}\"", line_start(text))
-                       : why,
-         std::string(format) + "; a line of plain text or TSV becomes {\"text_a\": \"first sentence\", "
-                               "\"text_b\": \"second sentence\"}");
-  auto fail_format = [&](const std::string& msg) { fail(msg, format); };
-  e.line = std::move(*parsed);
-  if (!e.line.is_object()) fail_format("expected a JSON object, found " + std::string(e.line.type_name()));
+  e.line = input_object(text, input, line_no,
+                        format + "; a line of plain text or TSV becomes {\"text_a\": \"first sentence\", "
+                                 "\"text_b\": \"second sentence\"}");
+  auto fail_format = [&](const std::string& msg) { refuse_input_line(input, line_no, msg, format); };
   if (!e.line.contains("text_a") || !e.line["text_a"].is_string()) fail_format("no \"text_a\" string");
   std::optional<std::string> b;
   if (e.line.contains("text_b") && !e.line["text_b"].is_null()) {
@@ -211,13 +181,6 @@ std::string flags_unfit(const TaskModel& model, const PredictCommandOptions& o) 
   return {};
 }
 
-// A folder whose weights carry adapter tensors (".lora_A.") the model has no place for.
-bool holds_adapters(const LoadReport& report) {
-  for (const auto& key : report.unexpected)
-    if (key.find(".lora_A.") != std::string::npos) return true;
-  return false;
-}
-
 }  // namespace
 
 int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::ostream& out,
@@ -230,45 +193,30 @@ int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::o
     return 2;
   }
   try {
-    LoadedModel loaded = load_model_folder(o.model);
-    if (loaded.max_positions > 0 && o.max_length > loaded.max_positions) {
-      err << fmt::format("error: --max-length: expected at most {} (max_position_embeddings in {}/config.json), "
-                         "found {}\n  hint: pass --max-length {} or less\n",
-                         loaded.max_positions, o.model, o.max_length, loaded.max_positions);
-      return 2;
-    }
+    Predictor predictor = load_predictor(o, err);
+    LoadedModel& loaded = predictor.loaded;
     if (task_head_of(loaded.model->hf_config()) == TaskHead::TokenClassification)
       throw InputError(make_error(SourceLocation{o.model + "/config.json", 0, 0, {}}, "--model",
-                                  "this is a token classification model: predict prints one label per text, "
-                                  "not a tag per word",
-                                  "score it on tagged sentences with `runner evaluate RUN` (entity F1 per type)"));
+                                  "this is a token classification model: run_predict_command prints one label "
+                                  "per text",
+                                  "call run_entity_predict (train/predict_entities.h), as `runner predict` does"));
     if (task_head_of(loaded.model->hf_config()) == TaskHead::QuestionAnswering)
       throw InputError(make_error(SourceLocation{o.model + "/config.json", 0, 0, {}}, "--model",
-                                  "this is a question answering model: predict prints one label per text, "
-                                  "not an answer span in a context",
-                                  "score it on questions with `runner evaluate RUN` (exact match and F1)"));
-    if (holds_adapters(loaded.report)) {
-      err << fmt::format("error: {}: the weights hold LoRA adapters (a LoRA run's final/), which predict does not "
-                         "read yet\n  hint: evaluate the run with `runner evaluate`, or write its adapter folder with "
-                         "`runner export RUN --to DIR` and load it with PEFT\n",
-                         o.model);
-      return 2;
-    }
+                                  "this is a question answering model: run_predict_command prints one label "
+                                  "per text",
+                                  "call run_answer_predict (train/predict_answers.h), as `runner predict` does"));
     if (std::string refused = flags_unfit(*loaded.model, o); !refused.empty()) {
       err << refused;
       return 2;
     }
-    if (!loaded.report.missing.empty())
-      err << "warning: " << loaded.report.warning() << "\n  predictions use random weights there\n";
     auto& model = *loaded.model;
-    model.eval();
     torch::NoGradGuard no_grad;
-    auto tokenizer = load_tokenizer(WordPieceSource{o.tokenizer.empty() ? o.model : o.tokenizer});
+    const Tokenizer& tokenizer = *predictor.tokenizer;
     EncodeOptions encode_options{o.max_length, truncation_from_name(o.truncation)};
-    int64_t pad_id = tokenizer->special_ids().pad >= 0 ? tokenizer->special_ids().pad : 0;
+    const int64_t pad_id = predictor.pad_id;
     std::vector<PendingExample> batch;
     if (o.format != "jsonl" || !o.columns.empty()) {
-      for (PendingExample& e : table_examples(o, *tokenizer, encode_options)) {
+      for (PendingExample& e : table_examples(o, tokenizer, encode_options)) {
         batch.push_back(std::move(e));
         if (static_cast<int>(batch.size()) >= o.batch_size) predict_batch(model, batch, pad_id, o, out);
       }
@@ -278,7 +226,7 @@ int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::o
     std::string text;
     for (long long line_no = 1; read_bounded_line(in, text, "--input", line_no); ++line_no) {
       if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-      batch.push_back(parse_line(text, o.input_name, line_no, *tokenizer, encode_options));
+      batch.push_back(parse_line(text, o.input_name, line_no, tokenizer, encode_options));
       if (static_cast<int>(batch.size()) >= o.batch_size) predict_batch(model, batch, pad_id, o, out);
     }
     predict_batch(model, batch, pad_id, o, out);

@@ -8,7 +8,11 @@
 // A CSV or TSV file (or JSONL with a column mapping) is read as training reads
 // its splits (data/file_dataset.h): each output line then starts with the
 // example's "row" (0-based data row), "text_a" and "text_b".
+// Token classification and question answering models are predicted by
+// train/predict_entities.h and train/predict_answers.h.
 #pragma once
+
+#include "data/qa_settings.h"
 
 #include <iosfwd>
 #include <map>
@@ -34,6 +38,10 @@ struct PredictCommandOptions {
   // data.columns; empty: text_a, and text_b where the header has one.
   std::map<std::string, std::string> columns;
   bool header = true;  // as data.header: the first CSV/TSV line names the columns
+  // Token classification: a space before each word, as the run's data.add_prefix_space.
+  bool add_prefix_space = false;
+  // Question answering: how contexts are windowed and answers picked, as the run's [data].
+  QaSettings qa;
 };
 
 // Returns the exit code: 0, or 2 for bad input (messages go to `err`).

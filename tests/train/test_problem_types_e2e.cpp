@@ -15,6 +15,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace fs = std::filesystem;
 using runner::test::isolated_run_sets;
@@ -104,6 +105,27 @@ void write_conll_sentences(const std::string& path, size_t first, size_t count) 
   }
 }
 
+struct TaggedWords {
+  std::vector<std::string> words, tags;
+};
+
+// The sentences of a CoNLL file the test wrote: word and tag columns.
+std::vector<TaggedWords> conll_sentences(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<TaggedWords> out(1);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("-DOCSTART-", 0) == 0) continue;
+    if (line.empty()) {
+      if (!out.back().words.empty()) out.emplace_back();
+      continue;
+    }
+    out.back().words.push_back(line.substr(0, line.find(' ')));
+    out.back().tags.push_back(line.substr(line.rfind(' ') + 1));
+  }
+  if (out.back().words.empty()) out.pop_back();
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("token classification trains, resumes after kill -9, evaluates and exports its head",
@@ -144,12 +166,78 @@ TEST_CASE("token classification trains, resumes after kill -9, evaluates and exp
   nlohmann::json config = exported_config(run, dir + "/export");
   CHECK(config["architectures"] == nlohmann::json{"BertForTokenClassification"});
   CHECK(config["id2label"] == id2label);
-  // predict prints one label per text: a token model is refused, not misread.
-  std::ofstream(dir + "/in.jsonl") << "{\"text_a\": \"a charming film\"}\n";
-  auto predicted = runner_cmd("", "predict --model " + dir + "/export --input " + dir + "/in.jsonl");
+  CHECK_FALSE(config.contains("problem_type"));  // Transformers has none for a token head
+
+  // predict tags the dev sentences' words as evaluation did: the same token accuracy
+  // over the words within max_length; the rest have no tag.
+  const std::vector<TaggedWords> dev = conll_sentences(dir + "/data/dev.conll");
+  {
+    std::ofstream lines(dir + "/sentences.jsonl");
+    for (const TaggedWords& s : dev) lines << nlohmann::json{{"tokens", s.words}}.dump() << "\n";
+  }
+  auto predicted = runner_cmd("", "predict --model " + run + " --input " + dir + "/sentences.jsonl");
   INFO(predicted.out);
-  CHECK(predicted.exit_code == 2);
-  CHECK_THAT(predicted.out, Catch::Contains("token classification model") && Catch::Contains("runner evaluate"));
+  REQUIRE(predicted.exit_code == 0);
+  std::istringstream out(predicted.out.substr(predicted.out.find('{')));
+  long long scored = 0, right = 0, cut = 0;
+  for (const TaggedWords& s : dev) {
+    std::string text;
+    REQUIRE(std::getline(out, text));
+    const nlohmann::json line = nlohmann::json::parse(text);
+    REQUIRE(line.at("tags").size() == s.words.size());
+    for (size_t w = 0; w < s.words.size(); ++w) {
+      if (line["tags"][w].is_null()) {
+        ++cut;
+        continue;
+      }
+      ++scored;
+      right += line["tags"][w] == s.tags[w] ? 1 : 0;
+    }
+    for (const auto& e : line.at("entities")) {
+      const std::string first_tag = line["tags"][e["words"][0].get<size_t>()];
+      CHECK(first_tag.substr(2) == e["type"].get<std::string>());
+    }
+  }
+  CHECK(cut > 0);  // max_length = 16 cuts the long sentences, as in evaluation
+  // Counts of words: the same division as evaluation's, so equal up to float64 rounding.
+  CHECK(static_cast<double>(right) / static_cast<double>(scored) ==
+        Approx(final_eval.at("token_accuracy").get<double>()).epsilon(1e-12));
+
+  // A text is split at whitespace; each entity names its characters in it. With
+  // every label renamed to a B- tag of its own type, each word is an entity.
+  fs::copy(dir + "/export", dir + "/every_word", fs::copy_options::recursive);
+  nlohmann::json renamed = nlohmann::json::parse(runner::read_file_bytes(dir + "/every_word/config.json"));
+  renamed["label2id"] = nlohmann::json::object();
+  for (auto& [id, name] : renamed["id2label"].items()) {
+    name = "B-T" + id;
+    renamed["label2id"][name.get<std::string>()] = std::stoi(id);
+  }
+  std::ofstream(dir + "/every_word/config.json", std::ios::trunc) << renamed.dump(2);
+  const std::string text = "Dana  Reyes flew from Oslo to Lima";
+  const std::vector<std::pair<int, int>> chars = {{0, 4}, {6, 11}, {12, 16}, {17, 21}, {22, 26}, {27, 29}, {30, 34}};
+  std::ofstream(dir + "/text.jsonl") << nlohmann::json{{"id", "t1"}, {"text", text}}.dump() << "\n";
+  auto tagged = runner_cmd("", "predict --model " + dir + "/every_word --input " + dir + "/text.jsonl");
+  INFO(tagged.out);
+  REQUIRE(tagged.exit_code == 0);
+  const nlohmann::json line = nlohmann::json::parse(tagged.out.substr(tagged.out.find('{')));
+  CHECK(line.at("id") == "t1");
+  CHECK(line.at("tags").size() == chars.size());
+  REQUIRE(line.at("entities").size() == chars.size());
+  for (size_t w = 0; w < chars.size(); ++w) {
+    const nlohmann::json& e = line["entities"][w];
+    INFO(e.dump());
+    CHECK(e.at("words") == nlohmann::json{w, w});
+    CHECK(e.at("start") == chars[w].first);
+    CHECK(e.at("end") == chars[w].second);
+    CHECK(e.at("text") == text.substr(chars[w].first, chars[w].second - chars[w].first));
+    CHECK(line["tags"][w] == "B-" + e.at("type").get<std::string>());
+    CHECK(e.at("score").get<double>() > 0.0);
+    CHECK(e.at("score").get<double>() <= 1.0);
+  }
+  // Flags of another kind of model are refused.
+  auto refused = runner_cmd("", "predict --model " + dir + "/export --input " + dir + "/text.jsonl --probabilities");
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.out, Catch::Contains("token classification model"));
 }
 
 TEST_CASE("a regression trains, resumes after kill -9, evaluates, exports and predicts", "[e2e][problem_types]") {

@@ -4,7 +4,8 @@
 // answers on the original questions, and a run killed with SIGKILL resumes to
 // its weights; `runner evaluate` reports the run's own final record, export
 // writes the question answering head (a PEFT adapter folder for a LoRA run)
-// and predict refuses the model.
+// and predict answers questions as evaluation did.
+#include "train/metrics_squad.h"
 #include "util/synced_file.h"
 
 #include "run_files.h"
@@ -12,8 +13,10 @@
 
 #include "catch.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <sstream>
 
 using runner::test::isolated_run_sets;
 using runner::test::only_run_dir;
@@ -92,10 +95,48 @@ TEST_CASE("question answering trains, scores its questions with SQuAD v2.0 and e
   REQUIRE(exported.exit_code == 0);
   const nlohmann::json config = nlohmann::json::parse(runner::read_file_bytes(dir + "/export/config.json"));
   CHECK(config["architectures"] == nlohmann::json{"BertForQuestionAnswering"});
-  // predict prints one label per text: a question answering model is refused, not misread.
+  // predict answers the dev questions with the run's windows and post-processing:
+  // its answers score the exact match evaluation reported.
+  const std::string questions = runner::test::source_dir() + "/recipes/smoke/qa/dev.jsonl";
+  std::vector<nlohmann::json> dev;
+  {
+    std::ifstream in(questions);
+    for (std::string line; std::getline(in, line);) dev.push_back(nlohmann::json::parse(line));
+  }
+  auto answered = runner_cmd("", "predict --model " + run + " --input " + questions + " --batch-size 32");
+  INFO(answered.out);
+  REQUIRE(answered.exit_code == 0);
+  std::istringstream lines(answered.out.substr(answered.out.find('{')));
+  double exact = 0;
+  for (const nlohmann::json& question : dev) {
+    std::string text;
+    REQUIRE(std::getline(lines, text));
+    const nlohmann::json line = nlohmann::json::parse(text);
+    CHECK(line.at("id") == question.at("id"));
+    const std::string answer = line.at("answer");
+    int best = question["answers"]["text"].empty() ? runner::squad_exact("", answer) : 0;
+    for (const auto& gold : question["answers"]["text"]) best = std::max(best, runner::squad_exact(gold.get<std::string>(), answer));
+    exact += best;
+    CHECK(line.contains("null_score_diff"));  // a SQuAD v2.0 run
+    if (answer.empty()) continue;
+    const std::string context = question.at("context");  // ASCII: code points are bytes
+    const auto start = line.at("start").get<size_t>(), end = line.at("end").get<size_t>();
+    CHECK(context.substr(start, end - start) == answer);
+  }
+  // The same 0/1 counts averaged: equal up to float64 rounding.
+  CHECK(100.0 * exact / static_cast<double>(dev.size()) == Approx(final_eval.at("exact_match").get<double>()).epsilon(1e-12));
+
+  // The exported folder alone: run_qa.py's windows, SQuAD v1.1's rule (always an answer).
+  auto folder = runner_cmd("", "predict --model " + dir + "/export --input " + questions);
+  INFO(folder.out);
+  REQUIRE(folder.exit_code == 0);
+  const nlohmann::json first = nlohmann::json::parse(folder.out.substr(folder.out.find('{'), folder.out.find('\n', folder.out.find('{')) - folder.out.find('{')));
+  CHECK_FALSE(first.at("answer").get<std::string>().empty());
+  CHECK_FALSE(first.contains("null_score_diff"));
+  // A line that is not a question is refused with its place.
   std::ofstream(dir + "/in.jsonl") << "{\"text_a\": \"a charming film\"}\n";
-  auto predicted = runner_cmd("", "predict --model " + dir + "/export --input " + dir + "/in.jsonl");
-  INFO(predicted.out);
-  CHECK(predicted.exit_code == 2);
-  CHECK_THAT(predicted.out, Catch::Contains("question answering model") && Catch::Contains("runner evaluate"));
+  auto refused = runner_cmd("", "predict --model " + dir + "/export --input " + dir + "/in.jsonl");
+  INFO(refused.out);
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.out, Catch::Contains(dir + "/in.jsonl:1") && Catch::Contains("no \"question\" string"));
 }

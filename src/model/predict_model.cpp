@@ -1,0 +1,85 @@
+#include "model/predict_model.h"
+
+#include "tokenizer/tokenizer_loader.h"
+#include "util/diagnostic.h"
+#include "util/json_input.h"
+#include "util/utf8.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ostream>
+
+namespace runner {
+namespace {
+
+// A folder whose weights carry adapter tensors (".lora_A.") the model has no place for.
+bool holds_adapters(const LoadReport& report) {
+  for (const auto& key : report.unexpected)
+    if (key.find(".lora_A.") != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+Predictor load_predictor(const PredictCommandOptions& o, std::ostream& err) {
+  Predictor p;
+  p.loaded = load_model_folder(o.model);
+  const SourceLocation config{o.model + "/config.json", 0, 0, {}};
+  if (p.loaded.max_positions > 0 && o.max_length > p.loaded.max_positions)
+    throw InputError(make_error(config, "",
+                                fmt::format("--max-length: expected at most {} (max_position_embeddings in {}/config.json), "
+                                            "found {}",
+                                            p.loaded.max_positions, o.model, o.max_length),
+                                fmt::format("pass --max-length {} or less", p.loaded.max_positions)));
+  if (holds_adapters(p.loaded.report))
+    throw InputError(make_error(SourceLocation{o.model, 0, 0, {}}, "",
+                                "the weights hold LoRA adapters (a LoRA run's final/), which predict does not read yet",
+                                "evaluate the run with `runner evaluate`, or write its merged model with "
+                                "`runner export RUN --to DIR --merge` and predict with that folder"));
+  if (!p.loaded.report.missing.empty())
+    err << "warning: " << p.loaded.report.warning() << "\n  predictions use random weights there\n";
+  p.loaded.model->eval();
+  p.tokenizer = load_tokenizer(WordPieceSource{o.tokenizer.empty() ? o.model : o.tokenizer});
+  p.pad_id = p.tokenizer->special_ids().pad >= 0 ? p.tokenizer->special_ids().pad : 0;
+  return p;
+}
+
+void refuse_input_line(const std::string& input, long long line_no, const std::string& message,
+                       const std::string& fix) {
+  throw InputError(make_error(SourceLocation{input, static_cast<int>(line_no), 0, {}}, "", message, fix));
+}
+
+nlohmann::json input_object(const std::string& text, const std::string& input, long long line_no,
+                            const std::string& format) {
+  std::string why;
+  std::optional<nlohmann::json> parsed = try_parse_json(text, why);
+  // nlohmann's reason ("syntax error while parsing value") says nothing a user can act on.
+  if (!parsed && why.rfind("not valid JSON", 0) == 0)
+    why = "expected a JSON object, found a line that is not JSON: \"" + terminal_safe(text.substr(0, 40)) +
+          (text.size() > 40 ? "...\"" : "\"");
+  if (!parsed) refuse_input_line(input, line_no, why, format);
+  if (!parsed->is_object())
+    refuse_input_line(input, line_no, "expected a JSON object, found " + std::string(parsed->type_name()), format);
+  return std::move(*parsed);
+}
+
+ModelBatch pad_encodings(const std::vector<const Encoding*>& rows, int64_t pad_id) {
+  int64_t count = static_cast<int64_t>(rows.size()), longest = 0;
+  for (const Encoding* e : rows) longest = std::max<int64_t>(longest, static_cast<int64_t>(e->input_ids.size()));
+  ModelBatch b;
+  b.input_ids = torch::full({count, longest}, pad_id, torch::kInt64);
+  b.token_type_ids = torch::zeros({count, longest}, torch::kInt64);
+  b.attention_mask = torch::zeros({count, longest}, torch::kInt64);
+  auto ids = b.input_ids.accessor<int64_t, 2>(), types = b.token_type_ids.accessor<int64_t, 2>(),
+       mask = b.attention_mask.accessor<int64_t, 2>();
+  for (int64_t r = 0; r < count; ++r)
+    for (size_t c = 0; c < rows[r]->input_ids.size(); ++c) {
+      ids[r][c] = rows[r]->input_ids[c];
+      types[r][c] = rows[r]->token_type_ids[c];
+      mask[r][c] = 1;
+    }
+  return b;
+}
+
+}  // namespace runner
