@@ -125,14 +125,18 @@ static std::map<std::string, std::string> run_text_columns(const std::string& ru
   return out;
 }
 
-// The run's [data] settings that predict reads as training read them: the
+// The run's settings that predict reads as training read them: the
 // max_length (unless --max-length is given), a token task's add_prefix_space,
-// and a question answering task's windows and post-processing.
+// a question answering task's windows and post-processing, and the [model]
+// and [lora] sections that built a LoRA run's model.
 static void apply_run_data(const std::string& run, const ParsedArgs& args, PredictCommandOptions& o) {
   const std::string recipe = run + "/recipe.resolved.json";
   std::error_code ec;
   if (run.empty() || !std::filesystem::is_regular_file(recipe, ec)) return;
-  const nlohmann::json data = record_object(read_json_file(recipe), "data");
+  const nlohmann::json resolved = read_json_file(recipe);
+  o.run_model = record_object(resolved, "model");
+  o.run_lora = resolved.contains("lora") ? record_object(resolved, "lora") : nlohmann::json();
+  const nlohmann::json data = record_object(resolved, "data");
   if (!args.has("--max-length")) o.max_length = static_cast<int>(record_integer(data, "max_length", o.max_length));
   o.add_prefix_space = data.value("add_prefix_space", false);
   o.qa.version = data.value("version", std::string("1.1")) == "2.0" ? SquadVersion::V2_0 : SquadVersion::V1_1;

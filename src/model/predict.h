@@ -14,6 +14,8 @@
 
 #include "data/qa_settings.h"
 
+#include <nlohmann/json.hpp>
+
 #include <iosfwd>
 #include <map>
 #include <string>
@@ -42,6 +44,10 @@ struct PredictCommandOptions {
   bool add_prefix_space = false;
   // Question answering: how contexts are windowed and answers picked, as the run's [data].
   QaSettings qa;
+  // The run's resolved [model] and [lora] sections when `model` is a run's
+  // folder: a LoRA run's weights are read as training built the model, and
+  // its adapters merged. Null otherwise.
+  nlohmann::json run_model, run_lora;
 };
 
 // Returns the exit code: 0, or 2 for bad input (messages go to `err`).

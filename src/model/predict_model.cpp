@@ -1,5 +1,9 @@
 #include "model/predict_model.h"
 
+#include "model/checkpoint.h"
+#include "model/lora.h"
+#include "model/lora_options.h"
+#include "model/task_head.h"
 #include "tokenizer/tokenizer_loader.h"
 #include "util/diagnostic.h"
 #include "util/json_input.h"
@@ -20,6 +24,22 @@ bool holds_adapters(const LoadReport& report) {
   return false;
 }
 
+// A LoRA run's weights as training built the model (its [model] and [lora]
+// over the folder's labels and head), the adapters then merged into the
+// weights as `export --merge` merges them.
+LoadedModel merged_run_model(const PredictCommandOptions& o, const TaskModel& folder_model) {
+  const nlohmann::json config = folder_model.hf_config();
+  std::vector<std::string> names;
+  for (long long i = 0; i < folder_model.num_labels(); ++i) names.push_back(folder_model.label_name(i));
+  const ModelContext context{folder_model.num_labels(), names, config.value("problem_type", std::string()),
+                             task_head_of(config)};
+  LoadedModel built = build_model(o.run_model, context, {}, lora_settings_from(o.run_lora));
+  load_state_dict(*built.model, read_weights(o.model), o.model)
+      .require_complete("predict with the final/ or a checkpoint of the LoRA run whose recipe built it");
+  merge_lora(*built.model);
+  return built;
+}
+
 }  // namespace
 
 Predictor load_predictor(const PredictCommandOptions& o, std::ostream& err) {
@@ -32,11 +52,12 @@ Predictor load_predictor(const PredictCommandOptions& o, std::ostream& err) {
                                             "found {}",
                                             p.loaded.max_positions, o.model, o.max_length),
                                 fmt::format("pass --max-length {} or less", p.loaded.max_positions)));
-  if (holds_adapters(p.loaded.report))
+  if (holds_adapters(p.loaded.report) && !o.run_lora.is_object())
     throw InputError(make_error(SourceLocation{o.model, 0, 0, {}}, "",
-                                "the weights hold LoRA adapters (a LoRA run's final/), which predict does not read yet",
-                                "evaluate the run with `runner evaluate`, or write its merged model with "
-                                "`runner export RUN --to DIR --merge` and predict with that folder"));
+                                "the weights hold LoRA adapters, and no run's recipe says how they were built",
+                                "predict with the run (--model RUN), whose [lora] section predict reads, or with "
+                                "the folder `runner export RUN --to DIR --merge` writes"));
+  if (holds_adapters(p.loaded.report)) p.loaded = merged_run_model(o, *p.loaded.model);
   if (!p.loaded.report.missing.empty())
     err << "warning: " << p.loaded.report.warning() << "\n  predictions use random weights there\n";
   p.loaded.model->eval();

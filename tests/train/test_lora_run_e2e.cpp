@@ -131,11 +131,12 @@ TEST_CASE("a LoRA run trains only its adapters and classifier, resumes exactly a
     CHECK(keys == want);
     CHECK(torch::equal(adapter.at("base_model.model.bert.encoder.layer.0.attention.self.query.lora_B.weight"),
                        trained.at("bert.encoder.layer.0.attention.self.query.lora_B.weight")));
-    // predict refuses weights with adapters it would drop, rather than predicting with the base alone.
+    // Without its run, a folder of weights with adapters is refused, rather than predicted with the base alone.
     std::ofstream(dir + "/in.jsonl") << R"({"text_a": "The cat sat.", "text_b": "A cat was sitting."})" << "\n";
-    auto p = runner_cmd("", "predict --model " + run + "/final --input " + dir + "/in.jsonl");
+    fs::copy(run + "/final", dir + "/final_alone", fs::copy_options::recursive);
+    auto p = runner_cmd("", "predict --model " + dir + "/final_alone --input " + dir + "/in.jsonl");
     CHECK(p.exit_code == 2);
-    CHECK_THAT(p.out, Catch::Contains("LoRA adapters"));
+    CHECK_THAT(p.out, Catch::Contains("LoRA adapters") && Catch::Contains("--model RUN"));
   }
 
   {  // --merge: a whole Hugging Face folder, each adapted weight W + scale B A, which predict reads.
@@ -170,6 +171,11 @@ TEST_CASE("a LoRA run trains only its adapters and classifier, resumes exactly a
     INFO(p.out);
     CHECK(p.exit_code == 0);
     CHECK_THAT(p.out, Catch::Contains("label"));
+    // predict with the run merges its adapters as the export did: the same logits, bit for bit.
+    auto from_run = runner_cmd("", "predict --model " + run + " --input " + dir + "/in.jsonl");
+    INFO(from_run.out);
+    CHECK(from_run.exit_code == 0);
+    CHECK(from_run.out == p.out);
   }
 }
 
