@@ -39,6 +39,22 @@ std::string check_conll_folder(const std::string& answer) {
   return "";
 }
 
+// A folder of SQuAD files: "squad_json" for train.json and dev.json (the SQuAD
+// files), "squad_jsonl" for train.jsonl and dev.jsonl (one question a line); "" for neither.
+std::string squad_dataset_in(const std::string& folder) {
+  for (const std::string ext : {"json", "jsonl"})
+    if (fs::is_regular_file(fs::path(folder) / ("train." + ext)) && fs::is_regular_file(fs::path(folder) / ("dev." + ext)))
+      return ext == "json" ? "squad_json" : "squad_jsonl";
+  return "";
+}
+
+std::string check_squad_folder(const std::string& answer) {
+  if (!squad_dataset_in(answer).empty()) return "";
+  return fmt::format("{} has neither train.json and dev.json (SQuAD files) nor train.jsonl and dev.jsonl (one "
+                     "question a line)",
+                     answer);
+}
+
 std::string offer_label(const PretrainedOffer& m) {
   return fmt::format("{} (pretrained {}, {})", m.name, m.model_type, m.where);
 }
@@ -77,10 +93,18 @@ void ask_model(Prompter& ask, InitChoices& c, const std::vector<PretrainedOffer>
 InitChoices ask_choices(Prompter& ask, const InitOptions& o, const std::vector<PretrainedOffer>& installed) {
   InitChoices c = default_choices(o.caps, installed);
   c.task = ask.choice("Task:", offered_tasks(), c.task);
-  if (c.task == "conll") {
-    const std::string folder = ask.text("Folder holding train.conll and dev.conll", "./ner", check_conll_folder);
-    // A recipe's data.dir starts at the recipe's own folder.
-    c.data_dir = fs::relative(fs::absolute(folder), fs::absolute(o.path).parent_path()).string();
+  // A recipe's data.dir starts at the recipe's own folder.
+  auto from_recipe = [&o](const std::string& folder) {
+    return fs::relative(fs::absolute(folder), fs::absolute(o.path).parent_path()).string();
+  };
+  if (c.task == "conll")
+    c.data_dir = from_recipe(ask.text("Folder holding train.conll and dev.conll", "./ner", check_conll_folder));
+  if (c.task == "squad") {
+    const std::string folder = ask.text("Folder holding the train and dev questions (.json or .jsonl)", "./squad",
+                                        check_squad_folder);
+    c.data_dir = from_recipe(folder);
+    c.squad_dataset = squad_dataset_in(folder);
+    c.squad_version = ask.choice("SQuAD version (2.0: a question may have no answer):", {"1.1", "2.0"}, "1.1");
   }
   ask_model(ask, c, installed);
   if (o.caps.cuda_available) c.device = ask.choice("Device:", {"auto", "cuda", "cpu"}, c.device);

@@ -15,6 +15,7 @@ std::vector<std::string> offered_tasks() {
   for (const auto& name : registry().names(Kind::Dataset))
     if (name.rfind("glue/", 0) == 0) out.push_back(name);
   out.push_back("conll");
+  out.push_back("squad");
   return out;
 }
 
@@ -74,16 +75,27 @@ std::string run_name(const InitChoices& c) {
 // The metric the task's best checkpoint is picked by: GLUE's own (MRPC's F1, CoLA's MCC, ...).
 std::string best_metric_of(const std::string& task) {
   if (task == "conll") return "entity_f1";  // seqeval's micro F1 over entities, as run_ner.py reports
+  if (task == "squad") return "f1";         // SQuAD's F1, as run_qa.py reports
   if (task.rfind("glue/", 0) != 0 || !hub::find_glue_task(task.substr(5))) return "accuracy";
   return glue_task(task.substr(5)).info.main_metric;
 }
 
 std::string data_lines(const InitChoices& c) {
-  if (c.task != "conll")
-    return fmt::format("dataset = \"{}\"  # GLUE files under $RUNNER_DATA (default ../shared/data)\n", c.task);
-  return fmt::format("dataset = \"conll\"  # token classification: a token and its tag per line, a blank line "
-                     "between sentences\ndir = \"{}\"  # train.conll and dev.conll; the tags come from train.conll\n",
-                     c.data_dir);
+  if (c.task == "conll")
+    return fmt::format("dataset = \"conll\"  # token classification: a token and its tag per line, a blank line "
+                       "between sentences\ndir = \"{}\"  # train.conll and dev.conll; the tags come from "
+                       "train.conll\nmax_length = 128\n",
+                       c.data_dir);
+  if (c.task == "squad") {
+    const char* ext = c.squad_dataset == "squad_json" ? "json" : "jsonl";
+    return fmt::format("dataset = \"{}\"  # extractive question answering, windowed as run_qa.py windows it\n"
+                       "dir = \"{}\"  # train.{} and dev.{}\nversion = \"{}\"  # 2.0: a question may have no "
+                       "answer\nmax_length = 384  # tokens of a window: the question, then a part of the context\n"
+                       "doc_stride = 128  # tokens a window shares with the one before\n",
+                       c.squad_dataset, c.data_dir, ext, ext, c.squad_version);
+  }
+  return fmt::format("dataset = \"{}\"  # GLUE files under $RUNNER_DATA (default ../shared/data)\nmax_length = 128\n",
+                     c.task);
 }
 
 }  // namespace
@@ -96,7 +108,7 @@ std::string init_recipe_text(const InitChoices& c, const std::string& schema, co
       "[run]\nname = \"{}\"  # runs go to runs/<name>/<UTC time>-<id>/\nseed = 42\n"
       "device = \"{}\"  # auto: a GPU when there is one, else the CPU\n\n"
       "[data]\n{}"
-      "max_length = 128\ntrain_batch_size = {}  # per process\neval_batch_size = 64\n\n"
+      "train_batch_size = {}  # per process\neval_batch_size = 64\n\n"
       "[tokenizer]\ntype = \"wordpiece\"\npath = \"{}\"  # {}\n\n"
       "[model]\n{}\n"
       "[optimizer]\ntype = \"adamw\"\nlr = {}\nweight_decay = 0.01\n\n"

@@ -11,8 +11,11 @@
 namespace runner {
 
 struct InitChoices {
-  std::string task = "glue/mrpc";       // a GLUE dataset component, or "conll" (token classification)
-  std::string data_dir;                 // conll: the folder of train.conll and dev.conll
+  // A GLUE dataset component, "conll" (token classification) or "squad" (question answering).
+  std::string task = "glue/mrpc";
+  std::string data_dir;                 // conll, squad: the folder of the train and dev files
+  std::string squad_dataset;            // squad: "squad_json" or "squad_jsonl", as the files are
+  std::string squad_version = "1.1";    // squad: "2.0" when questions may have no answer
   std::string model_type = "bert";      // the model component
   std::string preset = "bert-mini";     // empty when `pretrained` is set
   std::string pretrained;               // a folder under the model root, a Hub id, or a path
@@ -24,7 +27,8 @@ struct InitChoices {
 };
 
 // The GLUE tasks the registry knows ("glue/mrpc", "glue/sst2", ...), then
-// "conll": token classification (NER) from CoNLL files of one's own.
+// "conll": token classification (NER) from CoNLL files of one's own, and
+// "squad": extractive question answering from SQuAD files of one's own.
 std::vector<std::string> offered_tasks();
 // "preset (type)" entries of every model component's presets, e.g. "bert-mini (bert)".
 struct ModelOffer {

@@ -38,7 +38,8 @@ TEST_CASE("runner init offers every GLUE task and every model family's presets",
   auto tasks = offered_tasks();
   CHECK(std::find(tasks.begin(), tasks.end(), "glue/mrpc") != tasks.end());
   CHECK(std::find(tasks.begin(), tasks.end(), "glue/sst2") != tasks.end());
-  CHECK(tasks.back() == "conll");  // token classification from one's own files
+  // Token classification and question answering from one's own files.
+  CHECK(std::vector<std::string>(tasks.end() - 2, tasks.end()) == std::vector<std::string>{"conll", "squad"});
   std::vector<std::string> families;
   for (const auto& m : offered_models()) families.push_back(m.type + ":" + m.preset);
   for (const char* m : {"bert:bert-tiny", "bert:bert-base", "distilbert:distilbert-base", "electra:electra-small"})
@@ -138,6 +139,33 @@ TEST_CASE("runner init writes a token classification recipe for a folder of CoNL
   CHECK(load.recipe->resolved["train"]["metric_for_best"] == "eval.entity_f1");
   CHECK_THAT(runner::test::read_text(o.path),
              Catch::Contains("dir = \"" + std::filesystem::relative(ner, dir).string() + "\""));
+}
+
+TEST_CASE("runner init writes a question answering recipe for a folder of SQuAD JSONL files", "[wizard]") {
+  std::string dir = runner::test::tmp_dir("init-squad");
+  InitOptions o;
+  o.path = dir + "/r.toml";
+  o.on_terminal = true;
+  const std::string qa = runner::test::source_dir() + "/recipes/smoke/qa";
+  // A folder without the files is asked again, with what it lacks; then the version.
+  std::istringstream in("squad\n" + dir + "\n" + qa + "\n2.0\nbert-tiny (bert)\n\n16\n1\n1\n");
+  std::ostringstream out, err;
+  REQUIRE(run_init_command(o, in, out, err) == 0);
+  INFO(out.str() << err.str());
+  CHECK_THAT(out.str() + err.str(), Catch::Contains(dir + " has neither train.json"));
+  RecipeRequest request;
+  request.path = o.path;
+  RecipeLoad load = load_recipe(request, registry());  // reads the questions through the written dir
+  INFO(format_all(load.diags));
+  REQUIRE(load.recipe);
+  const nlohmann::json& data = load.recipe->resolved["data"];
+  CHECK(data["dataset"] == "squad_jsonl");
+  CHECK(data["version"] == "2.0");
+  CHECK(data["max_length"] == 384);
+  CHECK(data["doc_stride"] == 128);
+  CHECK(load.recipe->resolved["train"]["metric_for_best"] == "eval.f1");
+  CHECK_THAT(runner::test::read_text(o.path),
+             Catch::Contains("dir = \"" + std::filesystem::relative(qa, dir).string() + "\""));
 }
 
 namespace {
