@@ -6,8 +6,14 @@ parameters whose name holds "bias" or "LayerNorm.weight") over the parameters th
 (all of them but under PEFT), transformers.get_scheduler("linear", 5 warm-up steps, 20 steps),
 clip_grad_norm_(1.0); per step the loss, the gradient norm before clipping and the lr the step used.
 
+write_head_golden saves a tiny random-init model of a head and its golden record, for
+token_classification_parity.py and qa_head_parity.py.
+
 Python is used only by golden generators and benches; the runner never needs it.
 """
+import json
+import os
+
 LR, BETAS, EPS, WEIGHT_DECAY, MAX_NORM = 5e-4, (0.9, 0.999), 1e-8, 0.01, 1.0
 STEPS, WARMUP = 20, 5
 
@@ -39,3 +45,28 @@ def trajectory(model, batches):
         steps.append({"step": i + 1, "loss": float(loss.detach().double()),
                       "grad_norm_preclip": float(norm.double()), "lr": lr})
     return steps
+
+
+def write_head_golden(auto_class, config, make_batches, record_forward, out, family, generator):
+    """Saves a tiny random-init auto_class model of config (seed 1234, float32, eager attention) as
+    out/tiny_<family>/ and writes out/<family>.json: the generator and versions, the architecture,
+    the batches make_batches() gives, record_forward(model, batches[0]) as "forward" and the
+    trajectory of the saved model reloaded."""
+    import torch
+    import transformers
+    folder = os.path.join(out, "tiny_" + family)
+    torch.manual_seed(1234)
+    model = auto_class.from_config(config).float()
+    model.config._attn_implementation = "eager"
+    model.save_pretrained(folder)
+    batches = make_batches()
+    golden = {"generator": generator, "torch": torch.__version__,
+              "transformers": transformers.__version__, "architecture": type(model).__name__,
+              "batches": [{k: v.tolist() for k, v in b.items()} for b in batches],
+              "forward": record_forward(model, batches[0])}
+    fresh = auto_class.from_pretrained(folder, attn_implementation="eager", dtype=torch.float32)
+    golden["trajectory"] = trajectory(fresh, batches)
+    with open(os.path.join(out, family + ".json"), "w", encoding="utf-8") as f:
+        json.dump(golden, f)
+        f.write("\n")
+    print(family, type(model).__name__, "loss", golden["forward"]["loss"])

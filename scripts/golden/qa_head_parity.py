@@ -26,13 +26,12 @@ Requires torch and transformers (5.24 tested). Python is used only by golden gen
 the runner never needs it.
 """
 import argparse
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import token_classification_parity as token  # noqa: E402  (its configs and batches)
-from golden_loop import trajectory  # noqa: E402
+from golden_loop import write_head_golden  # noqa: E402
 
 
 def config(family):
@@ -90,27 +89,12 @@ def main():
     p.add_argument("--family", choices=sorted(token.SPECIAL), action="append", help="default: every family")
     a = p.parse_args()
     import torch
-    import transformers
     from transformers import AutoModelForQuestionAnswering
     torch.set_num_threads(1)
     for family in a.family or sorted(token.SPECIAL):
-        folder = os.path.join(a.out, "tiny_" + family)
-        torch.manual_seed(1234)
-        model = AutoModelForQuestionAnswering.from_config(config(family)).float()
-        model.config._attn_implementation = "eager"
-        model.save_pretrained(folder)
-        batches = with_positions(token.make_batches(family))
-        golden = {"generator": "scripts/golden/qa_head_parity.py", "torch": torch.__version__,
-                  "transformers": transformers.__version__, "architecture": type(model).__name__,
-                  "batches": [{k: v.tolist() for k, v in b.items()} for b in batches],
-                  "forward": forward_and_grads(model, batches[0])}
-        fresh = AutoModelForQuestionAnswering.from_pretrained(folder, attn_implementation="eager",
-                                                              dtype=torch.float32)
-        golden["trajectory"] = trajectory(fresh, batches)
-        with open(os.path.join(a.out, family + ".json"), "w", encoding="utf-8") as f:
-            json.dump(golden, f)
-            f.write("\n")
-        print(family, type(model).__name__, "loss", golden["forward"]["loss"])
+        write_head_golden(AutoModelForQuestionAnswering, config(family),
+                          lambda: with_positions(token.make_batches(family)), forward_and_grads, a.out, family,
+                          "scripts/golden/qa_head_parity.py")
 
 
 if __name__ == "__main__":

@@ -31,10 +31,8 @@ Requires torch and transformers (5.24 tested). Python is used only by golden gen
 the runner never needs it.
 """
 import argparse
-import json
-import os
 
-from golden_loop import trajectory
+from golden_loop import write_head_golden
 
 ROWS, BATCH = 160, 8
 VOCAB, LABELS = 1000, ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
@@ -127,27 +125,11 @@ def main():
     p.add_argument("--family", choices=sorted(SPECIAL), action="append", help="default: every family")
     a = p.parse_args()
     import torch
-    import transformers
     from transformers import AutoModelForTokenClassification
     torch.set_num_threads(1)
     for family in a.family or sorted(SPECIAL):
-        folder = os.path.join(a.out, "tiny_" + family)
-        torch.manual_seed(1234)
-        model = AutoModelForTokenClassification.from_config(config(family)).float()
-        model.config._attn_implementation = "eager"
-        model.save_pretrained(folder)
-        batches = make_batches(family)
-        golden = {"generator": "scripts/golden/token_classification_parity.py", "torch": torch.__version__,
-                  "transformers": transformers.__version__, "architecture": type(model).__name__,
-                  "batches": [{k: v.tolist() for k, v in b.items()} for b in batches],
-                  "forward": forward_and_grads(model, batches[0])}
-        fresh = AutoModelForTokenClassification.from_pretrained(folder, attn_implementation="eager",
-                                                                dtype=torch.float32)
-        golden["trajectory"] = trajectory(fresh, batches)
-        with open(os.path.join(a.out, family + ".json"), "w", encoding="utf-8") as f:
-            json.dump(golden, f)
-            f.write("\n")
-        print(family, type(model).__name__, "loss", golden["forward"]["loss"])
+        write_head_golden(AutoModelForTokenClassification, config(family), lambda: make_batches(family),
+                          forward_and_grads, a.out, family, "scripts/golden/token_classification_parity.py")
 
 
 if __name__ == "__main__":

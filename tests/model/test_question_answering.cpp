@@ -10,6 +10,8 @@
 #include "model/model_factory.h"
 #include "model/task_head.h"
 #include "util/diagnostic.h"
+#include "head_parity.h"
+
 #include "catch.h"
 
 #include <algorithm>
@@ -22,20 +24,9 @@ using namespace runner::test;
 
 namespace {
 
-double max_abs(const torch::Tensor& a, const torch::Tensor& b) {
-  return (a.to(torch::kFloat64) - b.to(torch::kFloat64)).abs().max().item<double>();
-}
-
 std::shared_ptr<TaskModel> load_family(const std::string& family) {
   return load_model_folder(qa_golden("tiny_" + family)).model;
 }
-
-// fp32 and single-threaded, the same ops in the same order as Transformers: the
-// two sides differ only where a GEMM kernel sums its K <= 64 products in
-// another order, at most K x 2^-24 ~ 4e-6 relative per product, which the
-// LayerNorm after every sublayer keeps from compounding; 1e-5 of
-// max(1, |value|) holds a dozen such products with room.
-constexpr double kFp32Parity = 1e-5;
 
 }  // namespace
 
@@ -49,39 +40,7 @@ TEST_CASE("question answering: every family's logits, loss and gradients match T
           expected.at("architecture").get<std::string>());
     CHECK(task_head_of(model->hf_config()) == TaskHead::QuestionAnswering);
     CHECK(model->num_labels() == 2);
-    const auto& grads = expected.at("forward").at("grad_norms");
-    std::vector<std::string> want_keys, keys;
-    for (const auto& item : grads.items()) want_keys.push_back(item.key());
-    for (const auto& p : model->named_parameters()) keys.push_back(p.key());
-    // Every parameter has a gradient, so the lists hold every key; as sets, for
-    // RoBERTa's position table (token test).
-    std::sort(keys.begin(), keys.end());
-    std::sort(want_keys.begin(), want_keys.end());
-    CHECK(keys == want_keys);
-
-    model->eval();
-    const ModelBatch batch = qa_batch(expected, 0);
-    model->zero_grad();
-    ModelOutput out = model->forward(batch);
-    const torch::Tensor want = qa_logits(expected);
-    REQUIRE(out.logits.sizes() == want.sizes());
-    CHECK(max_abs(out.logits, want) <= kFp32Parity * std::max(1.0, want.abs().max().item<double>()));
-    const double loss = expected.at("forward").at("loss");
-    CHECK(std::abs(out.loss.item<double>() - loss) <= kFp32Parity * loss);
-    out.loss.backward();
-    double worst = 0;
-    for (const auto& p : model->named_parameters()) {
-      const double want_norm = grads.at(p.key()).get<double>(), got = p.value().grad().norm().item<double>();
-      INFO(p.key() << ": " << got << " vs " << want_norm);
-      // A key bias's true gradient is 0 (it adds q.b to every score of a row): both hold rounding noise.
-      if (want_norm < 1e-6) {
-        CHECK(got < 1e-6);
-        continue;
-      }
-      worst = std::max(worst, std::abs(got - want_norm) / want_norm);
-      CHECK(std::abs(got - want_norm) <= kFp32Parity * want_norm);
-    }
-    WARN(family << ": logits " << max_abs(out.logits, want) << ", worst gradient norm relative " << worst);
+    check_head_parity(*model, expected, qa_batch(expected, 0), qa_logits(expected), family);
   }
 }
 

@@ -7,6 +7,8 @@
 #include "model/checkpoint.h"
 #include "model/model_factory.h"
 #include "model/task_head.h"
+#include "head_parity.h"
+
 #include "catch.h"
 
 #include <algorithm>
@@ -17,20 +19,9 @@ using namespace runner::test;
 
 namespace {
 
-double max_abs(const torch::Tensor& a, const torch::Tensor& b) {
-  return (a.to(torch::kFloat64) - b.to(torch::kFloat64)).abs().max().item<double>();
-}
-
 std::shared_ptr<TaskModel> load_family(const std::string& family) {
   return load_model_folder(token_golden("tiny_" + family)).model;
 }
-
-// fp32 and single-threaded, the same ops in the same order as Transformers: the
-// two sides differ only where a GEMM kernel sums its K <= 64 products in
-// another order, at most K x 2^-24 ~ 4e-6 relative per product, which the
-// LayerNorm after every sublayer keeps from compounding; 1e-5 of
-// max(1, |value|) holds a dozen such products with room.
-constexpr double kFp32Parity = 1e-5;
 
 }  // namespace
 
@@ -45,42 +36,8 @@ TEST_CASE("token classification: every family's logits, loss and gradients match
     CHECK(task_head_of(model->hf_config()) == TaskHead::TokenClassification);
     CHECK(model->num_labels() == 5);
     CHECK(model->label_name(3) == "B-LOC");
-    const auto& grads = expected.at("forward").at("grad_norms");
-    std::vector<std::string> want_keys;
-    for (const auto& item : grads.items()) want_keys.push_back(item.key());
-    std::vector<std::string> keys;
-    for (const auto& p : model->named_parameters()) keys.push_back(p.key());
-    // Every parameter of these models has a gradient, so the lists hold every
-    // key. Compared as sets: Transformers 5 registers RoBERTa's position table
-    // after the embeddings' LayerNorm, 4.x before it, and the runner keeps 4.x's order.
-    std::sort(keys.begin(), keys.end());
-    std::sort(want_keys.begin(), want_keys.end());
-    CHECK(keys == want_keys);
-
     model->set_execution(Execution::Padded);
-    model->eval();
-    const ModelBatch batch = token_batch(expected, 0);
-    model->zero_grad();
-    ModelOutput out = model->forward(batch);
-    const torch::Tensor want = token_logits(expected);
-    REQUIRE(out.logits.sizes() == want.sizes());
-    CHECK(max_abs(out.logits, want) <= kFp32Parity * std::max(1.0, want.abs().max().item<double>()));
-    const double loss = expected.at("forward").at("loss");
-    CHECK(std::abs(out.loss.item<double>() - loss) <= kFp32Parity * loss);
-    out.loss.backward();
-    double worst = 0;
-    for (const auto& p : model->named_parameters()) {
-      const double want_norm = grads.at(p.key()).get<double>(), got = p.value().grad().norm().item<double>();
-      INFO(p.key() << ": " << got << " vs " << want_norm);
-      // A key bias's true gradient is 0 (it adds q.b to every score of a row): both hold rounding noise.
-      if (want_norm < 1e-6) {
-        CHECK(got < 1e-6);
-        continue;
-      }
-      worst = std::max(worst, std::abs(got - want_norm) / want_norm);
-      CHECK(std::abs(got - want_norm) <= kFp32Parity * want_norm);
-    }
-    WARN(family << ": logits " << max_abs(out.logits, want) << ", worst gradient norm relative " << worst);
+    check_head_parity(*model, expected, token_batch(expected, 0), token_logits(expected), family);
   }
 }
 
