@@ -2,13 +2,14 @@
 // recipe: data.columns names the text_a / text_b / label columns (header names,
 // JSON keys, or 0-based indices for files without a header).
 #include "data/file_dataset.h"
+
+#include "data/split_files.h"
 #include "data/table_rows.h"
 #include "util/diagnostic.h"
 #include "util/json_input.h"
 #include "util/numbers.h"
 
 #include <algorithm>
-#include <filesystem>
 
 namespace runner {
 
@@ -72,9 +73,7 @@ class FileDataset : public Dataset {
   const DatasetInfo& info() const override { return c_.info; }
 
   std::string split_file(const std::string& split) const override {
-    auto it = c_.files.find(split);
-    std::string name = it != c_.files.end() ? it->second : split + "." + c_.format;
-    return (std::filesystem::path(c_.dir) / name).string();
+    return split_file_path(c_.dir, c_.files, split, c_.format);
   }
 
   SplitData load_split(const std::string& split) const override {

@@ -1,8 +1,8 @@
 #include "data/qa_dataset.h"
 
+#include "data/split_files.h"
 #include "util/json_input.h"
 
-#include <filesystem>
 #include <map>
 
 namespace runner {
@@ -21,9 +21,7 @@ class QaDataset : public Dataset {
   const DatasetInfo& info() const override { return c_.info; }
 
   std::string split_file(const std::string& split) const override {
-    auto it = c_.files.find(split);
-    std::string name = it != c_.files.end() ? it->second : split + "." + qa_file_extension(c_.format);
-    return (std::filesystem::path(c_.dir) / name).string();
+    return split_file_path(c_.dir, c_.files, split, qa_file_extension(c_.format));
   }
 
   SplitData load_split(const std::string& split) const override {

@@ -1,12 +1,12 @@
 #include "data/token_dataset.h"
 
+#include "data/split_files.h"
 #include "data/token_label_alignment.h"
 #include "data/token_tag_rows.h"
 #include "util/diagnostic.h"
 #include "util/json_input.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 #include <set>
 
@@ -29,9 +29,7 @@ class TokenDataset : public Dataset {
   const DatasetInfo& info() const override { return c_.info; }
 
   std::string split_file(const std::string& split) const override {
-    auto it = c_.files.find(split);
-    std::string name = it != c_.files.end() ? it->second : split + "." + token_file_extension(c_.format);
-    return (std::filesystem::path(c_.dir) / name).string();
+    return split_file_path(c_.dir, c_.files, split, token_file_extension(c_.format));
   }
 
   SplitData load_split(const std::string& split) const override {
