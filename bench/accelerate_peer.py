@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The peer of bench/gpu_ab.sh (CUDA) and bench/peer_ab.sh (CPU): BERT on MRPC or
-SST-2 trained the way a Transformers + Accelerate user trains it (Accelerator(mixed_precision=...), DataCollatorWithPadding,
+SST-2 (or, `train --task conll`, token classification as run_ner.py trains it) trained the way a Transformers + Accelerate user trains it (Accelerator(mixed_precision=...), DataCollatorWithPadding,
 AdamW with the no-decay groups, linear schedule with warm-up, clipping 1.0), with
 the runner's semantics where they must agree for the comparison to mean anything:
 the same initial weights (a folder both start from), the same epoch order
@@ -12,7 +12,7 @@ random sampler), the same tokenization (truncation to max_length).
     accelerate_peer.py init  --family roberta|deberta-v2|modernbert --tokenizer-json FILE --out DIR
                              [--seed 42] [--preset bert-mini]
     accelerate_peer.py train --init DIR --tokenizer DIR --data DIR --precision fp32|fp16|bf16
-                             --steps N --warmup W [--task mrpc|sst2] [--device cuda|cpu]
+                             --steps N --warmup W [--task mrpc|sst2|conll] [--device cuda|cpu]
                              [--batch 32] [--max-length 128] [--fixed-length] [--no-dropout]
                              [--seed 42] [--lr 2e-5] [--warmup-ratio 0.1] [--profile-json OUT]
     accelerate_peer.py finetune --init DIR --tokenizer DIR --data DIR --precision fp32|bf16
@@ -137,7 +137,51 @@ def split_rows(data_dir, task, split="train"):
     return [(r[3], r[4], int(r[0])) for r in rows[1:]]
 
 
+def conll_sentences(path):
+    """(words, tags) of each sentence of a CoNLL file: a word and its tag a line, a blank line between
+    sentences, -DOCSTART- lines skipped."""
+    sentences, words, tags = [], [], []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            parts = line.split()
+            if parts and parts[0] == "-DOCSTART-":
+                continue
+            if not parts:
+                if words:
+                    sentences.append((words, tags))
+                words, tags = [], []
+                continue
+            words.append(parts[0])
+            tags.append(parts[-1])
+    if words:
+        sentences.append((words, tags))
+    return sentences
+
+
+def conll_labels(data_dir):
+    """The train file's tags in byte order, as run_ner.py and the runner list them."""
+    return sorted({t for _, tags in conll_sentences(f"{data_dir}/train.conll") for t in tags})
+
+
+def encoded_sentences(a, tokenizer, split):
+    """run_ner.py's tokenize_and_align_labels: each word's first sub-token gets its tag, the rest -100."""
+    labels = {name: i for i, name in enumerate(conll_labels(a.data))}
+    pad = "max_length" if a.fixed_length else False
+    out = []
+    for words, tags in conll_sentences(f"{a.data}/{split}.conll"):
+        e = tokenizer(words, is_split_into_words=True, truncation=True, max_length=a.max_length, padding=pad)
+        previous, aligned = None, []
+        for word in e.word_ids():
+            aligned.append(-100 if word is None or word == previous else labels[tags[word]])
+            previous = word
+        e["labels"] = aligned
+        out.append(e)
+    return out
+
+
 def encoded(a, tokenizer, split="train"):
+    if a.task == "conll":
+        return encoded_sentences(a, tokenizer, split)
     pad = "max_length" if a.fixed_length else False
     out = []
     for text_a, text_b, label in split_rows(a.data, a.task, split):
@@ -171,7 +215,8 @@ def optimizer_of(model, lr, weight_decay):
 def prepared(a, total_steps):
     """Accelerator, tokenizer, collator and the prepared model, optimizer and schedule."""
     from accelerate import Accelerator
-    from transformers import (AutoModelForSequenceClassification, AutoTokenizer, DataCollatorWithPadding,
+    from transformers import (AutoModelForSequenceClassification, AutoModelForTokenClassification, AutoTokenizer,
+                              DataCollatorForTokenClassification, DataCollatorWithPadding,
                               get_linear_schedule_with_warmup)
     accelerator = Accelerator(mixed_precision="no" if a.precision == "fp32" else a.precision,
                               cpu=a.device != "cuda")
@@ -179,11 +224,17 @@ def prepared(a, total_steps):
     extra = {"hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0,
              "classifier_dropout": 0.0} if a.no_dropout else {}
     torch.manual_seed(a.seed)  # transformers' set_seed: a pretrained encoder's new head comes from it
-    model = AutoModelForSequenceClassification.from_pretrained(a.init, num_labels=2, **extra)
+    if a.task == "conll":  # run_ner.py's model and collator
+        model = AutoModelForTokenClassification.from_pretrained(a.init, num_labels=len(conll_labels(a.data)),
+                                                                **extra)
+        collate = DataCollatorForTokenClassification(tokenizer)
+    else:
+        model = AutoModelForSequenceClassification.from_pretrained(a.init, num_labels=2, **extra)
+        collate = DataCollatorWithPadding(tokenizer)
     optimizer = optimizer_of(model, a.lr, a.weight_decay)
     scheduler = get_linear_schedule_with_warmup(optimizer, math.ceil(a.warmup_ratio * total_steps), total_steps)
     model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
-    return accelerator, tokenizer, DataCollatorWithPadding(tokenizer), model, optimizer, scheduler
+    return accelerator, tokenizer, collate, model, optimizer, scheduler
 
 
 def train_step(accelerator, model, optimizer, scheduler, batch, phases=None):
@@ -398,7 +449,8 @@ def training_arguments(t):
     for name in ("--init", "--tokenizer", "--data"):
         t.add_argument(name, required=True)
     t.add_argument("--precision", choices=("fp32", "fp16", "bf16"), required=True)
-    t.add_argument("--task", choices=("mrpc", "sst2"), default="mrpc")
+    t.add_argument("--task", choices=("mrpc", "sst2", "conll"), default="mrpc",
+                   help="conll: token classification from --data's train.conll (train only)")
     t.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     t.add_argument("--batch", type=int, default=32)
     t.add_argument("--max-length", type=int, default=128)

@@ -13,6 +13,9 @@
 #   mini-mrpc-fp32   BERT-Mini from a random init, MRPC, 1 epoch (10 warm-up + 105 timed steps)
 #   mini-mrpc-bf16   the same under bf16 autocast (a CPU with native bf16 only: avx512_bf16/amx)
 #   mini-sst2-fp32   BERT-Mini from a random init, SST-2, 20 warm-up + 400 timed steps
+#   mini-conll-fp32  BERT-Mini from a random init, token classification (NER) as run_ner.py
+#                    trains it: 3,360 SST-2 train sentences, a word a line, tagged by
+#                    recipes/smoke/ner/tag.awk (WORK, MONEY, NUM); 1 epoch (10 warm-up + 95 timed steps)
 #   minilm-mrpc-fp32 all-MiniLM-L6-v2 (pretrained, build/python-packages), MRPC, 1 epoch
 #   roberta-mrpc-fp32, deberta-mrpc-fp32, modernbert-mrpc-fp32 (and -bf16)
 #                    RoBERTa, DeBERTa-v3 and ModernBERT of BERT-Mini's depth, width and heads
@@ -44,7 +47,7 @@ cd "$(dirname "$0")/.."
 PEER_PINS=(torch==2.11.0 transformers==5.24.0 accelerate==1.15.0 tokenizers safetensors)
 
 device=cpu rounds=2 runner2="" profile=0 pass=()
-cases=mini-mrpc-fp32,mini-mrpc-bf16,mini-sst2-fp32,minilm-mrpc-fp32,roberta-mrpc-fp32,deberta-mrpc-fp32
+cases=mini-mrpc-fp32,mini-mrpc-bf16,mini-sst2-fp32,mini-conll-fp32,minilm-mrpc-fp32,roberta-mrpc-fp32,deberta-mrpc-fp32
 cases+=,modernbert-mrpc-fp32,mini-mrpc-job,mini-mrpc-bf16-job,minilm-mrpc-job
 while (($#)); do
   case $1 in
@@ -81,6 +84,7 @@ case_spec() {
     mini-mrpc-fp32) echo "mrpc $work/init-mini fp32 10 105 1e-4 0.06 $bert" ;;
     mini-mrpc-bf16) echo "mrpc $work/init-mini bf16 10 105 1e-4 0.06 $bert" ;;
     mini-sst2-fp32) echo "sst2 $work/init-mini fp32 20 400 2e-4 0.06 $bert" ;;
+    mini-conll-fp32) echo "conll $work/init-mini-encoder fp32 10 95 1e-4 0.06 $bert" ;;
     minilm-mrpc-fp32) echo "mrpc $minilm fp32 10 105 5e-5 0.1 $bert" ;;
     roberta-mrpc-fp32 | roberta-mrpc-bf16 | deberta-mrpc-fp32 | deberta-mrpc-bf16 | \
       modernbert-mrpc-fp32 | modernbert-mrpc-bf16)
@@ -111,19 +115,52 @@ family_init() {
     tail -n 20 "$work/init-$1.log" >&2; exit 1; }
 }
 
+# The token classification case's CoNLL files, once: SST-2 sentences a word a line, tagged;
+# and BERT-Mini's encoder alone, so that both sides draw a new tagging head.
+conll_data() {
+  [[ -d $work/conll ]] && return 0
+  mkdir -p "$work/conll"
+  "$py" -c 'import sys; from transformers import BertModel
+BertModel.from_pretrained(sys.argv[1]).save_pretrained(sys.argv[2])' "$work/init-mini" "$work/init-mini-encoder" \
+    >"$work/init-mini-encoder.log" 2>&1 || { tail -n 20 "$work/init-mini-encoder.log" >&2; exit 1; }
+  local split count
+  for split in train dev; do
+    count=3360
+    [[ $split == dev ]] && count=320
+    awk -F'\t' -v count=$count 'NR > 1 && NR <= count + 1 { n = split($1, w, " "); for (i = 1; i <= n; i++) print w[i]; print "" }' \
+      "$shared/data/glue/SST-2/$split.tsv" | awk -f recipes/smoke/ner/tag.awk >"$work/conll/$split.conll"
+  done
+}
+
+# TASK -> the runner's --set of its data, and the peer's --data.
+runner_data() {
+  if [[ $1 == conll ]]; then
+    echo "--set data.dataset=conll --set data.dir=$work/conll --set train.metric_for_best=eval.token_accuracy"
+  else
+    echo "--set data.dataset=glue/$1 --set train.metric_for_best=eval.accuracy"
+  fi
+}
+peer_data() {
+  case $1 in
+    conll) echo "$work/conll" ;;
+    sst2) echo "$shared/data/glue/SST-2" ;;
+    *) echo "$shared/data/glue/MRPC" ;;
+  esac
+}
+
 # SIDE CASE ROUND: one runner round; metrics.jsonl into CASE/SIDE-ROUND.jsonl.
 runner_round() {
   local side=$1 case=$2 round=$3 bin=build/runner task init precision warmup steps lr ratio type tok
   [[ $side == r2 ]] && bin=$runner2
   read -r task init precision warmup steps lr ratio type tok <<<"$(case_spec "$case")"
   local dir=$work/runs out=$work/$case/$side-$round
+  # shellcheck disable=SC2046  # runner_data's words are separate arguments
   /usr/bin/time -f %M -o "$out.kib" "$bin" run recipes/mrpc_minilm.toml --set "run.output_dir=$dir" \
-    --set "data.dataset=glue/$task" --set "model.pretrained=$init" \
+    $(runner_data "$task") --set "model.pretrained=$init" \
     --set "model.type=$type" --set "tokenizer.path=$tok" --set "train.precision=$precision" \
     --set "train.max_steps=$((warmup + steps))" --set "train.log_every=$warmup" \
     --set "optimizer.lr=$lr" --set "scheduler.warmup_ratio=$ratio" --set 'run.loggers=["jsonl"]' \
-    --set train.eval_each_epoch=false --set train.checkpoint_every=0 \
-    --set train.metric_for_best=eval.accuracy >"$out.log" 2>&1 || {
+    --set train.eval_each_epoch=false --set train.checkpoint_every=0 >"$out.log" 2>&1 || {
     tail -n 20 "$out.log" >&2; exit 1; }
   cp "$(ls "$dir"/*/*/metrics.jsonl)" "$out.jsonl"
   rm -rf "$dir"
@@ -133,8 +170,7 @@ runner_round() {
 peer_round() {
   local case=$1 round=$2 task init precision warmup steps lr ratio type tok data
   read -r task init precision warmup steps lr ratio type tok <<<"$(case_spec "$case")"
-  data=$shared/data/glue/MRPC
-  [[ $task == sst2 ]] && data=$shared/data/glue/SST-2
+  data=$(peer_data "$task")
   local out=$work/$case/p-$round
   "$py" bench/accelerate_peer.py train --device cpu --task "$task" --init "$init" \
     --tokenizer "$tok" --data "$data" --precision "$precision" \
@@ -178,8 +214,7 @@ print(",".join(str(e["step"]) for e in map(json.loads, open(sys.argv[1])) if e.g
 profile_case() {
   local case=$1 task init precision warmup steps lr ratio type tok data
   read -r task init precision warmup steps lr ratio type tok <<<"$(case_spec "$case")"
-  data=$shared/data/glue/MRPC
-  [[ $task == sst2 ]] && data=$shared/data/glue/SST-2
+  data=$(peer_data "$task")
   [[ -x build/bench/step_bench ]] || { echo "peer_ab: build/bench/step_bench is missing (ninja -C build)" >&2; exit 1; }
   build/bench/step_bench --recipe recipes/mrpc_minilm.toml --set "data.dataset=glue/$task" \
     --set "model.pretrained=$init" --set "model.type=$type" --set "tokenizer.path=$tok" \
@@ -212,6 +247,7 @@ for case in "${case_list[@]}"; do
   [[ $case != minilm-* || -n $minilm ]] || { echo "peer_ab: $case skipped: no MiniLM package (scripts/setup.sh)"; continue; }
   family=$(family_of "$case")
   [[ -z $family ]] || family_init "$family"
+  [[ $case != *-conll-* ]] || conll_data
   mkdir -p "$work/$case"
   for ((r = 1; r <= rounds; r++)); do
     if [[ $case == *-job ]]; then
@@ -224,7 +260,7 @@ for case in "${case_list[@]}"; do
     fi
   done
   "$py" bench/peer_ab_table.py "$work" "$case"  # this case's row now, in case the bench is cut short
-  ((profile == 0)) || [[ $case == *-job ]] || profile_case "$case"
+  ((profile == 0)) || [[ $case == *-job || $case == *-conll-* ]] || profile_case "$case"  # GLUE cases only
 done
 "$py" bench/accelerate_peer.py gemm --device cpu >"$work/gemm-after.json"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
