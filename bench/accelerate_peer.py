@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The peer of bench/gpu_ab.sh (CUDA) and bench/peer_ab.sh (CPU): BERT on MRPC or
-SST-2 (or, `train --task conll`, token classification as run_ner.py trains it) trained the way a Transformers + Accelerate user trains it (Accelerator(mixed_precision=...), DataCollatorWithPadding,
+SST-2 (or, `train --task conll|squad`, token classification as run_ner.py and question
+answering as run_qa.py train it) trained the way a Transformers + Accelerate user trains it (Accelerator(mixed_precision=...), DataCollatorWithPadding,
 AdamW with the no-decay groups, linear schedule with warm-up, clipping 1.0), with
 the runner's semantics where they must agree for the comparison to mean anything:
 the same initial weights (a folder both start from), the same epoch order
@@ -12,7 +13,7 @@ random sampler), the same tokenization (truncation to max_length).
     accelerate_peer.py init  --family roberta|deberta-v2|modernbert --tokenizer-json FILE --out DIR
                              [--seed 42] [--preset bert-mini]
     accelerate_peer.py train --init DIR --tokenizer DIR --data DIR --precision fp32|fp16|bf16
-                             --steps N --warmup W [--task mrpc|sst2|conll] [--device cuda|cpu]
+                             --steps N --warmup W [--task mrpc|sst2|conll|squad] [--device cuda|cpu]
                              [--batch 32] [--max-length 128] [--fixed-length] [--no-dropout]
                              [--seed 42] [--lr 2e-5] [--warmup-ratio 0.1] [--profile-json OUT]
     accelerate_peer.py finetune --init DIR --tokenizer DIR --data DIR --precision fp32|bf16
@@ -179,9 +180,42 @@ def encoded_sentences(a, tokenizer, split):
     return out
 
 
+def encoded_questions(a, tokenizer, split):
+    """run_qa.py's prepare_train_features on SQuAD JSONL lines: the question (leading whitespace
+    stripped) then the context, cut only in the context into windows of max_length that share
+    doc_stride tokens, padded to max_length; a window's start and end are the tokens of the first
+    answer's first and last characters, or the CLS position when it does not hold the answer."""
+    with open(f"{a.data}/{split}.jsonl", encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    enc = tokenizer([r["question"].lstrip() for r in rows], [r["context"] for r in rows], truncation="only_second",
+                    max_length=a.max_length, stride=a.doc_stride, return_overflowing_tokens=True,
+                    return_offsets_mapping=True, padding="max_length")
+    out = []
+    for i, offsets in enumerate(enc["offset_mapping"]):
+        ids, sequence = enc["input_ids"][i], enc.sequence_ids(i)
+        start = end = ids.index(tokenizer.cls_token_id)
+        answers = rows[enc["overflow_to_sample_mapping"][i]]["answers"]
+        if answers["answer_start"]:
+            first_char = answers["answer_start"][0]
+            last_char = first_char + len(answers["text"][0])
+            first, last = sequence.index(1), len(ids) - 1 - sequence[::-1].index(1)
+            if offsets[first][0] <= first_char and offsets[last][1] >= last_char:
+                while first < len(offsets) and offsets[first][0] <= first_char:
+                    first += 1
+                while offsets[last][1] >= last_char:
+                    last -= 1
+                start, end = first - 1, last + 1
+        feature = {k: enc[k][i] for k in ("input_ids", "token_type_ids", "attention_mask") if k in enc}
+        feature.update(start_positions=start, end_positions=end)
+        out.append(feature)
+    return out
+
+
 def encoded(a, tokenizer, split="train"):
     if a.task == "conll":
         return encoded_sentences(a, tokenizer, split)
+    if a.task == "squad":
+        return encoded_questions(a, tokenizer, split)
     pad = "max_length" if a.fixed_length else False
     out = []
     for text_a, text_b, label in split_rows(a.data, a.task, split):
@@ -215,9 +249,9 @@ def optimizer_of(model, lr, weight_decay):
 def prepared(a, total_steps):
     """Accelerator, tokenizer, collator and the prepared model, optimizer and schedule."""
     from accelerate import Accelerator
-    from transformers import (AutoModelForSequenceClassification, AutoModelForTokenClassification, AutoTokenizer,
-                              DataCollatorForTokenClassification, DataCollatorWithPadding,
-                              get_linear_schedule_with_warmup)
+    from transformers import (AutoModelForQuestionAnswering, AutoModelForSequenceClassification,
+                              AutoModelForTokenClassification, AutoTokenizer, DataCollatorForTokenClassification,
+                              DataCollatorWithPadding, default_data_collator, get_linear_schedule_with_warmup)
     accelerator = Accelerator(mixed_precision="no" if a.precision == "fp32" else a.precision,
                               cpu=a.device != "cuda")
     tokenizer = AutoTokenizer.from_pretrained(a.tokenizer)
@@ -228,6 +262,9 @@ def prepared(a, total_steps):
         model = AutoModelForTokenClassification.from_pretrained(a.init, num_labels=len(conll_labels(a.data)),
                                                                 **extra)
         collate = DataCollatorForTokenClassification(tokenizer)
+    elif a.task == "squad":  # run_qa.py's: windows padded to max_length
+        model = AutoModelForQuestionAnswering.from_pretrained(a.init, **extra)
+        collate = default_data_collator
     else:
         model = AutoModelForSequenceClassification.from_pretrained(a.init, num_labels=2, **extra)
         collate = DataCollatorWithPadding(tokenizer)
@@ -287,7 +324,7 @@ def cmd_train(a):
         if a.log_losses:
             losses.append(loss.item())
         if in_timing:
-            samples += batch["labels"].shape[0]
+            samples += rows
             tokens += real_tokens
             sum_sq += squares
             padded += rows * width
@@ -449,8 +486,10 @@ def training_arguments(t):
     for name in ("--init", "--tokenizer", "--data"):
         t.add_argument(name, required=True)
     t.add_argument("--precision", choices=("fp32", "fp16", "bf16"), required=True)
-    t.add_argument("--task", choices=("mrpc", "sst2", "conll"), default="mrpc",
-                   help="conll: token classification from --data's train.conll (train only)")
+    t.add_argument("--task", choices=("mrpc", "sst2", "conll", "squad"), default="mrpc",
+                   help="conll: token classification from --data's train.conll; squad: question answering "
+                        "from --data's train.jsonl (train only)")
+    t.add_argument("--doc-stride", type=int, default=128, help="squad: tokens a window shares with the one before")
     t.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     t.add_argument("--batch", type=int, default=32)
     t.add_argument("--max-length", type=int, default=128)

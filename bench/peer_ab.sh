@@ -16,6 +16,10 @@
 #   mini-conll-fp32  BERT-Mini from a random init, token classification (NER) as run_ner.py
 #                    trains it: 3,360 SST-2 train sentences, a word a line, tagged by
 #                    recipes/smoke/ner/tag.awk (WORK, MONEY, NUM); 1 epoch (10 warm-up + 95 timed steps)
+#   mini-squad-fp32  BERT-Mini from a random init, extractive question answering (SQuAD v2.0) as
+#                    run_qa.py trains it: 3,360 contexts of three SST-2 sentences, questions by
+#                    recipes/smoke/qa/make_questions.awk, windows of 128 tokens with a stride of 32,
+#                    padded to 128; 10 warm-up + 95 timed steps
 #   minilm-mrpc-fp32 all-MiniLM-L6-v2 (pretrained, build/python-packages), MRPC, 1 epoch
 #   roberta-mrpc-fp32, deberta-mrpc-fp32, modernbert-mrpc-fp32 (and -bf16)
 #                    RoBERTa, DeBERTa-v3 and ModernBERT of BERT-Mini's depth, width and heads
@@ -47,7 +51,7 @@ cd "$(dirname "$0")/.."
 PEER_PINS=(torch==2.11.0 transformers==5.24.0 accelerate==1.15.0 tokenizers safetensors)
 
 device=cpu rounds=2 runner2="" profile=0 pass=()
-cases=mini-mrpc-fp32,mini-mrpc-bf16,mini-sst2-fp32,mini-conll-fp32,minilm-mrpc-fp32,roberta-mrpc-fp32,deberta-mrpc-fp32
+cases=mini-mrpc-fp32,mini-mrpc-bf16,mini-sst2-fp32,mini-conll-fp32,mini-squad-fp32,minilm-mrpc-fp32,roberta-mrpc-fp32,deberta-mrpc-fp32
 cases+=,modernbert-mrpc-fp32,mini-mrpc-job,mini-mrpc-bf16-job,minilm-mrpc-job
 while (($#)); do
   case $1 in
@@ -85,6 +89,7 @@ case_spec() {
     mini-mrpc-bf16) echo "mrpc $work/init-mini bf16 10 105 1e-4 0.06 $bert" ;;
     mini-sst2-fp32) echo "sst2 $work/init-mini fp32 20 400 2e-4 0.06 $bert" ;;
     mini-conll-fp32) echo "conll $work/init-mini-encoder fp32 10 95 1e-4 0.06 $bert" ;;
+    mini-squad-fp32) echo "squad $work/init-mini-encoder fp32 10 95 1e-4 0.06 $bert" ;;
     minilm-mrpc-fp32) echo "mrpc $minilm fp32 10 105 5e-5 0.1 $bert" ;;
     roberta-mrpc-fp32 | roberta-mrpc-bf16 | deberta-mrpc-fp32 | deberta-mrpc-bf16 | \
       modernbert-mrpc-fp32 | modernbert-mrpc-bf16)
@@ -115,14 +120,28 @@ family_init() {
     tail -n 20 "$work/init-$1.log" >&2; exit 1; }
 }
 
-# The token classification case's CoNLL files, once: SST-2 sentences a word a line, tagged;
-# and BERT-Mini's encoder alone, so that both sides draw a new tagging head.
-conll_data() {
-  [[ -d $work/conll ]] && return 0
-  mkdir -p "$work/conll"
+# BERT-Mini's encoder alone, once, so that both sides draw a new token or span head.
+encoder_init() {
+  [[ -d $work/init-mini-encoder ]] && return 0
   "$py" -c 'import sys; from transformers import BertModel
 BertModel.from_pretrained(sys.argv[1]).save_pretrained(sys.argv[2])' "$work/init-mini" "$work/init-mini-encoder" \
     >"$work/init-mini-encoder.log" 2>&1 || { tail -n 20 "$work/init-mini-encoder.log" >&2; exit 1; }
+}
+
+# The question answering case's SQuAD v2.0 JSONL, once.
+squad_data() {
+  [[ -d $work/squad ]] && return 0
+  mkdir -p "$work/squad"
+  awk -v first=0 -v count=3360 -f recipes/smoke/qa/make_questions.awk "$shared/data/glue/SST-2/train.tsv" \
+    >"$work/squad/train.jsonl"
+  awk -v first=0 -v count=320 -f recipes/smoke/qa/make_questions.awk "$shared/data/glue/SST-2/dev.tsv" \
+    >"$work/squad/dev.jsonl"
+}
+
+# The token classification case's CoNLL files, once: SST-2 sentences a word a line, tagged.
+conll_data() {
+  [[ -d $work/conll ]] && return 0
+  mkdir -p "$work/conll"
   local split count
   for split in train dev; do
     count=3360
@@ -136,6 +155,9 @@ BertModel.from_pretrained(sys.argv[1]).save_pretrained(sys.argv[2])' "$work/init
 runner_data() {
   if [[ $1 == conll ]]; then
     echo "--set data.dataset=conll --set data.dir=$work/conll --set train.metric_for_best=eval.token_accuracy"
+  elif [[ $1 == squad ]]; then
+    echo "--set data.dataset=squad_jsonl --set data.dir=$work/squad --set data.version=2.0" \
+      "--set data.doc_stride=32 --set train.metric_for_best=eval.f1"
   else
     echo "--set data.dataset=glue/$1 --set train.metric_for_best=eval.accuracy"
   fi
@@ -143,6 +165,7 @@ runner_data() {
 peer_data() {
   case $1 in
     conll) echo "$work/conll" ;;
+    squad) echo "$work/squad" ;;
     sst2) echo "$shared/data/glue/SST-2" ;;
     *) echo "$shared/data/glue/MRPC" ;;
   esac
@@ -174,8 +197,8 @@ peer_round() {
   local out=$work/$case/p-$round
   "$py" bench/accelerate_peer.py train --device cpu --task "$task" --init "$init" \
     --tokenizer "$tok" --data "$data" --precision "$precision" \
-    --steps "$steps" --warmup "$warmup" --lr "$lr" --warmup-ratio "$ratio" >"$out.json" 2>"$out.log" || {
-    tail -n 20 "$out.log" >&2; exit 1; }
+    --steps "$steps" --warmup "$warmup" --lr "$lr" --warmup-ratio "$ratio" --doc-stride 32 \
+    >"$out.json" 2>"$out.log" || { tail -n 20 "$out.log" >&2; exit 1; }
 }
 
 # CASE ROUND: the runner's job as a user runs it; wall seconds and peak KiB into
@@ -247,7 +270,9 @@ for case in "${case_list[@]}"; do
   [[ $case != minilm-* || -n $minilm ]] || { echo "peer_ab: $case skipped: no MiniLM package (scripts/setup.sh)"; continue; }
   family=$(family_of "$case")
   [[ -z $family ]] || family_init "$family"
+  [[ $case != *-conll-* && $case != *-squad-* ]] || encoder_init
   [[ $case != *-conll-* ]] || conll_data
+  [[ $case != *-squad-* ]] || squad_data
   mkdir -p "$work/$case"
   for ((r = 1; r <= rounds; r++)); do
     if [[ $case == *-job ]]; then
@@ -260,7 +285,8 @@ for case in "${case_list[@]}"; do
     fi
   done
   "$py" bench/peer_ab_table.py "$work" "$case"  # this case's row now, in case the bench is cut short
-  ((profile == 0)) || [[ $case == *-job || $case == *-conll-* ]] || profile_case "$case"  # GLUE cases only
+  ((profile == 0)) || [[ $case == *-job || $case == *-conll-* || $case == *-squad-* ]] ||
+    profile_case "$case"  # GLUE cases only
 done
 "$py" bench/accelerate_peer.py gemm --device cpu >"$work/gemm-after.json"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
