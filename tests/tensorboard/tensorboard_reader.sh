@@ -14,6 +14,12 @@ fail() {
   exit 1
 }
 
+# Fails with MESSAGE and the end of LOG, so that a CI output says why.
+fail_with_log() {
+  fail "$1; the end of $2:
+$(tail -n 8 "$2")"
+}
+
 if ! /usr/bin/python3 -c "import google.protobuf" 2>/dev/null || ! command -v protoc >/dev/null; then
   [[ $(id -u) -eq 0 ]] || fail "python3-protobuf and protobuf-compiler are needed (apt-get install them)"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-protobuf \
@@ -22,7 +28,7 @@ fi
 
 "$build/runner" run "$src/recipes/smoke/mrpc_smoke.toml" --set "run.output_dir=$work/runs" \
   --set run.loggers=jsonl,tensorboard --set train.log_every=2 >"$work/run.log" 2>&1 ||
-  fail "the smoke run failed; see $work/run.log"
+  fail_with_log "the smoke run failed" "$work/run.log"
 run_dir=$(ls -d "$work"/runs/mrpc_smoke/*/ | head -n1)
 
 # The same run killed after step 24 (its newest checkpoint is step 16's), then resumed.
@@ -32,7 +38,11 @@ RUNNER_TEST_KILL_AT_STEP=24 "$build/runner" run "$src/recipes/smoke/mrpc_smoke.t
 resumed_dir=$(ls -d "$work"/resumed/mrpc_smoke/*/ 2>/dev/null | head -n1)
 [[ -n $resumed_dir ]] || fail "the run to be killed made no run directory; see $work/killed.log"
 "$build/runner" resume "${resumed_dir%/}" >"$work/resume.log" 2>&1 ||
-  fail "resuming the killed run failed; see $work/resume.log"
+  fail_with_log "resuming the killed run failed" "$work/resume.log"
 
 /usr/bin/python3 "$src/tests/tensorboard/read_events.py" "$src/src/run/tensorboard_event.proto" "$work" \
   "${run_dir%/}" "${resumed_dir%/}"
+status=$?
+# A pass leaves no runs behind (the suite's disk use); a failure keeps them to look at.
+((status != 0)) || [[ -n ${RUNNER_KEEP_TEST_TMP:-} ]] || rm -rf "$work"
+exit $status
