@@ -5,6 +5,7 @@
 
 #include "data/dataset.h"
 #include "model/export_weights.h"
+#include "model/tokenizer_files.h"
 #include "model/model_context.h"
 #include "registry/registry.h"
 #include "cli/run_checkpoints.h"
@@ -19,19 +20,8 @@
 #include <filesystem>
 #include <iostream>
 
-namespace fs = std::filesystem;
 
 namespace runner {
-namespace {
-
-// Where training read its tokenizer from: a folder, or the folder of a file.
-std::string tokenizer_folder(const nlohmann::json& tokenizer_section) {
-  fs::path path = record_string(tokenizer_section, "path");
-  if (path.empty()) return {};
-  return fs::is_directory(path) ? path.string() : path.parent_path().string();
-}
-
-}  // namespace
 
 int cmd_export(const ParsedArgs& args) {
   if (args.get("--to").empty()) {
@@ -52,7 +42,7 @@ int cmd_export(const ParsedArgs& args) {
   request.label_names = context.label_names;
   request.problem_type = context.problem_type;
   request.head = context.head;
-  request.tokenizer_dir = tokenizer_folder(recipe.at("tokenizer"));
+  request.tokenizer_dir = tokenizer_source(recipe.at("tokenizer"));
   request.to = args.get("--to");
   request.lora_section = recipe.value("lora", nlohmann::json::object());
   request.merge = args.has("--merge");

@@ -16,33 +16,15 @@ namespace fs = std::filesystem;
 
 namespace runner {
 
-const std::vector<std::string>& tokenizer_file_names() {
-  static const std::vector<std::string> names = {"vocab.txt", "tokenizer.json",
-                                                 "tokenizer_config.json",
-                                                 "special_tokens_map.json"};
-  return names;
-}
-
 std::vector<std::string> export_hf_folder(TaskModel& model, const std::string& dir,
-                                          const std::string& tokenizer_dir) {
-  std::vector<std::string> copied;
-  if (!tokenizer_dir.empty()) {
-    for (const auto& name : tokenizer_file_names())
-      if (fs::is_regular_file(fs::path(tokenizer_dir) / name)) copied.push_back(name);
-    if (copied.empty())
-      throw InputError(make_error(SourceLocation{tokenizer_dir, 0, 0, {}}, "",
-                                  "no tokenizer files (vocab.txt, tokenizer.json, ...) in the folder",
-                                  "point the tokenizer at the folder the model was trained with"));
-  }
+                                          const std::string& tokenizer) {
+  const auto files = tokenizer_files(tokenizer);
+  if (!tokenizer.empty() && files.empty())
+    throw InputError(make_error(SourceLocation{tokenizer, 0, 0, {}}, "",
+                                "no tokenizer files (vocab.txt, tokenizer.json, ...) in the folder",
+                                "point the tokenizer at the folder the model was trained with"));
   save_pretrained(model, dir);
-  for (const auto& name : copied) {
-    fs::copy_file(fs::path(tokenizer_dir) / name, fs::path(dir) / name,
-                  fs::copy_options::overwrite_existing);
-    // The copy keeps the source's mode, and model stores are often read-only: the
-    // exported folder is the user's to edit (a tokenizer_config.json to adjust).
-    fs::permissions(fs::path(dir) / name, fs::perms::owner_write, fs::perm_options::add);
-  }
-  return copied;
+  return copy_tokenizer_files(files, dir);
 }
 
 namespace {
@@ -106,12 +88,7 @@ std::vector<std::string> write_export(const WeightsExport& r, const std::string&
                   peft_task_type(*built.model)};
   write_peft_adapter(*built.model, a, dir);
   std::vector<std::string> files = {"adapter_config.json", "adapter_model.safetensors"};
-  for (const auto& name : tokenizer_file_names())
-    if (!r.tokenizer_dir.empty() && fs::is_regular_file(fs::path(r.tokenizer_dir) / name)) {
-      fs::copy_file(fs::path(r.tokenizer_dir) / name, fs::path(dir) / name, fs::copy_options::overwrite_existing);
-      fs::permissions(fs::path(dir) / name, fs::perms::owner_write, fs::perm_options::add);
-      files.push_back(name);
-    }
+  for (const auto& name : copy_tokenizer_files(tokenizer_files(r.tokenizer_dir), dir)) files.push_back(name);
   return files;
 }
 

@@ -22,7 +22,7 @@ struct WeightsExport {
   std::vector<std::string> label_names;
   std::string problem_type;  // Transformers' name; empty: from num_labels
   TaskHead head = TaskHead::SequenceClassification;
-  std::string tokenizer_dir;  // folder with vocab.txt / tokenizer.json ...; empty: none
+  std::string tokenizer_dir;  // folder with vocab.txt / tokenizer.json ..., or one such file; empty: none
   std::string to;             // created; must not exist or be an empty folder
   // The run's resolved [lora] section (null for a run from before it): with
   // lora.enabled the folder is a PEFT adapter folder (model/lora_export.h)

@@ -13,17 +13,6 @@
 namespace fs = std::filesystem;
 
 namespace runner {
-namespace {
-
-// Where the tokenizer files for final/ come from.
-std::string tokenizer_folder(const nlohmann::json& tokenizer_section) {
-  fs::path p = tokenizer_section.value("path", std::string());
-  if (p.empty()) return {};
-  return fs::is_directory(p) ? p.string() : p.parent_path().string();
-}
-
-}  // namespace
-
 void SessionParts::summarize_outcome() {
   nlohmann::json& sum = summary.summary;
   const TrainOutcome& out = outcome;
@@ -99,7 +88,7 @@ void SessionParts::export_final_model() {
   const RunPaths& paths = start.paths;
   std::string tmp = paths.final_model() + ".tmp";
   fs::remove_all(tmp);
-  export_hf_folder(*model, tmp, tokenizer_folder(settings.tokenizer));
+  export_hf_folder(*model, tmp, tokenizer_source(settings.tokenizer));
   write_folder_manifest(tmp);
   fs::remove_all(paths.final_model());
   fs::rename(tmp, paths.final_model());
