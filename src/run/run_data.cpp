@@ -53,6 +53,26 @@ TokenizedSplit first_examples(const TokenizedSplit& s, long long limit) {
 
 }  // namespace
 
+// Words given one by one to a tokenizer that reads a leading space as other
+// pieces (byte-level BPE: RoBERTa's "Ġword") are not tokenized as a sentence
+// tokenizes them: Transformers refuses such pre-split words without
+// add_prefix_space, and run_ner.py sets it for RoBERTa.
+static void require_word_prefix(const Dataset& dataset, const Tokenizer& tokenizer, const nlohmann::json& data) {
+  if (dataset.info().problem_type != ProblemType::TokenClassification || data.value("add_prefix_space", false)) return;
+  for (const char* word : {"the", "word", "a"}) {
+    std::vector<int32_t> alone, spaced;
+    tokenizer.tokenize(word, alone);
+    tokenizer.tokenize(std::string(" ") + word, spaced);
+    if (alone == spaced) continue;
+    throw InputError(make_error(
+        {}, "data.add_prefix_space",
+        fmt::format("the tokenizer reads \"{}\" and \" {}\" as different pieces (byte-level BPE, as RoBERTa's): "
+                    "words tokenized one by one without a space before them are not the pieces a sentence has",
+                    word, word),
+        "set data.add_prefix_space = true, as run_ner.py does for RoBERTa"));
+  }
+}
+
 RunData open_data(const DataSettings& settings, const nlohmann::json& data_section,
                   const nlohmann::json& tokenizer_section) {
   RunData d;
@@ -66,6 +86,7 @@ RunData open_data(const DataSettings& settings, const nlohmann::json& data_secti
   d.padding.max_length = settings.max_length;
   d.padding.pad_to_multiple_of = settings.pad_to_multiple_of;
   d.padding.pad_id = d.tokenizer->special_ids().pad;
+  require_word_prefix(*d.dataset, *d.tokenizer, data_section);
   return d;
 }
 

@@ -3,6 +3,7 @@
 // a file laid out as the run's own splits (its data.columns).
 #include "catch.h"
 
+#include "run_files.h"
 #include "shared.h"
 
 #include <filesystem>
@@ -117,6 +118,26 @@ TEST_CASE("smaller walls: a --set list in brackets gets the bare form, a missing
   const size_t first = plugin.out.find(said);
   REQUIRE(first != std::string::npos);
   CHECK(plugin.out.find(said, first + 1) == std::string::npos);
+}
+
+// Words given one by one to a byte-level BPE tokenizer need a space before each, as
+// run_ner.py gives RoBERTa's: without data.add_prefix_space the run is refused with that fix.
+TEST_CASE("token classification with a byte-level BPE tokenizer asks for add_prefix_space", "[cli]") {
+  const std::string dir = runner::test::tmp_dir("token_prefix_space");
+  const std::string run = runner_exe() + " run " + runner::test::source_dir() + "/recipes/smoke/ner_smoke.toml" +
+                          " --set run.output_dir=" + dir + "/runs --set tokenizer.path=" + runner::test::source_dir() +
+                          "/tests/tokenizer/golden/roberta_bpe.tokenizer.json --set train.max_steps=1";
+  CommandResult refused = run_command(run);
+  INFO(refused.out);
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.out, Catch::Contains("data.add_prefix_space") && Catch::Contains("as run_ner.py does"));
+  CommandResult trained = run_command(run + " --set data.add_prefix_space=true");
+  INFO(trained.out);
+  REQUIRE(trained.exit_code == 0);
+  // A tokenizer named by its file goes into final/ under the name Transformers reads.
+  const std::string final_dir = runner::test::only_run_dir(dir, "ner_smoke") + "/final";
+  CHECK(runner::test::read_text(final_dir + "/tokenizer.json") ==
+        runner::test::read_text(runner::test::source_dir() + "/tests/tokenizer/golden/roberta_bpe.tokenizer.json"));
 }
 
 // RoBERTa's token type table has one row; a BERT tokenizer gives a pair's second
