@@ -4,6 +4,7 @@
 #include "recipe/parse.h"
 #include "recipe/sections.h"
 #include "recipe/unsupported.h"
+#include "registry/registry.h"
 
 #include <fmt/format.h>
 
@@ -75,6 +76,12 @@ const std::vector<ForeignName>& foreign_names() {
       {"lora_alpha", "PEFT", "lora.alpha", "16"},
       {"lora_dropout", "PEFT", "lora.dropout", "0.1"},
       {"use_rslora", "PEFT", "lora.rslora", "true"},
+      {"version_2_with_negative", "run_qa.py", "data.version", "\"2.0\"", M::SquadVersion},
+      {"doc_stride", "run_qa.py", "data.doc_stride", "128"},
+      {"n_best_size", "run_qa.py", "data.n_best_size", "20"},
+      {"max_answer_length", "run_qa.py", "data.max_answer_length", "30"},
+      {"null_score_diff_threshold", "run_qa.py", "data.null_score_diff_threshold", "0.0"},
+      {"label_all_tokens", "run_ner.py", "data.label_all_tokens", "true"},
   };
   return names;
 }
@@ -201,6 +208,7 @@ std::optional<ojson> bool_mapping(const ForeignName& f, bool b) {
   if (f.mapping == ValueMapping::PrecisionFlag) return ojson(b ? f.name : "fp32");
   if (f.mapping == ValueMapping::CpuFlag) return ojson(b ? "cpu" : "auto");
   if (f.mapping == ValueMapping::FlagAsChoice) return ojson(b ? "true" : "false");
+  if (f.mapping == ValueMapping::SquadVersion) return ojson(b ? "2.0" : "1.1");
   return std::nullopt;
 }
 
@@ -292,10 +300,26 @@ std::string peft_section_hint(const std::string& name) {
          "target_modules = [\"query\", \"value\"] (also dropout, rslora, modules_to_save, bias; docs/lora.md)";
 }
 
+// `name` under its own section where the section's component lacks it
+// (doc_stride under a GLUE dataset): the components of that kind that have it.
+std::string component_option_hint(const std::string& name, const std::string& path) {
+  const SectionSpec* section = find_section(path.substr(0, path.find('.')));
+  if (!section || !section->component_kind) return "";
+  std::string owners;
+  for (const Component* c : registry().list(*section->component_kind))
+    if (find_option(c->spec.options, name)) owners += (owners.empty() ? "" : ", ") + c->spec.name;
+  if (owners.empty()) return "";
+  const std::string kind = kind_name(*section->component_kind);
+  return fmt::format("\"{}\" is an option of the {}s {} only (`runner describe {} NAME` lists a {}'s options)", name,
+                     kind, owners, kind, kind);
+}
+
 }  // namespace
 
-std::string unknown_key_hint(const std::string& name, const Value* given) {
+std::string unknown_key_hint(const std::string& name, const Value* given, const std::string& path) {
   if (std::optional<std::string> missing = unsupported_feature(name)) return *missing;
+  if (const ForeignName* f = find_foreign_name(name); f && f->runner_key == path)
+    return component_option_hint(name, path);
   if (std::string peft = peft_section_hint(name); !peft.empty()) return peft;
   std::string hint = foreign_name_hint(name, given);
   return hint.empty() ? misplaced_option_hint(name, given) : hint;

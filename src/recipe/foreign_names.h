@@ -30,11 +30,12 @@ enum class ValueMapping {
   LoggerList,      // report_to = "tensorboard" -> loggers = ["console", "jsonl", "tensorboard"]
   EvalStrategy,    // eval_strategy = "epoch" -> eval_each_epoch = true; "steps" or "no" -> false
   SaveStrategy,    // save_strategy = "steps" or "no" -> checkpoint_every_minutes = 0 (no timed ones)
+  SquadVersion,    // version_2_with_negative = true -> version = "2.0"; false -> "1.1"
 };
 
 struct ForeignName {
   std::string name;        // "learning_rate"
-  std::string from;        // "Trainer" or "Accelerate"
+  std::string from;        // "Trainer", "Accelerate", "PEFT", "run_qa.py" or "run_ner.py"
   std::string runner_key;  // "optimizer.lr"
   std::string example;     // the runner's value as a recipe writes it, for a value that does not convert
   ValueMapping mapping = ValueMapping::Same;
@@ -59,8 +60,11 @@ std::string foreign_name_hint(const std::string& name, const Value* given);
 // that name.
 std::string misplaced_option_hint(const std::string& name, const Value* given);
 
-// The first of the two hints above that applies; "" when neither does.
-std::string unknown_key_hint(const std::string& name, const Value* given);
+// The first of the two hints above that applies; "" when neither does. A
+// key at `path` ("data.doc_stride") that is the runner's own name there, but
+// not an option of the component the section picked (a GLUE dataset), is
+// answered with the components that have it.
+std::string unknown_key_hint(const std::string& name, const Value* given, const std::string& path = "");
 
 // A --set value as the recipe key would hold it: TOML when it parses as a
 // TOML value ("3e-5", "true", "[1, 2]"), else the text as a string ("f1").

@@ -29,7 +29,7 @@ struct SectionResolver {
 
   void unknown_key(const std::string& path, const std::string& key, const Value& v,
                    const std::vector<std::string>& known, const std::string& where) {
-    std::string hint = unknown_key_hint(key, &v);
+    std::string hint = unknown_key_hint(key, &v, path);
     if (hint.empty()) hint = did_you_mean(key, known);
     if (hint.empty()) hint = "known keys in " + where + ": " + join(known);
     diags.push_back(make_error(v.loc, path, "unknown key \"" + key + "\" in " + where, hint));

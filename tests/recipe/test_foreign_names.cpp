@@ -64,7 +64,8 @@ TEST_CASE("every Hugging Face name in the table maps to one real runner key", "[
     INFO(f.name << " -> " << f.runner_key);
     CHECK(names.insert(f.name).second);
     CHECK(is_runner_key(f.runner_key));
-    CHECK((f.from == "Trainer" || f.from == "Accelerate" || f.from == "PEFT"));
+    CHECK((f.from == "Trainer" || f.from == "Accelerate" || f.from == "PEFT" || f.from == "run_qa.py" ||
+           f.from == "run_ner.py"));
     CHECK_FALSE(f.example.empty());
   }
   for (const char* name : {"learning_rate", "per_device_train_batch_size", "batch_size", "fp16", "bf16",
@@ -97,6 +98,18 @@ TEST_CASE("a Trainer or Accelerate name in a recipe gets the runner's key as its
     REQUIRE(d);
     CHECK_THAT(d->hint, Catch::Contains(e.hint));
   }
+}
+
+TEST_CASE("a run_qa.py option under [data] of a dataset without it names the datasets that have it", "[recipe]") {
+  RecipeLoad l = load(write_recipe("qa_on_glue.toml", "[data]\ndoc_stride = 64\n"));
+  INFO(format_all(l.diags));
+  const Diagnostic* d = diagnostic_for(l, "data.doc_stride");
+  REQUIRE(d);
+  CHECK_THAT(d->hint, Catch::Contains("squad_json, squad_jsonl") && !Catch::Contains("is data.doc_stride here"));
+  // At the top level it is run_qa.py's flag, with the runner's key.
+  RecipeLoad top = load(write_recipe("qa_top.toml", "doc_stride = 64\n"));
+  REQUIRE(diagnostic_for(top, "doc_stride"));
+  CHECK_THAT(diagnostic_for(top, "doc_stride")->hint, Catch::Contains("is data.doc_stride here"));
 }
 
 TEST_CASE("a Hugging Face name given to --set gets the runner's key as its hint", "[recipe]") {
@@ -149,8 +162,18 @@ struct HfSetting {
   const char* context = "";
 };
 
+// A [data] section of the smoke question answering or NER files, with `extra` lines.
+const char* task_data(const std::string& dataset, const std::string& extra) {
+  static std::vector<std::string> kept;  // the settings hold their context as a C string
+  const std::string folder = dataset == "conll" ? "ner" : "qa";
+  kept.push_back("[data]\ndataset = \"" + dataset + "\"\ndir = \"" + runner::test::source_dir() + "/recipes/smoke/" +
+                 folder + "\"\n" + extra);
+  return kept.back().c_str();
+}
+
 std::vector<HfSetting> settings_as_written() {
   using J = nlohmann::json;
+  static const std::string qa_rest = "version = \"2.0\"\nmax_length = 48\ndoc_stride = 16\n";
   return {
       {"learning_rate", "3e-5", 3e-5},
       {"weight_decay", "0.05", 0.05},
@@ -212,6 +235,12 @@ std::vector<HfSetting> settings_as_written() {
       {"lora_alpha", "32", 32.0, "[lora]\nenabled = true\n"},
       {"lora_dropout", "0.1", 0.1, "[lora]\nenabled = true\n"},
       {"use_rslora", "true", true, "[lora]\nenabled = true\n"},
+      {"version_2_with_negative", "true", "2.0", task_data("squad_jsonl", "max_length = 48\ndoc_stride = 16\n")},
+      {"doc_stride", "64", 64, task_data("squad_jsonl", "version = \"2.0\"\nmax_length = 128\n")},
+      {"n_best_size", "10", 10, task_data("squad_jsonl", qa_rest)},
+      {"max_answer_length", "8", 8, task_data("squad_jsonl", qa_rest)},
+      {"null_score_diff_threshold", "0.5", 0.5, task_data("squad_jsonl", qa_rest)},
+      {"label_all_tokens", "true", true, task_data("conll", "")},
   };
 }
 
