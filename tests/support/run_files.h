@@ -35,6 +35,21 @@ inline std::string only_run_dir(const std::string& dir, const std::string& run_n
   return dirs[0];
 }
 
+// `runner ARGS` (a run command) killed with SIGKILL at optimizer step `step`
+// (RUNNER_TEST_KILL_AT_STEP), its run under dir/runs, then resumed to the
+// end: the resumed run's directory.
+inline std::string killed_and_resumed(const std::string& args, const std::string& dir, const std::string& run_name,
+                                      long long step) {
+  auto killed = runner_cmd("RUNNER_TEST_KILL_AT_STEP=" + std::to_string(step), args + isolated_run_sets(dir));
+  INFO(killed.out);
+  REQUIRE(killed.exit_code == 128 + 9);
+  const std::string run = only_run_dir(dir, run_name);
+  auto resumed = runner_cmd("", "resume " + run);
+  INFO(resumed.out);
+  REQUIRE(resumed.exit_code == 0);
+  return run;
+}
+
 // The run's summary.json.
 inline nlohmann::json run_summary(const std::string& run_dir) {
   std::ifstream in(run_dir + "/summary.json");

@@ -96,13 +96,7 @@ TEST_CASE("a LoRA run trains only its adapters and classifier, resumes exactly a
   CHECK(scores.at("f1") == run_summary(run).at("final").at("f1"));
 
   {  // A kill -9 after the step-4 checkpoint and a resume end bitwise equal.
-    auto killed = runner_cmd("RUNNER_TEST_KILL_AT_STEP=6", recipe + isolated_run_sets(dir + "/killed"));
-    INFO(killed.out);
-    REQUIRE(killed.exit_code == 128 + 9);
-    const std::string again = only_run_dir(dir + "/killed", "lora");
-    auto resumed = runner_cmd("", "resume " + again);
-    INFO(resumed.out);
-    REQUIRE(resumed.exit_code == 0);
+    const std::string again = runner::test::killed_and_resumed(recipe, dir + "/killed", "lora", 6);
     CHECK(runner::read_file_bytes(again + "/final/model.safetensors") ==
           runner::read_file_bytes(run + "/final/model.safetensors"));
   }

@@ -46,13 +46,7 @@ std::string train_killed_and_resumed(const std::string& recipe, const std::strin
   INFO(ref.out);
   REQUIRE(ref.exit_code == 0);
   std::string ref_run = only_run_dir(dir + "/ref", "task");
-  auto killed = runner_cmd("RUNNER_TEST_KILL_AT_STEP=7", recipe + isolated_run_sets(dir + "/killed"));
-  INFO(killed.out);
-  REQUIRE(killed.exit_code == 128 + 9);
-  std::string run = only_run_dir(dir + "/killed", "task");
-  auto resumed = runner_cmd("", "resume " + run);
-  INFO(resumed.out);
-  REQUIRE(resumed.exit_code == 0);
+  std::string run = runner::test::killed_and_resumed(recipe, dir + "/killed", "task", 7);
   CHECK(run_summary(run)["status"] == "completed");
   CHECK(run_summary(run)["final"] == run_summary(ref_run)["final"]);
   CHECK(runner::read_file_bytes(run + "/final/model.safetensors") ==

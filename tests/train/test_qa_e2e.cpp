@@ -53,15 +53,8 @@ TEST_CASE("question answering trains, scores its questions with SQuAD v2.0 and e
   CHECK(run_summary(run)["best"]["metric"] == "eval.f1");
 
   // Killed with SIGKILL at step 40 (the last checkpoint at 32) and resumed: the same final weights and scores.
-  auto killed = runner_cmd("RUNNER_TEST_KILL_AT_STEP=40", "run " + runner::test::source_dir() +
-                                                              "/recipes/smoke/qa_smoke.toml" +
-                                                              isolated_run_sets(dir + "/killed"));
-  INFO(killed.out);
-  REQUIRE(killed.exit_code == 128 + 9);
-  const std::string resumed_run = only_run_dir(dir + "/killed", "qa_smoke");
-  auto resumed = runner_cmd("", "resume " + resumed_run);
-  INFO(resumed.out);
-  REQUIRE(resumed.exit_code == 0);
+  const std::string resumed_run = runner::test::killed_and_resumed(
+      "run " + runner::test::source_dir() + "/recipes/smoke/qa_smoke.toml", dir + "/killed", "qa_smoke", 40);
   CHECK(run_summary(resumed_run)["final"] == final_eval);
   CHECK(runner::read_file_bytes(resumed_run + "/final/model.safetensors") ==
         runner::read_file_bytes(run + "/final/model.safetensors"));

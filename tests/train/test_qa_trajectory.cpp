@@ -13,16 +13,12 @@ TEST_CASE("question answering: 20 training steps follow Transformers' loss and g
   for (const auto& family : token_families()) {
     INFO(family);
     const auto expected = qa_expected(family);
-    GoldenData data{FixedBatches(golden_train_batches(expected, qa_batch)), {}};
-    auto model = load_model_folder(qa_golden("tiny_" + family)).model;
-    Trainer trainer(golden_trainer_config(GoldenLoop{}), model, golden_adamw(*model), golden_schedule(),
-                    data.batches, nullptr, std::vector<Logger*>{&data.capture});
-    REQUIRE(trainer.total_steps() == 20);
-    trainer.train();
+    const auto steps =
+        golden_folder_train_steps(qa_golden("tiny_" + family), golden_train_batches(expected, qa_batch));
     // fp32, the same ops as Transformers (padded): the token heads' trajectories
     // agree to 1e-5 relative over the same 20 steps of this loop, and this head
     // is the same GEMM of K = 32 per token with two outputs.
-    const double worst = check_trajectory(data.capture.of("train"), expected.at("trajectory"), 1e-5).loss;
+    const double worst = check_trajectory(steps, expected.at("trajectory"), 1e-5).loss;
     WARN(family << ": worst step loss relative " << worst);
   }
 }

@@ -13,16 +13,11 @@ TEST_CASE("token classification: 20 training steps follow Transformers' loss and
   for (const auto& family : token_families()) {
     INFO(family);
     const auto expected = token_expected(family);
-    GoldenData data{FixedBatches(token_train_batches(expected)), {}};
-    auto model = load_model_folder(token_golden("tiny_" + family)).model;
-    Trainer trainer(golden_trainer_config(GoldenLoop{}), model, golden_adamw(*model), golden_schedule(),
-                    data.batches, nullptr, std::vector<Logger*>{&data.capture});
-    REQUIRE(trainer.total_steps() == 20);
-    trainer.train();
+    const auto steps = golden_folder_train_steps(token_golden("tiny_" + family), token_train_batches(expected));
     // fp32, the same ops as Transformers in the default (packed) execution: the
     // sequence families' trajectories agree to 1e-5 relative over the same 20
     // steps of this loop, and a token head adds one GEMM of K = 32 per token.
-    const double worst = check_trajectory(data.capture.of("train"), expected.at("trajectory"), 1e-5).loss;
+    const double worst = check_trajectory(steps, expected.at("trajectory"), 1e-5).loss;
     WARN(family << ": worst step loss relative " << worst);
   }
 }

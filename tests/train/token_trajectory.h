@@ -31,6 +31,19 @@ inline std::vector<TrainBatch> token_train_batches(const nlohmann::ordered_json&
   return golden_train_batches(expected, token_batch);
 }
 
+// The model of a golden folder trained by the golden loop (golden_loop.h:
+// AdamW, its schedule, clipping) on `batches`: its logged train steps.
+inline std::vector<nlohmann::json> golden_folder_train_steps(const std::string& folder,
+                                                             std::vector<TrainBatch> batches) {
+  GoldenData data{FixedBatches(std::move(batches)), {}};
+  auto model = load_model_folder(folder).model;
+  Trainer trainer(golden_trainer_config(GoldenLoop{}), model, golden_adamw(*model), golden_schedule(), data.batches,
+                  nullptr, std::vector<Logger*>{&data.capture});
+  REQUIRE(trainer.total_steps() == 20);
+  trainer.train();
+  return data.capture.of("train");
+}
+
 struct TrajectoryWorst {
   double loss = 0, grad_norm = 0;  // the largest relative difference over the steps
 };
