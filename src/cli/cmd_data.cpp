@@ -6,6 +6,7 @@
 #include "cli/run_names.h"
 #include "cli/table_input.h"
 #include "hub/named_sources.h"
+#include "data/qa_dataset.h"
 #include "model/predict.h"
 #include "model/task_head.h"
 #include "train/predict_answers.h"
@@ -111,22 +112,20 @@ static PredictModel model_folder_of(const std::string& model) {
   return {folder, folder != model, ""};
 }
 
-// The text columns a run's recipe mapped (data.columns' text_a and text_b), so that
+// The text columns a run's [data] mapped (data.columns' text_a and text_b), so that
 // predict reads a file laid out as the run's own splits; empty when it mapped none.
-static std::map<std::string, std::string> run_text_columns(const std::string& run) {
+static std::map<std::string, std::string> text_columns_of(const nlohmann::json& data) {
   std::map<std::string, std::string> out;
-  const std::string recipe = run + "/recipe.resolved.json";
-  std::error_code ec;
-  if (run.empty() || !std::filesystem::is_regular_file(recipe, ec)) return out;
-  const nlohmann::json columns = record_object(record_object(read_json_file(recipe), "data"), "columns");
+  const nlohmann::json columns = record_object(data, "columns");
   for (const char* role : {"text_a", "text_b"})
     if (columns.contains(role) && columns[role].is_string()) out[role] = columns[role].get<std::string>();
   if (!out.count("text_a")) out.clear();
   return out;
 }
 
-// The run's settings that predict reads as training read them: the
-// max_length (unless --max-length is given), a token task's add_prefix_space,
+// The run's settings that predict reads as training read them: the text
+// columns of a file input without --columns (as evaluate --input reads it),
+// the max_length (unless --max-length is given), a token task's add_prefix_space,
 // a question answering task's windows and post-processing, and the [model]
 // and [lora] sections that built a LoRA run's model.
 static void apply_run_data(const std::string& run, const ParsedArgs& args, PredictCommandOptions& o) {
@@ -137,13 +136,10 @@ static void apply_run_data(const std::string& run, const ParsedArgs& args, Predi
   o.run_model = record_object(resolved, "model");
   o.run_lora = resolved.contains("lora") ? record_object(resolved, "lora") : nlohmann::json();
   const nlohmann::json data = record_object(resolved, "data");
+  if (o.columns.empty() && !input_file(args).empty()) o.columns = text_columns_of(data);
   if (!args.has("--max-length")) o.max_length = static_cast<int>(record_integer(data, "max_length", o.max_length));
   o.add_prefix_space = data.value("add_prefix_space", false);
-  o.qa.version = data.value("version", std::string("1.1")) == "2.0" ? SquadVersion::V2_0 : SquadVersion::V1_1;
-  o.qa.doc_stride = static_cast<int>(record_integer(data, "doc_stride", o.qa.doc_stride));
-  o.qa.n_best_size = static_cast<int>(record_integer(data, "n_best_size", o.qa.n_best_size));
-  o.qa.max_answer_length = static_cast<int>(record_integer(data, "max_answer_length", o.qa.max_answer_length));
-  o.qa.null_score_diff_threshold = data.value("null_score_diff_threshold", o.qa.null_score_diff_threshold);
+  o.qa = qa_settings_from(data);
 }
 
 // A question answering folder without its run: run_qa.py's windows (384
@@ -227,8 +223,6 @@ int cmd_predict(const ParsedArgs& args) {
     PredictModel model = model_folder_of(options.model);
     options.tokenizer = tokenizer_folder_of(options.tokenizer, options.model, model);
     options.model = model.folder;
-    // A file input without --columns is read with the run's own mapping, as evaluate --input is.
-    if (options.columns.empty() && !input_file(args).empty()) options.columns = run_text_columns(model.run);
     const nlohmann::json config = read_json_file(options.model + "/config.json");
     head = task_head_of(config);
     if (head == TaskHead::QuestionAnswering && model.run.empty()) qa_folder_defaults(config, args, options);

@@ -49,18 +49,22 @@ QaFeatureOptions qa_feature_options(const QaSettings& settings, int max_length) 
   return o;
 }
 
+QaSettings qa_settings_from(const nlohmann::json& data) {
+  QaSettings qa;
+  qa.version = record_string(data, "version", "1.1") == "2.0" ? SquadVersion::V2_0 : SquadVersion::V1_1;
+  qa.doc_stride = static_cast<int>(record_integer(data, "doc_stride", qa.doc_stride));
+  qa.n_best_size = static_cast<int>(record_integer(data, "n_best_size", qa.n_best_size));
+  qa.max_answer_length = static_cast<int>(record_integer(data, "max_answer_length", qa.max_answer_length));
+  qa.null_score_diff_threshold = record_number(data, "null_score_diff_threshold", qa.null_score_diff_threshold);
+  return qa;
+}
+
 std::shared_ptr<const Dataset> make_qa_dataset(const std::string& format, const nlohmann::json& o) {
   QaDatasetConfig c;
   c.format = format;
   c.dir = o.at("dir").get<std::string>();
   c.files = o.value("files", std::map<std::string, std::string>{});
-  QaSettings qa;
-  qa.version = o.value("version", std::string("1.1")) == "2.0" ? SquadVersion::V2_0 : SquadVersion::V1_1;
-  qa.doc_stride = static_cast<int>(o.value("doc_stride", 128LL));
-  qa.n_best_size = static_cast<int>(o.value("n_best_size", 20LL));
-  qa.max_answer_length = static_cast<int>(o.value("max_answer_length", 30LL));
-  qa.null_score_diff_threshold = o.value("null_score_diff_threshold", 0.0);
-  c.info.qa = qa;
+  c.info.qa = qa_settings_from(o);
   c.info.problem_type = ProblemType::QuestionAnswering;
   c.info.num_labels = 2;  // start and end
   c.info.metrics = o.value("metrics", std::vector<std::string>{"exact_match", "f1"});

@@ -19,6 +19,10 @@ std::shared_ptr<const Dataset> make_qa_dataset(const std::string& format, const 
 // The extension of a split file named by default: "json", "jsonl".
 std::string qa_file_extension(const std::string& format);
 
+// A resolved [data] section's version, windows and post-processing (the
+// squad datasets' options; their defaults where a key is absent).
+QaSettings qa_settings_from(const nlohmann::json& data_section);
+
 // The windows a split's questions are cut into at `max_length` (data.max_length).
 QaFeatureOptions qa_feature_options(const QaSettings& settings, int max_length);
 

@@ -223,13 +223,12 @@ int run_predict_command(const PredictCommandOptions& o, std::istream& in, std::o
       predict_batch(model, batch, pad_id, o, out);
       return 0;
     }
-    std::string text;
-    for (long long line_no = 1; read_bounded_line(in, text, "--input", line_no); ++line_no) {
-      if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-      batch.push_back(parse_line(text, o.input_name, line_no, tokenizer, encode_options));
-      if (static_cast<int>(batch.size()) >= o.batch_size) predict_batch(model, batch, pad_id, o, out);
-    }
-    predict_batch(model, batch, pad_id, o, out);
+    for_each_input_batch(
+        in, o.batch_size,
+        [&](const std::string& text, long long line_no) {
+          batch.push_back(parse_line(text, o.input_name, line_no, tokenizer, encode_options));
+        },
+        [&] { predict_batch(model, batch, pad_id, o, out); });
     return 0;
   } catch (const InputError& e) {
     err << e.diagnostic().format() << "\n";

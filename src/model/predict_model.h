@@ -5,6 +5,7 @@
 #include "model/model_factory.h"
 #include "model/predict.h"
 #include "tokenizer/encoding.h"
+#include "util/input_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -31,6 +32,24 @@ nlohmann::json input_object(const std::string& text, const std::string& input, l
                             const std::string& format);
 [[noreturn]] void refuse_input_line(const std::string& input, long long line_no, const std::string& message,
                                     const std::string& fix);
+
+// Each non-blank line of `in` with its number (from 1) to `add`; `flush`
+// after every `batch_size` of them and once at the end, so that each batch
+// goes out as soon as it is read.
+template <class Add, class Flush>
+void for_each_input_batch(std::istream& in, int batch_size, Add add, Flush flush) {
+  std::string text;
+  int pending = 0;
+  for (long long line_no = 1; read_bounded_line(in, text, "--input", line_no); ++line_no) {
+    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    add(text, line_no);
+    if (++pending >= batch_size) {
+      flush();
+      pending = 0;
+    }
+  }
+  flush();
+}
 
 // The rows as one batch, padded on the right with `pad_id`; the mask covers each row's ids.
 ModelBatch pad_encodings(const std::vector<const Encoding*>& rows, int64_t pad_id);

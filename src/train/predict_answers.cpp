@@ -6,7 +6,6 @@
 #include "train/qa_evaluation.h"
 #include "train/qa_postprocess.h"
 #include "util/diagnostic.h"
-#include "util/input_file.h"
 #include "util/output_check.h"
 
 #include <fmt/format.h>
@@ -93,15 +92,14 @@ int run_answer_predict(const PredictCommandOptions& o, std::istream& in, std::os
     TaskModel& model = *predictor.loaded.model;
     torch::NoGradGuard no_grad;
     std::vector<std::pair<nlohmann::json, QaExample>> lines;
-    std::string text;
-    for (long long line_no = 1; read_bounded_line(in, text, "--input", line_no); ++line_no) {
-      if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-      nlohmann::json line = input_object(text, o.input_name, line_no, kQuestionLineFormat);
-      QaExample question = parse_question(line, o.input_name, line_no, lines.size());
-      lines.emplace_back(std::move(line), std::move(question));
-      if (static_cast<int>(lines.size()) >= o.batch_size) answer_questions(model, predictor, o, lines, out);
-    }
-    answer_questions(model, predictor, o, lines, out);
+    for_each_input_batch(
+        in, o.batch_size,
+        [&](const std::string& text, long long line_no) {
+          nlohmann::json line = input_object(text, o.input_name, line_no, kQuestionLineFormat);
+          QaExample question = parse_question(line, o.input_name, line_no, lines.size());
+          lines.emplace_back(std::move(line), std::move(question));
+        },
+        [&] { answer_questions(model, predictor, o, lines, out); });
     return 0;
   } catch (const InputError& e) {
     err << e.diagnostic().format() << "\n";

@@ -5,7 +5,6 @@
 #include "model/predict_model.h"
 #include "train/metrics_entities.h"
 #include "util/diagnostic.h"
-#include "util/input_file.h"
 #include "util/output_check.h"
 
 #include <fmt/format.h>
@@ -158,14 +157,13 @@ int run_entity_predict(const PredictCommandOptions& o, std::istream& in, std::os
     align.add_prefix_space = o.add_prefix_space;
     std::vector<PendingSentence> batch;
     long long cut = 0;
-    std::string text;
-    for (long long line_no = 1; read_bounded_line(in, text, "--input", line_no); ++line_no) {
-      if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-      batch.push_back(parse_sentence(text, o, line_no, *predictor.tokenizer, align));
-      cut += batch.back().encoding.truncated ? 1 : 0;
-      if (static_cast<int>(batch.size()) >= o.batch_size) predict_sentences(model, batch, predictor.pad_id, out);
-    }
-    predict_sentences(model, batch, predictor.pad_id, out);
+    for_each_input_batch(
+        in, o.batch_size,
+        [&](const std::string& text, long long line_no) {
+          batch.push_back(parse_sentence(text, o, line_no, *predictor.tokenizer, align));
+          cut += batch.back().encoding.truncated ? 1 : 0;
+        },
+        [&] { predict_sentences(model, batch, predictor.pad_id, out); });
     if (cut > 0)
       err << fmt::format("warning: {} input lines are longer than --max-length {}: their last words have the tag "
                          "null\n  hint: raise --max-length (up to the model's max_position_embeddings), or split "
