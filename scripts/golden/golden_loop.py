@@ -6,8 +6,8 @@ parameters whose name holds "bias" or "LayerNorm.weight") over the parameters th
 (all of them but under PEFT), transformers.get_scheduler("linear", 5 warm-up steps, 20 steps),
 clip_grad_norm_(1.0); per step the loss, the gradient norm before clipping and the lr the step used.
 
-write_head_golden saves a tiny random-init model of a head and its golden record, for
-token_classification_parity.py and qa_head_parity.py.
+write_head_golden saves a tiny random-init model of a head and its golden record (one
+forward_and_grads), for token_classification_parity.py and qa_head_parity.py.
 
 Python is used only by golden generators and benches; the runner never needs it.
 """
@@ -45,6 +45,24 @@ def trajectory(model, batches):
         steps.append({"step": i + 1, "loss": float(loss.detach().double()),
                       "grad_norm_preclip": float(norm.double()), "lr": lr})
     return steps
+
+
+def forward_and_grads(model, batch, outputs):
+    """batch 0's record: in model.eval(), outputs(model's output) (its logits, as lists) and the loss;
+    then in model.train(), one backward: the norm of every parameter's gradient."""
+    import torch
+    model.eval()
+    with torch.no_grad():
+        out = model(**batch)
+    result = outputs(out)
+    result["loss"] = float(out.loss.double())
+    model.train()
+    model.zero_grad()
+    model(**batch).loss.backward()
+    result["grad_norms"] = {n: float(p.grad.double().norm()) for n, p in model.named_parameters()
+                            if p.grad is not None}
+    model.zero_grad()
+    return result
 
 
 def write_head_golden(auto_class, config, make_batches, record_forward, out, family, generator):

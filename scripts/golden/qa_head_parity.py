@@ -31,7 +31,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import token_classification_parity as token  # noqa: E402  (its configs and batches)
-from golden_loop import write_head_golden  # noqa: E402
+from golden_loop import forward_and_grads, write_head_golden  # noqa: E402
 
 
 def config(family):
@@ -67,20 +67,8 @@ def with_positions(batches):
     return out
 
 
-def forward_and_grads(model, batch):
-    import torch
-    model.eval()
-    with torch.no_grad():
-        out = model(**batch)
-    result = {"start_logits": out.start_logits.double().tolist(), "end_logits": out.end_logits.double().tolist(),
-              "loss": float(out.loss.double())}
-    model.train()
-    model.zero_grad()
-    model(**batch).loss.backward()
-    result["grad_norms"] = {n: float(p.grad.double().norm()) for n, p in model.named_parameters()
-                            if p.grad is not None}
-    model.zero_grad()
-    return result
+def span_logits_of(out):
+    return {"start_logits": out.start_logits.double().tolist(), "end_logits": out.end_logits.double().tolist()}
 
 
 def main():
@@ -93,7 +81,8 @@ def main():
     torch.set_num_threads(1)
     for family in a.family or sorted(token.SPECIAL):
         write_head_golden(AutoModelForQuestionAnswering, config(family),
-                          lambda: with_positions(token.make_batches(family)), forward_and_grads, a.out, family,
+                          lambda: with_positions(token.make_batches(family)),
+                          lambda model, batch: forward_and_grads(model, batch, span_logits_of), a.out, family,
                           "scripts/golden/qa_head_parity.py")
 
 
