@@ -28,7 +28,7 @@ void load_plugins(const Value& tree, Registry& reg, Diagnostics& diags, std::set
 // The generated schema must agree with the option checks; anything it still
 // finds is reported as it says.
 void cross_check_schema(const Recipe& r, const Registry& reg, Diagnostics& diags) {
-  for (const auto& [path, message] : schema_violations(recipe_schema(reg), r.tree.to_json()))
+  for (const auto& [path, message] : recipe_schema_violations(reg, r.tree.to_json()))
     diags.push_back(make_error(r.location_of(path), path, "schema violation: " + message));
 }
 

@@ -8,6 +8,9 @@
 #include <valijson/schema_parser.hpp>
 #include <valijson/validator.hpp>
 
+#include <memory>
+#include <mutex>
+
 namespace runner {
 namespace {
 
@@ -91,22 +94,57 @@ ojson recipe_schema(const Registry& reg) {
           {"additionalProperties", false}};
 }
 
+namespace {
+
+// A schema parsed for valijson, which keeps no reference to the JSON it was read from.
+class ParsedSchema {
+ public:
+  explicit ParsedSchema(const ojson& schema) {
+    nlohmann::json doc = nlohmann::json::parse(schema.dump());
+    valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+    valijson::adapters::NlohmannJsonAdapter adapter(doc);
+    parser.populateSchema(adapter, parsed_);
+  }
+
+  std::vector<std::pair<std::string, std::string>> violations(const nlohmann::json& document) const {
+    valijson::Validator validator;
+    valijson::ValidationResults results;
+    valijson::adapters::NlohmannJsonAdapter target(document);
+    std::vector<std::pair<std::string, std::string>> out;
+    if (validator.validate(parsed_, target, &results)) return out;
+    valijson::ValidationResults::Error error;
+    while (results.popError(error)) out.emplace_back(key_path_of(error.context), error.description);
+    return out;
+  }
+
+ private:
+  valijson::Schema parsed_;
+};
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> schema_violations(const ojson& schema,
                                                                    const nlohmann::json& document) {
-  nlohmann::json schema_doc = nlohmann::json::parse(schema.dump());
-  valijson::Schema parsed;
-  valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
-  valijson::adapters::NlohmannJsonAdapter schema_adapter(schema_doc);
-  parser.populateSchema(schema_adapter, parsed);
+  return ParsedSchema(schema).violations(document);
+}
 
-  valijson::Validator validator;
-  valijson::ValidationResults results;
-  valijson::adapters::NlohmannJsonAdapter target(document);
-  std::vector<std::pair<std::string, std::string>> out;
-  if (validator.validate(parsed, target, &results)) return out;
-  valijson::ValidationResults::Error error;
-  while (results.popError(error)) out.emplace_back(key_path_of(error.context), error.description);
-  return out;
+std::vector<std::pair<std::string, std::string>> recipe_schema_violations(const Registry& reg,
+                                                                          const nlohmann::json& document) {
+  struct Cached {
+    const Registry* registry = nullptr;
+    size_t components = 0;
+    std::shared_ptr<const ParsedSchema> schema;
+  };
+  static std::mutex mutex;
+  static Cached cached;
+  std::shared_ptr<const ParsedSchema> schema;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!cached.schema || cached.registry != &reg || cached.components != reg.size())
+      cached = {&reg, reg.size(), std::make_shared<const ParsedSchema>(recipe_schema(reg))};
+    schema = cached.schema;
+  }
+  return schema->violations(document);
 }
 
 }  // namespace runner

@@ -71,6 +71,8 @@ class Registry {
   const Component* find(Kind kind, const std::string& name) const;
   std::vector<const Component*> list(Kind kind) const;  // sorted by name
   std::vector<std::string> names(Kind kind) const;
+  // Components are never removed, so the count tells one state of the registry from another.
+  size_t size() const { return components_.size(); }
 
   // The factory of `name`, cast to the kind's factory type F.
   template <class F>

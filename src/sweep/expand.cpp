@@ -172,7 +172,7 @@ Expansion expand_sweep(const SweepFile& sweep, long long max_points) {
   std::vector<std::vector<Assignment>> rows = varying_rows(sweep);
   for (size_t i = 0; i < rows.size(); ++i) {
     SweepPoint p;
-    p.varying = rows[i];
+    p.varying = std::move(rows[i]);  // each row once in memory: a sweep may have a million
     p.overrides = sweep.set;
     // A point's own value wins over [set] for the same key.
     for (const auto& a : p.varying)

@@ -37,26 +37,31 @@ std::optional<LoadedSweep> load_and_expand(const std::string& path, const std::v
   return LoadedSweep{std::move(*load.sweep), std::move(ex.points)};
 }
 
-std::string points_table(const LoadedSweep& s, const std::vector<Diagnostics>& checks) {
+// The table's columns: every key some point overrides, in first-seen order.
+std::vector<std::string> override_keys(const std::vector<SweepPoint>& points) {
   std::vector<std::string> keys;
-  for (const auto& p : s.points)
+  for (const auto& p : points)
     for (const auto& a : p.overrides)
       if (std::find(keys.begin(), keys.end(), a.key) == keys.end()) keys.push_back(a.key);
-  std::string out = "| # | point |";
+  return keys;
+}
+
+std::string table_head(const std::vector<std::string>& keys) {
+  std::string head = "| # | point |";
   std::string rule = "|---|---|";
-  for (const auto& k : keys) out += " " + k + " |", rule += "---|";
-  out += " valid |\n" + rule + "---|\n";
-  for (size_t i = 0; i < s.points.size(); ++i) {
-    std::string line = fmt::format("| {} | {} |", i + 1, s.points[i].id);
-    for (const auto& k : keys) {
-      std::string v;
-      for (const auto& a : s.points[i].overrides)
-        if (a.key == k) v = a.text();
-      line += " " + v + " |";
-    }
-    out += line + (checks[i].empty() ? " yes |\n" : " NO |\n");
+  for (const auto& k : keys) head += " " + k + " |", rule += "---|";
+  return head + " valid |\n" + rule + "---|\n";
+}
+
+std::string table_row(size_t i, const SweepPoint& p, const std::vector<std::string>& keys, bool valid) {
+  std::string line = fmt::format("| {} | {} |", i + 1, p.id);
+  for (const auto& k : keys) {
+    std::string v;
+    for (const auto& a : p.overrides)
+      if (a.key == k) v = a.text();
+    line += " " + v + " |";
   }
-  return out;
+  return line + (valid ? " yes |\n" : " NO |\n");
 }
 
 // What successive halving will do: its rungs, and the steps the same points
@@ -69,25 +74,29 @@ std::string asha_plan_line(const AshaSettings& asha) {
                      asha.certain ? ", each once no point still to report at its rung can outrank it" : "");
 }
 
+// Each point's row is printed once it is checked, and only the invalid points'
+// diagnostics are kept: a sweep may have a million points.
 int dry_run(const LoadedSweep& s, const SweepCommandOptions& o, std::ostream& out,
             std::ostream& err) {
-  std::vector<Diagnostics> checks = validate_points(s.sweep, s.points, o.caps);
   // Names and values come from the sweep file: shown safe for a terminal.
   out << terminal_safe(fmt::format("Sweep {}: {} points from {}, runs under {}/<point id>/\n\n", s.sweep.name,
                                    s.points.size(), s.sweep.base, sweep_dir_of(s.sweep)),
                        true);
   if (s.sweep.asha.enabled) out << asha_plan_line(s.sweep.asha);
-  out << terminal_safe(points_table(s, checks), true);
-  size_t bad = 0;
-  for (size_t i = 0; i < checks.size(); ++i) {
-    if (checks[i].empty()) continue;
-    ++bad;
-    err << terminal_safe(fmt::format("point {} ({}) is invalid:\n{}", i + 1, s.points[i].id, format_all(checks[i])),
-                         true);
+  const std::vector<std::string> keys = override_keys(s.points);
+  out << terminal_safe(table_head(keys), true);
+  std::vector<std::pair<size_t, Diagnostics>> invalid;
+  for (size_t i = 0; i < s.points.size(); ++i) {
+    Diagnostics check = validate_point(s.sweep, s.points[i], o.caps);
+    out << terminal_safe(table_row(i, s.points[i], keys, check.empty()), true);
+    if (!check.empty()) invalid.emplace_back(i, std::move(check));
   }
-  if (bad == 0) return 0;
+  for (const auto& [i, check] : invalid)
+    err << terminal_safe(fmt::format("point {} ({}) is invalid:\n{}", i + 1, s.points[i].id, format_all(check)),
+                         true);
+  if (invalid.empty()) return 0;
   err << fmt::format("{}: {} of {} points invalid; fix them before running the sweep\n",
-                     s.sweep.path, bad, s.points.size());
+                     s.sweep.path, invalid.size(), s.points.size());
   return 2;
 }
 

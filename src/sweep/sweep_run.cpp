@@ -63,21 +63,24 @@ void check_metric(const SweepFile& sweep, const Recipe& recipe, Diagnostics& err
 
 }  // namespace
 
+Diagnostics validate_point(const SweepFile& sweep, const SweepPoint& point, const Capabilities& caps) {
+  std::vector<std::string> args = point.set_args();
+  if (sweep.asha.enabled) args.push_back(asha_length_set(sweep.asha));
+  RecipeLoad load = load_recipe(RecipeRequest{sweep.base, args, true, caps}, registry());
+  Diagnostics errors;
+  for (auto& d : load.diags)
+    if (d.severity == Severity::Error) errors.push_back(std::move(d));
+  if (load.recipe) check_metric(sweep, *load.recipe, errors);
+  if (load.recipe) check_asha_recipe(sweep, nlohmann::json(load.recipe->resolved), errors);
+  return errors;
+}
+
 std::vector<Diagnostics> validate_points(const SweepFile& sweep,
                                          const std::vector<SweepPoint>& points,
                                          const Capabilities& caps) {
   std::vector<Diagnostics> out;
-  for (const auto& p : points) {
-    std::vector<std::string> args = p.set_args();
-    if (sweep.asha.enabled) args.push_back(asha_length_set(sweep.asha));
-    RecipeLoad load = load_recipe(RecipeRequest{sweep.base, args, true, caps}, registry());
-    Diagnostics errors;
-    for (auto& d : load.diags)
-      if (d.severity == Severity::Error) errors.push_back(std::move(d));
-    if (load.recipe) check_metric(sweep, *load.recipe, errors);
-    if (load.recipe) check_asha_recipe(sweep, nlohmann::json(load.recipe->resolved), errors);
-    out.push_back(std::move(errors));
-  }
+  out.reserve(points.size());
+  for (const auto& p : points) out.push_back(validate_point(sweep, p, caps));
   return out;
 }
 

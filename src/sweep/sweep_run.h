@@ -37,8 +37,11 @@ std::string sweep_dir_of(const SweepFile& sweep);  // <output_dir>/<name>, absol
 // ("eval.loss", "eval.accuracy", ...).
 std::vector<std::string> produced_metrics(const nlohmann::json& data_section);
 
-// Loads the base recipe with each point's overrides and checks that its runs
-// produce the sweep's metric; one Diagnostics per point (empty when valid).
+// Loads the base recipe with the point's overrides and checks that its runs
+// produce the sweep's metric; empty when the point is valid.
+Diagnostics validate_point(const SweepFile& sweep, const SweepPoint& point, const Capabilities& caps);
+
+// validate_point for each point, in order.
 std::vector<Diagnostics> validate_points(const SweepFile& sweep,
                                          const std::vector<SweepPoint>& points,
                                          const Capabilities& caps);

@@ -85,10 +85,14 @@ std::uint64_t cgroup_limit() {
 
 }  // namespace
 
+// Read once: a sweep's dry-run checks every point's model against it.
 std::uint64_t usable_memory_bytes() {
-  std::uint64_t total = meminfo_total(), limit = cgroup_limit();
-  if (total == 0) return limit;
-  return limit ? std::min(total, limit) : total;
+  static const std::uint64_t bytes = [] {
+    std::uint64_t total = meminfo_total(), limit = cgroup_limit();
+    if (total == 0) return limit;
+    return limit ? std::min(total, limit) : total;
+  }();
+  return bytes;
 }
 
 }  // namespace runner

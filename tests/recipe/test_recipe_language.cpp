@@ -6,6 +6,7 @@
 
 #include "recipe/emit.h"
 #include "recipe/recipe.h"
+#include "recipe/schema.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -179,4 +180,24 @@ TEST_CASE("a relative path starts where it is written: the recipe's folder, or t
   CHECK_THAT(errors_of(bad_in_file), Catch::Contains("resolved to " + dir + "/nosuch") &&
                                          Catch::Contains("starts at that recipe's folder, " + dir + "/recipes"));
   CHECK_THAT(errors_of(bad_in_file), !Catch::Contains("working folder"));
+}
+
+TEST_CASE("the recipe schema follows the components a registry gains", "[recipe]") {
+  // Validation reuses one parsed schema per registry state: a component
+  // registered later (a plugin's) must reach it.
+  Registry reg;
+  register_builtins(reg);
+  const nlohmann::json doc = {{"scheduler", {{"type", "every_third"}, {"drop_every", 3}}}};
+  const auto before = recipe_schema_violations(reg, doc);
+  REQUIRE_FALSE(before.empty());
+  CHECK(before == schema_violations(recipe_schema(reg), doc));
+
+  ComponentSpec spec{Kind::Scheduler, "every_third", "a test scheduler", {opt::integer("drop_every", 1, "steps")}};
+  REQUIRE(reg.add(std::move(spec), std::any{}, "test").empty());
+  CHECK(recipe_schema_violations(reg, doc).empty());
+  // A value the new option's schema refuses is found through the same cache.
+  const nlohmann::json wrong = {{"scheduler", {{"type", "every_third"}, {"drop_every", "three"}}}};
+  const auto refused = recipe_schema_violations(reg, wrong);
+  CHECK_FALSE(refused.empty());
+  CHECK(refused == schema_violations(recipe_schema(reg), wrong));
 }
