@@ -4,6 +4,7 @@
 
 #include "hub/glue_download.h"
 #include "hub/glue_tasks.h"
+#include "hub/named_datasets.h"
 #include "hub/named_sources.h"
 #include "hub/repo_files.h"
 #include "registry/registry.h"
@@ -59,13 +60,18 @@ bool fetch_one(const std::string& arg, const ParsedArgs& args) {
   if (is_recipe_file(arg)) return fetch_recipe(arg, args);
   if (const hub::GlueTaskFiles* task = arg.rfind("glue/", 0) == 0 ? hub::find_glue_task(arg.substr(5)) : nullptr) {
     std::string folder = "glue/" + task->folder;
-    hub::locate({hub::Fetchable::GlueTask, folder, resolve_against(data_root(), folder), "data_root"});
+    hub::locate({hub::Fetchable::DatasetFolder, folder, resolve_against(data_root(), folder), "data_root"});
+    return true;
+  }
+  if (hub::find_named_dataset(arg)) {
+    hub::locate({hub::Fetchable::DatasetFolder, arg, resolve_against(data_root(), arg), "data_root"});
     return true;
   }
   if (hub::parse_repo_id(arg)) return fetch_repo(arg);
   throw InputError(make_error(SourceLocation{{}, 0, 0, arg}, "",
-                              "expected a recipe (.toml, .yaml), a Hub id (org/name[@revision]) or "
-                              "a GLUE task (" + hub::glue_task_names() + "), found \"" + arg + "\"",
+                              "expected a recipe (.toml, .yaml), a Hub id (org/name[@revision]), "
+                              "a GLUE task (" + hub::glue_task_names() + ") or a dataset (" +
+                                  hub::named_dataset_names() + "), found \"" + arg + "\"",
                               "see `runner fetch --help`"));
 }
 

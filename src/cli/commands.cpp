@@ -150,7 +150,7 @@ const std::vector<CommandSpec>& command_table() {
        {{"RECIPE", "the recipe file to write (default recipe.toml)", false}}, {"--defaults", "--force"}, cmd_init},
       {"fetch", "Download what recipes or names need into the caches (for machines without a network) "
                 "and print where each file is",
-       {{"NAME", "recipes (.toml, .yaml), Hub ids (org/name[@revision]), GLUE tasks (glue/mrpc, glue/mnli, ...)"}},
+       {{"NAME", "recipes (.toml, .yaml), Hub ids (org/name[@revision]), GLUE tasks (glue/mrpc, glue/mnli, ...), conll2003, squad, squad_v2"}},
        {"--set"}, cmd_fetch, Needs::Core, true},
       {"env", "Show what this build and machine offer (versions, LibTorch build, CUDA, NCCL, CPU flags, "
               "threads, roots and caches), for bug reports",

@@ -1,10 +1,11 @@
 // Turning GLUE's original source files into the task's train/dev/test.tsv.
 #include "hub/glue_download.h"
 
+#include "hub/dataset_download.h"
+
 #include "util/diagnostic.h"
 
 #include <fmt/format.h>
-#include <zip.h>
 
 #include <filesystem>
 #include <fstream>
@@ -105,21 +106,9 @@ void build_mrpc(const std::string& train_txt, const std::string& test_txt, const
 
 void extract_glue_zip(const std::string& zip_path, const std::string& folder, const std::vector<std::string>& files,
                       const std::string& out_dir) {
-  int err = 0;
-  std::unique_ptr<zip_t, int (*)(zip_t*)> archive(zip_open(zip_path.c_str(), ZIP_RDONLY, &err), zip_close);
-  if (!archive) bad_source(zip_path, 0, fmt::format("not a readable zip archive (libzip error {})", err));
-  for (const std::string& split : files) {
-    std::string entry = folder + "/" + split;
-    std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> in(zip_fopen(archive.get(), entry.c_str(), 0), zip_fclose);
-    if (!in) bad_source(zip_path, 0, "the archive has no " + entry);
-    std::ofstream out = open_out(fs::path(out_dir) / split);
-    char buffer[1 << 16];
-    for (zip_int64_t n; (n = zip_fread(in.get(), buffer, sizeof buffer)) != 0;) {
-      if (n < 0) bad_source(zip_path, 0, "cannot unpack " + entry + " (damaged archive)");
-      out.write(buffer, n);
-    }
-    if (!out) bad_source(out_dir, 0, "cannot write " + split);
-  }
+  std::vector<std::pair<std::string, std::string>> members;
+  for (const std::string& split : files) members.emplace_back(folder + "/" + split, split);
+  extract_zip_members(zip_path, members, out_dir);
 }
 
 }  // namespace runner::hub

@@ -11,7 +11,7 @@ const char* const kGlueData = "https://dl.fbaipublicfiles.com/glue/data/";
 // the one torchtext pins.
 GlueTaskFiles zipped(std::string task, std::string folder, std::string zip, std::string algorithm,
                      std::string digest, std::vector<std::string> splits = {"train.tsv", "dev.tsv", "test.tsv"}) {
-  GlueSource source{zip, kGlueData + zip, std::move(algorithm), std::move(digest)};
+  SourceFile source{zip, kGlueData + zip, std::move(algorithm), std::move(digest)};
   return {std::move(task), std::move(folder), std::move(splits), {std::move(source)}};
 }
 

@@ -4,23 +4,18 @@
 // and the datasets (data/glue_datasets.cpp).
 #pragma once
 
+#include "hub/source_file.h"
+
 #include <string>
 #include <vector>
 
 namespace runner::hub {
 
-struct GlueSource {
-  std::string name;         // the file's name where it is served: "CoLA.zip"
-  std::string default_url;  // replaced by $RUNNER_GLUE_URL/<name> when that is set
-  std::string algorithm;    // "sha256" or "md5"
-  std::string digest;       // pinned: what GLUE's own file hashes to
-};
-
 struct GlueTaskFiles {
   std::string task;                      // "mnli": data.dataset = "glue/mnli"
   std::string folder;                    // "MNLI": under the data root and the dataset cache
   std::vector<std::string> split_files;  // "train.tsv", "dev_matched.tsv", ...: the split is the stem
-  std::vector<GlueSource> sources;       // MRPC's three text files, or the task's one zip
+  std::vector<SourceFile> sources;       // MRPC's three text files, or the task's one zip
 };
 
 // CoLA, SST-2, MRPC, QQP, STS-B, MNLI, QNLI, RTE, WNLI, in GLUE's order.

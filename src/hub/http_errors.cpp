@@ -73,7 +73,7 @@ HttpResponse fetch_with_retries(const HttpRequest& request, const HubSettings& s
 }
 
 void throw_request_error(const std::string& what, const std::string& url, const HttpResponse& r,
-                         const HubSettings& s) {
+                         const HubSettings& s, const std::string& mirror_variable) {
   Explanation e;
   if (r.status == 0 || (!r.transport_error.empty() && r.status < 300)) {
     e.message = r.timed_out
@@ -84,10 +84,14 @@ void throw_request_error(const std::string& what, const std::string& url, const 
   } else {
     e = explain_status(r, s);
   }
-  // A download from elsewhere than the Hub (GLUE's files) has its own variable.
-  if (url.rfind(s.endpoint, 0) != 0)
+  // The Hub's hints (a repository's name, a token) do not apply to a publisher's file.
+  if (!mirror_variable.empty() && url.rfind(s.endpoint, 0) != 0) {
     if (size_t at = e.hint.find("(HF_ENDPOINT)"); at != std::string::npos)
-      e.hint.replace(at, 13, "(RUNNER_GLUE_URL for GLUE's files)");
+      e.hint.replace(at, 13, "(" + mirror_variable + ")");
+    else
+      e.hint = fmt::format("check the URL: {} replaces the folder it is read from (a mirror); or try again later",
+                           mirror_variable);
+  }
   throw InputError(make_error(SourceLocation{{}, 0, 0, url}, "", what + ": " + e.message, e.hint));
 }
 

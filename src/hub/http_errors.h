@@ -20,8 +20,11 @@ void back_off(const HubSettings& settings, int next_try);
 HttpResponse fetch_with_retries(const HttpRequest& request, const HubSettings& settings);
 
 // InputError (exit 2) for a failed answer about `what` ("bert-base-uncased: vocab.txt"),
-// naming the URL, the status or transport failure, and the fix.
+// naming the URL, the status or transport failure, and the fix. A download from
+// elsewhere than the Hub names `mirror_variable`, the variable that points it,
+// instead of HF_ENDPOINT.
 [[noreturn]] void throw_request_error(const std::string& what, const std::string& url,
-                                      const HttpResponse& response, const HubSettings& settings);
+                                      const HttpResponse& response, const HubSettings& settings,
+                                      const std::string& mirror_variable = "");
 
 }  // namespace runner::hub

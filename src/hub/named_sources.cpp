@@ -1,6 +1,7 @@
 #include "hub/named_sources.h"
 
 #include "hub/glue_download.h"
+#include "hub/named_datasets.h"
 #include "util/diagnostic.h"
 #include "util/paths.h"
 
@@ -34,8 +35,10 @@ const char* kind_name(Fetchable what) {
 }
 
 Resolution resolve_remote(const NameRequest& request, const HubSettings& settings) {
-  if (request.what == Fetchable::GlueTask)
-    return fetch_glue_task(*glue_task_of_folder(request.text), cache_root() + "/datasets", settings);
+  if (request.what == Fetchable::DatasetFolder) {
+    if (auto task = glue_task_of_folder(request.text)) return fetch_glue_task(*task, cache_root() + "/datasets", settings);
+    return fetch_named_dataset(*find_named_dataset(request.text), cache_root() + "/datasets", settings);
+  }
   FileSet set = request.what == Fetchable::Model ? FileSet::Model : FileSet::Tokenizer;
   Resolution r = resolve_repo(*parse_repo_id(request.text), set, settings);
   r.name = request.text;
@@ -43,7 +46,8 @@ Resolution resolve_remote(const NameRequest& request, const HubSettings& setting
 }
 
 bool names_remote(const NameRequest& request) {
-  if (request.what == Fetchable::GlueTask) return glue_task_of_folder(request.text).has_value();
+  if (request.what == Fetchable::DatasetFolder)
+    return glue_task_of_folder(request.text).has_value() || find_named_dataset(request.text) != nullptr;
   return request.what != Fetchable::None && parse_repo_id(request.text).has_value();
 }
 

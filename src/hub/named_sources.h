@@ -1,7 +1,8 @@
-// What a recipe's name for a model, a tokenizer or a GLUE task means, in the
-// order docs/models-and-hub.md gives: an explicit path; the folder under its root
-// ($RUNNER_MODELS, $RUNNER_DATA); the Hugging Face cache (the dataset cache
-// for GLUE); a download. Every answer is logged once per process for env.json.
+// What a recipe's name for a model, a tokenizer or a dataset folder (a GLUE
+// task's, conll2003, squad, squad_v2) means, in the order
+// docs/models-and-hub.md gives: an explicit path; the folder under its root
+// ($RUNNER_MODELS, $RUNNER_DATA); the Hugging Face cache (the dataset cache for
+// datasets); a download. Every answer is logged once per process for env.json.
 #pragma once
 
 #include "hub/repo_resolution.h"
@@ -12,7 +13,7 @@
 
 namespace runner::hub {
 
-enum class Fetchable { None, Model, Tokenizer, GlueTask };
+enum class Fetchable { None, Model, Tokenizer, DatasetFolder };
 
 struct NameRequest {
   Fetchable what = Fetchable::None;
@@ -22,7 +23,7 @@ struct NameRequest {
 };
 
 // The folder (or file) to use. When `local` does not exist and `text` is no
-// Hub id or GLUE task, `local` comes back for the caller to report. Errors of
+// Hub id or dataset name, `local` comes back for the caller to report. Errors of
 // the Hub or of the downloads are InputError.
 std::string locate(const NameRequest& request);
 

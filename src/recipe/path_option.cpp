@@ -44,12 +44,12 @@ std::string root_for(const OptionSpec& s, const Value& v, const std::string& rec
 
 // Which names a path option may fetch (src/hub/named_sources.h): the model
 // folder (its files picked as a model's), the tokenizer folder, and [data]'s
-// GLUE task folders. The section says which file set a folder needs.
+// dataset folders known by name (GLUE's tasks, conll2003, squad, squad_v2). The section says which file set a folder needs.
 hub::Fetchable fetchable(const OptionSpec& s, const std::string& key_path) {
   std::string section = key_path.substr(0, key_path.find('.'));
   if (s.type == OptionType::ModelPath)
     return section == "tokenizer" ? hub::Fetchable::Tokenizer : hub::Fetchable::Model;
-  if (s.type == OptionType::DataPath && section == "data") return hub::Fetchable::GlueTask;
+  if (s.type == OptionType::DataPath && section == "data") return hub::Fetchable::DatasetFolder;
   return hub::Fetchable::None;
 }
 

@@ -23,39 +23,69 @@ static std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
+// SQuAD JSON (v1.1 or v2.0) of the smoke questions (recipes/smoke/qa/*.jsonl):
+// v1.1 keeps the answered ones only, as SQuAD v1.1 has no other.
+static void write_squad_json(const std::string& jsonl, const std::string& out, bool v1) {
+  nlohmann::json paragraphs = nlohmann::json::array();
+  std::ifstream in(jsonl);
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json q = nlohmann::json::parse(line), answers = nlohmann::json::array();
+    for (size_t i = 0; i < q["answers"]["text"].size(); ++i)
+      answers.push_back({{"text", q["answers"]["text"][i]}, {"answer_start", q["answers"]["answer_start"][i]}});
+    if (v1 && answers.empty()) continue;
+    nlohmann::json qa = {{"id", q["id"]}, {"question", q["question"]}, {"answers", answers}};
+    if (!v1) qa["is_impossible"] = answers.empty();
+    paragraphs.push_back({{"context", q["context"]}, {"qas", {qa}}});
+  }
+  nlohmann::json doc = {{"version", v1 ? "v1.1" : "v2.0"}, {"data", {{{"title", "smoke"}, {"paragraphs", paragraphs}}}}};
+  std::ofstream(out) << doc.dump();
+}
+
 // A data root holding every GLUE task: ../shared's MRPC and SST-2 (linked) and
 // the others made up in their own layouts, so that each task's recipe finds its
-// folder without a network.
+// folder without a network. Beside them conll2003, squad and squad_v2 in their
+// publishers' file names, made of the smoke NER sentences and questions.
 static std::string glue_data_root() {
   std::string root = runner::test::tmp_dir("shipped_glue_data");
   fs::create_directories(root + "/glue");
   for (const char* folder : {"MRPC", "SST-2"})
     fs::create_directory_symlink(runner::test::shared_dir() + "/data/glue/" + folder, root + "/glue/" + folder);
   for (const auto& t : runner::test::made_up_glue_tasks()) runner::test::write_glue_task(root + "/glue", t.task);
+  const std::string smoke = runner::test::source_dir() + "/recipes/smoke/";
+  fs::create_directories(root + "/conll2003");
+  fs::copy_file(smoke + "ner/train.conll", root + "/conll2003/train.txt");
+  for (const char* split : {"valid.txt", "test.txt"}) fs::copy_file(smoke + "ner/dev.conll", root + "/conll2003/" + split);
+  for (const auto& [folder, version] : {std::pair<std::string, std::string>{"squad", "1.1"}, {"squad_v2", "2.0"}}) {
+    fs::create_directories(root + "/" + folder);
+    for (const char* split : {"train", "dev"})
+      write_squad_json(smoke + "qa/" + split + ".jsonl", root + "/" + folder + "/" + split + "-v" + version + ".json",
+                       version == "1.1");
+  }
   return root;
 }
 
 // A models root holding ../shared's models (linked) and, under the Hub ids the
-// RoBERTa, DeBERTa-v3 and ModernBERT recipes name, small stand-ins of each
-// family: a golden tiny model with room for 128 tokens and a tokenizer.json of
+// RoBERTa, DeBERTa-v3, ModernBERT and cased BERT recipes name, small stand-ins of each
+// family: a golden tiny model with room for 512 tokens and a tokenizer.json of
 // its kind, so that those recipes validate without a network.
 static std::string models_root() {
   const std::string root = runner::test::tmp_dir("shipped_models");
   for (const auto& e : fs::directory_iterator(runner::test::shared_dir() + "/models"))
     fs::create_directory_symlink(e.path(), root + "/" + e.path().filename().string());
   const std::string src = runner::test::source_dir() + "/tests/";
-  const std::vector<std::array<std::string, 3>> stand_ins = {  // Hub id, family, golden tokenizer
-      {"FacebookAI/roberta-base", "roberta", "roberta_bpe"},
-      {"microsoft/deberta-v3-base", "deberta-v2", "deberta_spm"},
-      {"answerdotai/ModernBERT-base", "modernbert", "modernbert_bpe"}};
-  for (const auto& [id, family, tokenizer] : stand_ins) {
+  const std::vector<std::array<std::string, 3>> stand_ins = {  // Hub id, golden model, golden tokenizer
+      {"FacebookAI/roberta-base", "tiny_roberta", "roberta_bpe"},
+      {"microsoft/deberta-v3-base", "tiny_deberta-v2", "deberta_spm"},
+      {"answerdotai/ModernBERT-base", "tiny_modernbert", "modernbert_bpe"},
+      {"bert-base-cased", "token/tiny_bert", "wordpiece_seq"}};
+  for (const auto& [id, model, tokenizer] : stand_ins) {
     const std::string folder = root + "/" + id;
     fs::create_directories(folder);
-    fs::copy_file(src + "model/golden/tiny_" + family + "/model.safetensors", folder + "/model.safetensors");
+    fs::copy_file(src + "model/golden/" + model + "/model.safetensors", folder + "/model.safetensors");
     fs::copy_file(src + "tokenizer/golden/" + tokenizer + ".tokenizer.json", folder + "/tokenizer.json");
-    std::ifstream in(src + "model/golden/tiny_" + family + "/config.json");
+    std::ifstream in(src + "model/golden/" + model + "/config.json");
     nlohmann::json config = nlohmann::json::parse(in);
-    config["max_position_embeddings"] = 130;  // the recipes' 128 tokens (RoBERTa's offset of 2 too)
+    config["max_position_embeddings"] = 514;  // the recipes' 384 tokens at most (RoBERTa's offset of 2 too)
     std::ofstream(folder + "/config.json") << config.dump(1);
   }
   return root;
@@ -92,6 +122,35 @@ TEST_CASE("every shipped recipe validates", "[recipe]") {
     ++count;
   }
   CHECK(count >= 11);
+}
+
+TEST_CASE("the conll2003 and squad recipes read the dataset cache, and say `runner fetch` when it lacks them",
+          "[recipe]") {
+  const std::string data = glue_data_root(), models = models_root();
+  const std::string empty = runner::test::tmp_dir("shipped_empty_root");
+  const std::string caches = runner::test::tmp_dir("shipped_dataset_cache");
+  const std::string env = "HF_HUB_OFFLINE=1 RUNNER_DATA=" + empty + " RUNNER_MODELS=" + models + " RUNNER_CACHE=";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"conll2003_bert", "conll2003"}, {"conll2003_roberta", "conll2003"}, {"squad_bert", "squad"},
+      {"squad_v2_bert", "squad_v2"}};
+  for (const auto& [recipe, name] : cases) {
+    const std::string path = runner::test::source_dir() + "/recipes/" + recipe + ".toml";
+    const std::string cache = caches + "/" + recipe;
+    auto missing = run_command(env + cache + " " + runner::test::runner_exe() + " validate " + path);
+    INFO(recipe << "\n" << missing.out);
+    CHECK(missing.exit_code == 2);
+    CHECK_THAT(missing.out, Catch::Contains("run `runner fetch " + name + "`"));
+    // As `runner fetch` leaves it: the publisher's files in $RUNNER_CACHE/datasets/<name>.
+    fs::create_directories(cache + "/datasets/" + name);
+    fs::copy(data + "/" + name, cache + "/datasets/" + name);
+    auto cached = run_command(env + cache + " " + runner::test::runner_exe() + " validate " + path);
+    INFO(cached.out);
+    // ../shared's bert-base-uncased has no weights: that is the one error the squad recipes may have.
+    const bool only_weights = cached.out.find("has config.json but no weights") != std::string::npos &&
+                              cached.out.find(" 1 error;") != std::string::npos;
+    CHECK((cached.exit_code == 0 || only_weights));
+    CHECK(cached.out.find("data.") == std::string::npos);
+  }
 }
 
 TEST_CASE("the committed schema equals `runner schema`", "[recipe]") {
