@@ -35,8 +35,10 @@
 #   minilm-mrpc-job  the same job for all-MiniLM-L6-v2
 # and prints per case, as soon as its rounds are done, the median over rounds of
 # samples/s of each side, the ratio (runner / peer), and each side's model FLOP/s
-# as a share of a GEMM ceiling that the peer's torch measures in the same run
-# (bench/peer_ab_table.py); a job row gives wall seconds, the ratio (peer / runner),
+# as a share of the machine's GEMM ceiling, measured before and after the cases: the
+# best square 2048 fp32 product of any library here, the peer's torch.mm and, in the
+# runner's process, oneDNN's sgemm, the BLAS's cblas_sgemm and LibTorch's mm
+# (build/bench/gemm_bench --ceiling; bench/peer_ab_table.py); a job row gives wall seconds, the ratio (peer / runner),
 # the runner's checkpoint stall beside the peer's save time, peak memory, dev F1.
 # --profile adds, after each steady case's row, where its step's time goes op by
 # op on both sides (build/bench/step_bench --ops-json against torch.profiler in
@@ -260,7 +262,13 @@ echo "peer_ab: $rounds alternating rounds per case; runner commit $(git rev-pars
   "transformers", transformers.__version__, "accelerate", a.__version__, "threads", torch.get_num_threads())'
 lscpu | sed -n 's/^Model name: *//p' | sed 's/^/cpu: /'
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$py" bench/accelerate_peer.py gemm --device cpu >"$work/gemm-before.json"
+# The GEMM ceiling, before and after the cases: the peer's torch, and every library the runner's process has.
+gemm_ceiling() {
+  "$py" bench/accelerate_peer.py gemm --device cpu >"$work/gemm-$1.json"
+  [[ -x build/bench/gemm_bench ]] || { echo "peer_ab: build/bench/gemm_bench is missing (ninja -C build)" >&2; exit 1; }
+  build/bench/gemm_bench --ceiling >"$work/gemm-runner-$1.json"
+}
+gemm_ceiling before
 
 IFS=, read -ra case_list <<<"$cases"
 for case in "${case_list[@]}"; do
@@ -288,6 +296,6 @@ for case in "${case_list[@]}"; do
   ((profile == 0)) || [[ $case == *-job || $case == *-conll-* || $case == *-squad-* ]] ||
     profile_case "$case"  # GLUE cases only
 done
-"$py" bench/accelerate_peer.py gemm --device cpu >"$work/gemm-after.json"
+gemm_ceiling after
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$py" bench/peer_ab_table.py "$work"

@@ -6,6 +6,7 @@
     WORK/<case>/p-<round>.json     accelerate_peer.py's JSON line
     WORK/<case>/*.kib              peak resident set of each runner process (/usr/bin/time)
     WORK/gemm-{before,after}.json  the GEMM ceiling (fp32, bf16 FLOP/s) of the peer's torch
+    WORK/gemm-runner-{before,after}.json  gemm_bench --ceiling: oneDNN, the BLAS and LibTorch in the runner's process
     WORK/<case>-job/{r,p}-<round>.time  a job row's wall seconds and peak KiB (/usr/bin/time)
 
 usage: peer_ab_table.py WORK [CASE]   (with CASE: that case's row alone)
@@ -112,9 +113,17 @@ def steady_table(work, cases):
     ceilings = [json.loads(f.read_text()) for f in sorted(work.glob("gemm-*.json"))]
     # bf16 is null where the CPU has no native bf16 (the probe skips it; so do the bf16 cases).
     ceiling = {k: max((c[k] or 0.0) for c in ceilings) for k in ("fp32", "bf16")}
+    # Which library reached the fp32 ceiling: gemm_bench names its own; the peer's file is torch.mm.
+    top = max(ceilings, key=lambda c: c["fp32"] or 0.0)
+    source = top.get("fp32_from", "the peer's torch.mm")
     bf16 = f"{ceiling['bf16'] / 1e9:.0f} GFLOP/s" if ceiling["bf16"] else "not measured (no native bf16)"
-    print(f"GEMM ceiling (peer's torch, 2048^3, best of the measurements so far): "
-          f"fp32 {ceiling['fp32'] / 1e9:.0f} GFLOP/s, bf16 {bf16}")
+    print(f"GEMM ceiling (the best 2048^3 product of any library here, over the measurements so far): "
+          f"fp32 {ceiling['fp32'] / 1e9:.0f} GFLOP/s ({source}), bf16 {bf16}")
+    libraries = {}
+    for c in ceilings:
+        for name, flops in c.get("by_library", {"the peer's torch.mm": c["fp32"]}).items():
+            libraries[name] = max(libraries.get(name, 0.0), flops or 0.0)
+    print("  by library: " + ", ".join(f"{n} {v / 1e9:.0f}" for n, v in sorted(libraries.items())) + " GFLOP/s")
     print("case             | runner samples/s (share) | peer samples/s (share) | ratio "
           "| runner2 samples/s (share) | ratio2 | rounds | peak MiB runner / peer")
     for case in cases:
