@@ -7,6 +7,7 @@
 #include "cli/table_input.h"
 #include "hub/named_sources.h"
 #include "data/qa_dataset.h"
+#include "model/adapter_config.h"
 #include "model/predict.h"
 #include "model/task_head.h"
 #include "train/predict_answers.h"
@@ -169,6 +170,21 @@ static int predict_by_head(TaskHead head, const PredictCommandOptions& options, 
   return run_answer_predict(options, in, std::cout, std::cerr);
 }
 
+// The base model folder of a LoRA adapter folder: --base, else what its
+// adapter_config.json names, found as model.pretrained is.
+static std::string adapter_base_folder(const std::string& adapter, const ParsedArgs& args) {
+  const std::string base = args.has("--base") ? args.get("--base") : read_adapter_config(adapter).base;
+  if (base.empty())
+    throw InputError(make_error(SourceLocation{adapter + "/adapter_config.json", 0, 0, {}}, "base_model_name_or_path",
+                                "the adapter names no base model", "pass --base DIR|ID, the model it was trained on"));
+  const std::string folder = named_folder(base, hub::Fetchable::Model);
+  if (!std::filesystem::is_regular_file(folder + "/config.json"))
+    throw InputError(make_error(SourceLocation{adapter + "/adapter_config.json", 0, 0, {}}, "base_model_name_or_path",
+                                fmt::format("the adapter's base \"{}\" is no model folder here", base),
+                                "pass --base DIR|ID, the model it was trained on"));
+  return folder;
+}
+
 // Without --tokenizer, a model given by name brings its repository's tokenizer;
 // "" means the model folder's own.
 static std::string tokenizer_folder_of(const std::string& tokenizer, const std::string& model_arg,
@@ -223,8 +239,9 @@ int cmd_predict(const ParsedArgs& args) {
     PredictModel model = model_folder_of(options.model);
     options.tokenizer = tokenizer_folder_of(options.tokenizer, options.model, model);
     options.model = model.folder;
-    const nlohmann::json config = read_json_file(options.model + "/config.json");
-    head = task_head_of(config);
+    if (is_adapter_folder(options.model)) options.base = adapter_base_folder(options.model, args);
+    const nlohmann::json config = read_json_file((options.base.empty() ? options.model : options.base) + "/config.json");
+    head = options.base.empty() ? task_head_of(config) : read_adapter_config(options.model).head;
     if (head == TaskHead::QuestionAnswering && model.run.empty()) qa_folder_defaults(config, args, options);
     apply_run_data(model.run, args, options);
   } catch (const InputError& e) {

@@ -19,8 +19,11 @@ const std::vector<FlagSpec>& flag_table() {
       {"--columns", "ROLE=COL,...", "The --input columns of text_a, text_b and label: header names, JSON keys or "
                                     "0-based indices, as data.columns (default text_a, text_b, label)"},
       {"--no-header", "", "The --input CSV/TSV file has no header line (columns are then 0-based indices)"},
-      {"--model", "DIR|RUN|ID", "A Hugging Face model folder (config.json + weights), a run (its final/), or a name "
-                            "as model.pretrained takes it ($RUNNER_MODELS, Hub id)"},
+      {"--model", "DIR|RUN|ID", "A Hugging Face model folder (config.json + weights), a run (its final/), a LoRA "
+                            "adapter folder (PEFT's or `runner export`'s), or a name as model.pretrained takes it "
+                            "($RUNNER_MODELS, Hub id)"},
+      {"--base", "DIR|ID", "The base model of a LoRA adapter folder given as --model (default: its "
+                           "adapter_config.json's base_model_name_or_path)"},
       {"--batch-size", "N", "Examples per forward pass", false, IntRange{1, 65536}},
       {"--attention-mask", "", "Also write \"attention_mask\" as transformers does: a 1 per token (lines are not padded)"},
       {"--probabilities", "", "Also write \"probabilities\": the softmax of each line's logits (multi-label: one sigmoid per label)"},
@@ -119,8 +122,8 @@ const std::vector<CommandSpec>& command_table() {
        cmd_launch},
       {"predict", "Write logits and the predicted label per example of a JSONL, CSV or TSV input; a token "
                   "model's entities, a question answering model's answers",
-       {}, {"--model", "--tokenizer", "--input", "--input-format", "--columns", "--no-header", "--max-length", "--truncation",
-        "--batch-size", "--probabilities", "--threshold", "--runs"},
+       {}, {"--model", "--base", "--tokenizer", "--input", "--input-format", "--columns", "--no-header", "--max-length",
+        "--truncation", "--batch-size", "--probabilities", "--threshold", "--runs"},
        cmd_predict, Needs::LibTorch},
       {"sweep", "Run a sweep file's points (grid, zip, points) as separate runs, resumably",
        {{"SWEEP", "a .toml or .yaml sweep file", false}},

@@ -1,5 +1,6 @@
 #include "model/model_factory.h"
 
+#include "model/task_head.h"
 #include "registry/registry.h"
 #include "util/diagnostic.h"
 #include "util/input_file.h"
@@ -11,7 +12,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <functional>
+#include <map>
 #include <mutex>
 
 namespace fs = std::filesystem;
@@ -69,11 +72,26 @@ std::string component_for_config(const nlohmann::json& config, const std::string
   return c->spec.name;
 }
 
+// The tensors of `state` whose shape the model's same-named parameter does
+// not have, left out: a head of another label count is newly initialised, as
+// from_pretrained's ignore_mismatched_sizes does.
+void drop_mismatched(StateDict& state, TaskModel& model) {
+  std::map<std::string, torch::Tensor> params;
+  for (const auto& p : model.named_parameters()) params.emplace(p.key(), p.value());
+  state.erase(std::remove_if(state.begin(), state.end(),
+                             [&](const auto& entry) {
+                               auto it = params.find(entry.first);
+                               return it != params.end() && it->second.sizes() != entry.second.sizes();
+                             }),
+              state.end());
+}
+
 // Builds the modules from the family's config, then loads `weights` into them
 // (if any) and initialises what the weights lacked.
 LoadedModel construct_and_load(const std::string& component, const nlohmann::json& config,
                                const std::string& where, const std::string& weights,
-                               const std::function<void(TaskModel&)>& before_load = {}) {
+                               const std::function<void(TaskModel&)>& before_load = {},
+                               bool new_head = false) {
   const auto& family = registry().factory<ModelFamily>(Kind::Model, component);
   LoadedModel out;
   out.component = component;
@@ -86,7 +104,9 @@ LoadedModel construct_and_load(const std::string& component, const nlohmann::jso
     out.model = family.construct(config, Init::None, where);
     if (before_load) before_load(*out.model);
   }
-  out.report = load_state_dict(*out.model, read_weights(weights), weights);
+  StateDict state = read_weights(weights);
+  if (new_head) drop_mismatched(state, *out.model);
+  out.report = load_state_dict(*out.model, state, weights);
   if (!out.report.missing.empty()) out.model->init_weights(out.report.missing);
   return out;
 }
@@ -151,6 +171,23 @@ LoadedModel load_model_folder(const std::string& folder, const std::string& weig
   if (positions != config.end() && positions->is_number_integer())
     loaded.max_positions = positions->get<long long>();
   return loaded;
+}
+
+LoadedModel load_model_folder_as(const std::string& folder, const ModelContext& context, const LoraSettings& lora) {
+  std::string where = (fs::path(folder) / "config.json").string();
+  nlohmann::json config = with_task_head(read_config_json(folder), context.head);
+  // A head of another size describes other classes: its names go, as from_pretrained drops them.
+  const bool same_labels = config.value("num_labels", context.num_labels) == context.num_labels &&
+                           config.value("id2label", nlohmann::json::object()).size() ==
+                               static_cast<size_t>(context.num_labels);
+  config["num_labels"] = context.num_labels;
+  if (!same_labels) config.erase("id2label"), config.erase("label2id");
+  if (!same_labels || context.head != TaskHead::SequenceClassification) config.erase("problem_type");
+  const std::string component = component_for_config(config, where);
+  LoadedModel out = construct_and_load(component, config, where, folder, {}, !same_labels);
+  if (lora.enabled) out.lora = attach_lora(*out.model, lora, component, out.report.missing);
+  out.max_positions = config.value("max_position_embeddings", 0LL);
+  return out;
 }
 
 }  // namespace runner

@@ -43,4 +43,10 @@ std::string model_component_for_folder(const std::string& folder);
 // config.json, the weights from `weights` (a file or folder; empty: `folder`).
 LoadedModel load_model_folder(const std::string& folder, const std::string& weights = {});
 
+// A saved Hugging Face folder rebuilt for another task, as from_pretrained
+// with num_labels does: `context`'s head and labels in place of config.json's,
+// the weights loaded, what they lack (a new head) initialised, then the
+// adapters `lora` describes attached (none when it is not enabled).
+LoadedModel load_model_folder_as(const std::string& folder, const ModelContext& context, const LoraSettings& lora);
+
 }  // namespace runner

@@ -23,7 +23,8 @@
 namespace runner {
 
 struct PredictCommandOptions {
-  std::string model;      // a Hugging Face folder: config.json + weights
+  std::string model;      // a Hugging Face folder: config.json + weights; or a LoRA adapter folder
+  std::string base;       // the adapter folder's base model folder; empty when `model` is no adapter
   std::string tokenizer;  // folder with vocab.txt / tokenizer.json; empty = the model folder
   int max_length = 128;
   int batch_size = 32;

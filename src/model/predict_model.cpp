@@ -1,9 +1,12 @@
 #include "model/predict_model.h"
 
 #include "model/checkpoint.h"
+#include "model/embedding_tables.h"
 #include "model/lora.h"
 #include "model/lora_options.h"
+#include "model/peft_adapter.h"
 #include "model/task_head.h"
+#include "model/tokenizer_files.h"
 #include "tokenizer/tokenizer_loader.h"
 #include "util/diagnostic.h"
 #include "util/json_input.h"
@@ -40,17 +43,25 @@ LoadedModel merged_run_model(const PredictCommandOptions& o, const TaskModel& fo
   return built;
 }
 
+// An adapter folder on its base, the adapters merged into the weights as
+// `export --merge` merges them (the same logits, one product per layer).
+LoadedModel merged_adapter_model(const PredictCommandOptions& o) {
+  LoadedModel loaded = load_adapter_folder(o.model, o.base);
+  merge_lora(*loaded.model);
+  return loaded;
+}
+
 }  // namespace
 
 Predictor load_predictor(const PredictCommandOptions& o, std::ostream& err) {
   Predictor p;
-  p.loaded = load_model_folder(o.model);
-  const SourceLocation config{o.model + "/config.json", 0, 0, {}};
+  p.loaded = o.base.empty() ? load_model_folder(o.model) : merged_adapter_model(o);
+  const SourceLocation config{(o.base.empty() ? o.model : o.base) + "/config.json", 0, 0, {}};
   if (p.loaded.max_positions > 0 && o.max_length > p.loaded.max_positions)
     throw InputError(make_error(config, "",
-                                fmt::format("--max-length: expected at most {} (max_position_embeddings in {}/config.json), "
+                                fmt::format("--max-length: expected at most {} (max_position_embeddings in {}), "
                                             "found {}",
-                                            p.loaded.max_positions, o.model, o.max_length),
+                                            p.loaded.max_positions, config.file, o.max_length),
                                 fmt::format("pass --max-length {} or less", p.loaded.max_positions)));
   if (holds_adapters(p.loaded.report) && !o.run_lora.is_object())
     throw InputError(make_error(SourceLocation{o.model, 0, 0, {}}, "",
@@ -61,7 +72,18 @@ Predictor load_predictor(const PredictCommandOptions& o, std::ostream& err) {
   if (!p.loaded.report.missing.empty())
     err << "warning: " << p.loaded.report.warning() << "\n  predictions use random weights there\n";
   p.loaded.model->eval();
-  p.tokenizer = load_tokenizer(WordPieceSource{o.tokenizer.empty() ? o.model : o.tokenizer});
+  // An adapter folder may carry its tokenizer (`runner export` copies it); PEFT's carry none: the base's.
+  const bool own_tokenizer = o.base.empty() || !tokenizer_files(o.model).empty();
+  const std::string tokenizer = !o.tokenizer.empty() ? o.tokenizer : own_tokenizer ? o.model : o.base;
+  p.tokenizer = load_tokenizer(WordPieceSource{tokenizer});
+  // A tokenizer that is not the model's would stop the first line with LibTorch's index error.
+  const int64_t rows = embedding_rows(*p.loaded.model);
+  if (rows > 0 && static_cast<int64_t>(p.tokenizer->vocab_size()) > rows)
+    throw InputError(make_error(SourceLocation{tokenizer, 0, 0, {}}, "",
+                                fmt::format("the tokenizer has {} tokens, but the model's embedding table has {} rows "
+                                            "(its vocab_size); nothing was predicted",
+                                            p.tokenizer->vocab_size(), rows),
+                                "pass --tokenizer with the tokenizer the model was trained with"));
   p.pad_id = p.tokenizer->special_ids().pad >= 0 ? p.tokenizer->special_ids().pad : 0;
   return p;
 }

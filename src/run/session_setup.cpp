@@ -1,6 +1,7 @@
 // setup()'s share of a training session: the loggers, the process settings,
 // the data, the model, the trainer, and the resume plan's checkpoint restored.
 #include "run/session_parts.h"
+#include "model/embedding_tables.h"
 
 #include "parallel/worker_env.h"
 #include "run/env_record.h"
@@ -23,22 +24,6 @@ long long parameter_count(TaskModel& model) {
   long long n = 0;
   for (const auto& p : model.parameters()) n += p.numel();
   return n;
-}
-
-// The rows of the model's parameter whose name ends with one of `names`, or 0.
-int64_t table_rows(TaskModel& model, std::initializer_list<const char*> names) {
-  for (const auto& p : model.named_parameters())
-    for (const char* name : names) {
-      const std::string& key = p.key();
-      if (key.size() >= std::strlen(name) && key.compare(key.size() - std::strlen(name), std::string::npos, name) == 0)
-        return p.value().size(0);
-    }
-  return 0;
-}
-
-// The rows of the model's token embedding table; 0 when no table has a known name.
-int64_t embedding_rows(TaskModel& model) {
-  return table_rows(model, {"word_embeddings.weight", "tok_embeddings.weight"});
 }
 
 // The largest token type id of every split, -1 when none.

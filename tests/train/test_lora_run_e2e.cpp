@@ -170,6 +170,20 @@ TEST_CASE("a LoRA run trains only its adapters and classifier, resumes exactly a
     INFO(from_run.out);
     CHECK(from_run.exit_code == 0);
     CHECK(from_run.out == p.out);
+    // So does predict with the adapter folder, on the base its adapter_config.json names. An
+    // adapter folder carries no label names (PEFT's has none either): LABEL_0, as Transformers says.
+    auto from_adapter = runner_cmd("", "predict --model " + dir + "/adapter --input " + dir + "/in.jsonl");
+    INFO(from_adapter.out);
+    REQUIRE(from_adapter.exit_code == 0);
+    const auto adapter_line = nlohmann::json::parse(from_adapter.out), merged_line = nlohmann::json::parse(p.out);
+    CHECK(adapter_line.at("logits") == merged_line.at("logits"));
+    CHECK(adapter_line.at("label") == merged_line.at("label"));
+    CHECK(adapter_line.at("label_name") == "LABEL_" + std::to_string(merged_line.at("label").get<int>()));
+    // On another base the adapter's names are not found: refused, naming the fix.
+    auto other = runner_cmd("", "predict --model " + dir + "/adapter --base " + runner::test::source_dir() +
+                                    "/tests/model/golden/tiny_roberta --input " + dir + "/in.jsonl");
+    CHECK(other.exit_code == 2);
+    CHECK_THAT(other.out, Catch::Contains("base_model_name_or_path"));
   }
 }
 
