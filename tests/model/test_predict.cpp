@@ -67,6 +67,19 @@ TEST_CASE("predict: a bad input line is exit code 2 naming the line", "[model]")
   CHECK(err.str().find("text_a") != std::string::npos);
 }
 
+TEST_CASE("predict: a tokenizer larger than the model's embedding table is refused, naming both sizes", "[model]") {
+  // tiny_roberta has 1000 embedding rows; the golden byte-level BPE tokenizer has 3000 tokens.
+  PredictCommandOptions options;
+  options.model = test::source_dir() + "/tests/model/golden/tiny_roberta";
+  options.tokenizer = test::source_dir() + "/tests/tokenizer/golden/roberta_bpe.tokenizer.json";
+  options.max_length = 64;
+  std::istringstream in("{\"text_a\": \"a fine film\"}\n");
+  std::ostringstream out, err;
+  CHECK(run_predict_command(options, in, out, err) == 2);
+  CHECK(out.str().empty());
+  CHECK_THAT(err.str(), Catch::Contains("3000 tokens") && Catch::Contains("1000 rows") && Catch::Contains("--tokenizer"));
+}
+
 TEST_CASE("export: a Hugging Face folder with tokenizer files predicts the same", "[model]") {
   auto model = test::load_tiny_bert(golden("tiny_bert/model.safetensors"));
   std::string dir = test::tmp_dir("export") + "/hf";
