@@ -5,6 +5,8 @@
 #include "util/diagnostic.h"
 #include "util/paths.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -54,7 +56,12 @@ bool names_remote(const NameRequest& request) {
 }  // namespace
 
 std::string locate(const NameRequest& request) {
-  bool local = fs::exists(request.local);
+  std::error_code ec;
+  bool local = fs::exists(request.local, ec);
+  if (ec)  // a loop of symbolic links, a folder that cannot be searched
+    throw InputError(make_error(SourceLocation{request.local, 0, 0, {}}, "",
+                                fmt::format("cannot be looked at: {}", ec.message()),
+                                "name the file or folder itself, or mend the link that leads to it"));
   if (request.what == Fetchable::None || (!local && !names_remote(request))) return request.local;
   HubSettings settings = hub_settings_from_env();
   std::string key = std::to_string(int(request.what)) + "|" + request.text + "|" + request.local + "|" +

@@ -120,3 +120,16 @@ TEST_CASE("paths past PATH_MAX or NAME_MAX are refused where they are given, nam
   INFO(fine.out);
   CHECK(fine.exit_code == 0);
 }
+
+TEST_CASE("a tokenizer, model or data path that is a loop of symbolic links is refused by name", "[cli]") {
+  const std::string dir = runner::test::tmp_dir("hostile-link-loop");
+  fs::create_symlink(dir + "/loop_b", dir + "/loop_a");
+  fs::create_symlink(dir + "/loop_a", dir + "/loop_b");
+  for (const char* key : {"tokenizer.path", "model.pretrained", "data.dir"}) {
+    INFO(key);
+    auto r = run_bounded(deadline_runner() + " validate " + smoke_recipe() + " --set " + key + "=" + dir + "/loop_a");
+    check_refused(r);
+    CHECK_THAT(r.out, Catch::Contains(key) && Catch::Contains(dir + "/loop_a") &&
+                          Catch::Contains("Too many levels of symbolic links"));
+  }
+}
