@@ -119,12 +119,15 @@ ModelOutput TrainStep::forward(const ModelBatch& batch) {
 // its labelled tokens, not the mean of the micro-batches' means (which weighs
 // a token of a short micro-batch more): each backward takes its micro-batch's
 // loss sum (mean times labelled tokens), and the update divides the summed
-// gradients by the window's token count (divide_by_window_tokens).
+// gradients by the window's token count (divide_by_window_tokens). Under data
+// parallelism the window spans every rank's micro-batches, so the same holds
+// with one micro-batch a rank: the count is the ranks' total.
 void TrainStep::micro_step(const TrainBatch& batch, long long window) {
-  const bool by_tokens = window > 1 && batch.labelled_tokens > 0;
+  const bool spans_batches = window > 1 || world() > 1;
+  const bool by_tokens = spans_batches && batch.labelled_tokens > 0;
   window_tokens_ += by_tokens ? batch.labelled_tokens : 0;
   record_loss(forward_backward(batch.tensors, window, by_tokens ? batch.labelled_tokens : 0), batch,
-              window > 1 && is_token_batch(batch));
+              spans_batches && is_token_batch(batch));
   count_micro_batch(batch);
 }
 
