@@ -4,6 +4,7 @@
 // checkpoint directories, its final/ folder, or any model folder with --recipe
 // naming the data; run/split_evaluation.h does the work.
 #include "cli/commands.h"
+#include "model/adapter_config.h"
 
 #include "cli/run_checkpoints.h"
 #include "cli/run_names.h"
@@ -130,7 +131,8 @@ EvaluationTarget target_of_run(const fs::path& path, const fs::path& run_dir, co
 // With --recipe: a model folder or weight file as it is; a run, one of its
 // checkpoints or its final/ gives its weights as without --recipe.
 std::string weights_for_recipe(const fs::path& path, std::string checkpoint) {
-  if (fs::is_regular_file(path / "config.json") || fs::is_regular_file(path)) return path.string();
+  if (fs::is_regular_file(path / "config.json") || fs::is_regular_file(path) || is_adapter_folder(path.string()))
+    return path.string();
   const fs::path run = enclosing_run(path);
   if (run.empty()) not_a_model(path.string());
   if (checkpoint.empty()) checkpoint = checkpoint_named_by(path, run);

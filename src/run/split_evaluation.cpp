@@ -3,6 +3,7 @@
 #include "data/data_options.h"
 #include "data/glue_tasks.h"
 #include "model/model_factory.h"
+#include "model/peft_adapter.h"
 #include "run/run_data.h"
 #include "run/run_options.h"
 #include "run/run_setup.h"
@@ -52,9 +53,27 @@ std::shared_ptr<const TokenizedSplit> labelled_split(const RunData& d, const Dat
   return tokens;
 }
 
+// A LoRA adapter folder on the recipe's model.pretrained, its base: the
+// adapter's own settings build it, and its head must score the data's classes.
+std::shared_ptr<TaskModel> adapter_model(const SplitEvaluation& r, const DatasetInfo& info) {
+  const std::string base = r.recipe.at("model").value("pretrained", std::string());
+  const std::string config = r.weights + "/adapter_config.json";
+  if (base.empty())
+    refuse(config, "an adapter folder is evaluated on its base model, and the recipe names none",
+           "set model.pretrained to the model the adapter was trained on");
+  LoadedModel loaded = load_adapter_folder(r.weights, base);
+  if (loaded.model->num_labels() != model_context_of(info).num_labels)
+    refuse(config,
+           fmt::format("the adapter's head scores {} labels, the data has {}", loaded.model->num_labels(),
+                       model_context_of(info).num_labels),
+           "evaluate the adapter on the task it was trained for");
+  return loaded.model;
+}
+
 // The recipe's model with every parameter from `weights`: an evaluation of a
 // fresh initialisation would report numbers of no trained model.
 std::shared_ptr<TaskModel> trained_model(const SplitEvaluation& r, const DatasetInfo& info) {
+  if (is_adapter_folder(r.weights)) return adapter_model(r, info);
   LoadedModel loaded = build_model(r.recipe.at("model"), model_context_of(info), r.weights,
                                    lora_settings_from(r.recipe.value("lora", nlohmann::json::object())));
   loaded.report.require_complete(

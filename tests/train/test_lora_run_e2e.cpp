@@ -184,6 +184,14 @@ TEST_CASE("a LoRA run trains only its adapters and classifier, resumes exactly a
                                     "/tests/model/golden/tiny_roberta --input " + dir + "/in.jsonl");
     CHECK(other.exit_code == 2);
     CHECK_THAT(other.out, Catch::Contains("base_model_name_or_path"));
+    // evaluate scores the adapter folder on the recipe's base as the run's own final/ scores.
+    auto of_run = runner_cmd("", "evaluate " + run + " --json");
+    auto of_adapter = runner_cmd("", "evaluate " + dir + "/adapter --recipe " + recipe + " --json");
+    INFO(of_run.out << of_adapter.out);
+    REQUIRE(of_run.exit_code == 0);
+    REQUIRE(of_adapter.exit_code == 0);
+    const auto a = nlohmann::json::parse(of_run.out), b = nlohmann::json::parse(of_adapter.out);
+    for (const char* metric : {"loss", "accuracy", "f1"}) CHECK(a.at(metric) == b.at(metric));
   }
 }
 
