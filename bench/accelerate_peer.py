@@ -237,11 +237,10 @@ def step_batches(a, examples):
 
 def optimizer_of(model, lr, weight_decay):
     no_decay = ("bias", "LayerNorm.weight")
+    trained = [(n, p) for n, p in model.named_parameters() if p.requires_grad]  # all but a frozen LoRA base
     groups = [
-        {"params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay)],
-         "weight_decay": weight_decay},
-        {"params": [p for n, p in model.named_parameters() if any(k in n for k in no_decay)],
-         "weight_decay": 0.0},
+        {"params": [p for n, p in trained if not any(k in n for k in no_decay)], "weight_decay": weight_decay},
+        {"params": [p for n, p in trained if any(k in n for k in no_decay)], "weight_decay": 0.0},
     ]
     return torch.optim.AdamW(groups, lr=lr)
 
@@ -268,6 +267,11 @@ def prepared(a, total_steps):
     else:
         model = AutoModelForSequenceClassification.from_pretrained(a.init, num_labels=2, **extra)
         collate = DataCollatorWithPadding(tokenizer)
+    if getattr(a, "lora", None):  # PEFT's adapters on query and value; the new classifier trains whole
+        from peft import LoraConfig, get_peft_model
+        r, alpha = (int(v) for v in a.lora.split(","))
+        model = get_peft_model(model, LoraConfig(task_type="SEQ_CLS", r=r, lora_alpha=alpha, lora_dropout=0.0,
+                                                 target_modules=["query", "value"]))
     optimizer = optimizer_of(model, a.lr, a.weight_decay)
     scheduler = get_linear_schedule_with_warmup(optimizer, math.ceil(a.warmup_ratio * total_steps), total_steps)
     model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
@@ -500,6 +504,7 @@ def training_arguments(t):
     t.add_argument("--lr", type=float, default=2e-5)
     t.add_argument("--weight-decay", type=float, default=0.01)
     t.add_argument("--warmup-ratio", type=float, default=0.1)
+    t.add_argument("--lora", metavar="R,ALPHA", help="PEFT LoRA adapters (query, value) on a sequence classifier")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@
 #                    recipes/smoke/qa/make_questions.awk, windows of 128 tokens with a stride of 32,
 #                    padded to 128; 10 warm-up + 95 timed steps
 #   minilm-mrpc-fp32 all-MiniLM-L6-v2 (pretrained, build/python-packages), MRPC, 1 epoch
+#   minilm-mrpc-lora the same with LoRA adapters (r 8, alpha 16, query and value, lr 5e-4) against
+#                    PEFT's LoraConfig on the peer's side: the base frozen on both
 #   roberta-mrpc-fp32, deberta-mrpc-fp32, modernbert-mrpc-fp32 (and -bf16)
 #                    RoBERTa, DeBERTa-v3 and ModernBERT of BERT-Mini's depth, width and heads
 #                    from a random init, every other setting their base checkpoint's
@@ -53,7 +55,7 @@ cd "$(dirname "$0")/.."
 PEER_PINS=(torch==2.11.0 transformers==5.24.0 accelerate==1.15.0 tokenizers safetensors)
 
 device=cpu rounds=2 runner2="" profile=0 pass=()
-cases=mini-mrpc-fp32,mini-mrpc-bf16,mini-sst2-fp32,mini-conll-fp32,mini-squad-fp32,minilm-mrpc-fp32,roberta-mrpc-fp32,deberta-mrpc-fp32
+cases=mini-mrpc-fp32,mini-mrpc-bf16,mini-sst2-fp32,mini-conll-fp32,mini-squad-fp32,minilm-mrpc-fp32,minilm-mrpc-lora,roberta-mrpc-fp32,deberta-mrpc-fp32
 cases+=,modernbert-mrpc-fp32,mini-mrpc-job,mini-mrpc-bf16-job,minilm-mrpc-job
 while (($#)); do
   case $1 in
@@ -93,6 +95,7 @@ case_spec() {
     mini-conll-fp32) echo "conll $work/init-mini-encoder fp32 10 95 1e-4 0.06 $bert" ;;
     mini-squad-fp32) echo "squad $work/init-mini-encoder fp32 10 95 1e-4 0.06 $bert" ;;
     minilm-mrpc-fp32) echo "mrpc $minilm fp32 10 105 5e-5 0.1 $bert" ;;
+    minilm-mrpc-lora) echo "mrpc $minilm fp32 10 105 5e-4 0.1 $bert" ;;
     roberta-mrpc-fp32 | roberta-mrpc-bf16 | deberta-mrpc-fp32 | deberta-mrpc-bf16 | \
       modernbert-mrpc-fp32 | modernbert-mrpc-bf16)
       family=$(family_of "$1")
@@ -173,6 +176,10 @@ peer_data() {
   esac
 }
 
+# CASE -> the LoRA settings of a -lora case for each side (none for the others).
+runner_lora() { [[ $1 != *-lora ]] || echo "--set lora.enabled=true --set lora.r=8 --set lora.alpha=16"; }
+peer_lora() { [[ $1 != *-lora ]] || echo "--lora 8,16"; }
+
 # SIDE CASE ROUND: one runner round; metrics.jsonl into CASE/SIDE-ROUND.jsonl.
 runner_round() {
   local side=$1 case=$2 round=$3 bin=build/runner task init precision warmup steps lr ratio type tok
@@ -181,7 +188,7 @@ runner_round() {
   local dir=$work/runs out=$work/$case/$side-$round
   # shellcheck disable=SC2046  # runner_data's words are separate arguments
   /usr/bin/time -f %M -o "$out.kib" "$bin" run recipes/mrpc_minilm.toml --set "run.output_dir=$dir" \
-    $(runner_data "$task") --set "model.pretrained=$init" \
+    $(runner_data "$task") $(runner_lora "$case") --set "model.pretrained=$init" \
     --set "model.type=$type" --set "tokenizer.path=$tok" --set "train.precision=$precision" \
     --set "train.max_steps=$((warmup + steps))" --set "train.log_every=$warmup" \
     --set "optimizer.lr=$lr" --set "scheduler.warmup_ratio=$ratio" --set 'run.loggers=["jsonl"]' \
@@ -199,7 +206,7 @@ peer_round() {
   local out=$work/$case/p-$round
   "$py" bench/accelerate_peer.py train --device cpu --task "$task" --init "$init" \
     --tokenizer "$tok" --data "$data" --precision "$precision" \
-    --steps "$steps" --warmup "$warmup" --lr "$lr" --warmup-ratio "$ratio" --doc-stride 32 \
+    --steps "$steps" --warmup "$warmup" --lr "$lr" --warmup-ratio "$ratio" --doc-stride 32 $(peer_lora "$case") \
     >"$out.json" 2>"$out.log" || { tail -n 20 "$out.log" >&2; exit 1; }
 }
 

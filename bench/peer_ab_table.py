@@ -39,9 +39,12 @@ def runner_side(metrics):
     return samples / seconds if seconds > 0 else float("nan"), interval
 
 
-def step_flops(peer, shape):
+def step_flops(peer, shape, frozen_base=False):
+    """A step's model FLOPs: 6 per weight and token (2 forward, 2 the input's gradient, 2 the
+    weight's), 4 when the weights are frozen (LoRA: no weight gradient; the rank-8 adapters'
+    own products are under 5% of a layer's), plus the attention's products."""
     layers, hidden, ffn, ffn_matrices = shape
-    per_token = 6 * layers * (4 * hidden * hidden + ffn_matrices * hidden * ffn)
+    per_token = (4 if frozen_base else 6) * layers * (4 * hidden * hidden + ffn_matrices * hidden * ffn)
     return per_token * peer["real_tokens_per_step"] + 12 * layers * hidden * peer["sum_sq_len_per_step"]
 
 
@@ -128,7 +131,7 @@ def steady_table(work, cases):
           "| runner2 samples/s (share) | ratio2 | rounds | peak MiB runner / peer")
     for case in cases:
         peers = [json.loads(f.read_text()) for f in sorted(case.glob("p-*.json"))]
-        flops, batch = step_flops(peers[0], model_shape(case.name)), peers[0]["batch"]
+        flops, batch = step_flops(peers[0], model_shape(case.name), case.name.endswith("-lora")), peers[0]["batch"]
         peak = ceiling["bf16" if case.name.endswith("bf16") else "fp32"]
 
         def share(sps):
