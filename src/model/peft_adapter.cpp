@@ -94,12 +94,12 @@ LoadedModel load_adapter_folder(const std::string& adapter_folder, const std::st
            fmt::format("{} of the adapter's tensors are no parameter of the base's {} model (the first named here)",
                        adapter.unexpected.size(), loaded.component),
            "load the adapter onto the base model it was trained on (adapter_config.json's base_model_name_or_path)");
-  const std::set<std::string> given(adapter.missing.begin(), adapter.missing.end());
+  const std::set<std::string> not_in_adapter(adapter.missing.begin(), adapter.missing.end());
   std::vector<std::string> still_missing;
   for (const auto& name : loaded.report.missing)
-    if (given.count(name)) still_missing.push_back(name);  // neither the base nor the adapter has it
+    if (not_in_adapter.count(name)) still_missing.push_back(name);  // neither the base nor the adapter has it
   for (const auto& p : loaded.model->named_parameters())
-    if (p.key().find(".lora_") != std::string::npos && given.count(p.key()))
+    if (p.key().find(".lora_") != std::string::npos && not_in_adapter.count(p.key()))
       refuse(file, p.key(), "the adapter lacks this tensor of its own target_modules",
              "save the adapter with PEFT's save_pretrained");
   loaded.report.missing = still_missing;
