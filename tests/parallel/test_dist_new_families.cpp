@@ -4,21 +4,14 @@
 // so each step averages the gradients of the same 16 pairs), dropout off: the
 // same losses and the same final weights up to float summation order.
 #include "dist_runs.h"
-#include "equivalence.h"
 #include "new_family_cases.h"
-#include "toy_ranks.h"
-
-#include "model/model_factory.h"
+#include "traced_runs.h"
 
 #include "catch.h"
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-
-using runner::test::events;
-using runner::test::only_run_dir;
-using runner::test::run_command;
 
 namespace {
 
@@ -43,35 +36,6 @@ std::string write_recipe(const std::string& dir, const FamilyCase& c) {
   return path;
 }
 
-std::string sets(const std::string& dir, int per_rank_batch, int grad_accum = 1) {
-  return " --set run.output_dir=" + dir + "/runs --set run.threads=1 --set data.cache_dir=" + dir + "/cache" +
-         " --set data.train_batch_size=" + std::to_string(per_rank_batch) +
-         " --set train.grad_accum=" + std::to_string(grad_accum);
-}
-
-// A run of `recipe` in `dir` that writes its gradients to dir/gradients;
-// `launch` runs it as 2 workers x batch 8, else 1 worker x batch 16 / grad_accum.
-runner::test::RunTrace traced_run(const std::string& recipe, const std::string& dir, bool launch,
-                                  int grad_accum = 1, const std::string& env = "") {
-  const std::string grads = "RUNNER_TEST_GRADIENT_DIR=" + dir + "/gradients " + env + " ";
-  std::filesystem::create_directories(dir + "/gradients");
-  auto r = launch ? run_command(grads + runner::test::runner_exe() + " launch --nproc-per-node 2 --master-port " +
-                                std::to_string(runner::test::free_port()) + " " + recipe + sets(dir, 8))
-                  : run_command(grads + runner::test::runner_exe() + " run " + recipe +
-                                sets(dir, 16 / grad_accum, grad_accum));
-  INFO(r.out);
-  REQUIRE(r.exit_code == 0);
-  const std::string run = only_run_dir(dir, "fam");
-  runner::test::RunTrace t;
-  t.losses = runner::test::step_losses(run);
-  t.gradients = runner::test::step_gradients(dir + "/gradients");
-  for (const auto& p : runner::load_model_folder(run + "/final").model->named_parameters())
-    t.weights[p.key()] = p.value().detach().clone();
-  REQUIRE(t.losses.size() == size_t(kSteps));
-  REQUIRE(t.gradients.size() == size_t(kSteps));
-  return t;
-}
-
 }  // namespace
 
 // Equal up to float summation order, judged by equivalence.h: losses, every
@@ -82,10 +46,10 @@ TEST_CASE("roberta, deberta-v3 and modernbert: 2 workers x batch 8 train like 1 
   for (const auto& c : kCases) {
     INFO(c.type);
     const std::string root = runner::test::tmp_dir(std::string("dist_family_") + c.type);
-    const std::string recipe = write_recipe(root, c);
-    const auto single = traced_run(recipe, root + "/one", false);
-    const auto reference = traced_run(recipe, root + "/accum", false, 2);
-    const auto two = traced_run(recipe, root + "/two", true);
+    const runner::test::TracedRun spec{write_recipe(root, c), "fam", kSteps};
+    const auto single = runner::test::traced_run(spec, root + "/one", false);
+    const auto reference = runner::test::traced_run(spec, root + "/accum", false, 2);
+    const auto two = runner::test::traced_run(spec, root + "/two", true);
     runner::test::EquivalenceCheck check;
     check.compare_runs(single, reference, two, 16);
     INFO(runner::test::joined(check.violations()));
@@ -96,7 +60,8 @@ TEST_CASE("roberta, deberta-v3 and modernbert: 2 workers x batch 8 train like 1 
 
     // One worker's gradients 1 + 1e-4 of what they should be: the check must see it.
     if (&c != &kCases[0]) continue;
-    const auto mutated = traced_run(recipe, root + "/mutated", true, 1, "RUNNER_TEST_GRADIENT_SCALE=1:1.0001");
+    const auto mutated =
+        runner::test::traced_run(spec, root + "/mutated", true, 1, "RUNNER_TEST_GRADIENT_SCALE=1:1.0001");
     runner::test::EquivalenceCheck caught;
     caught.compare_runs(single, reference, mutated, 16);
     CHECK(!caught.violations().empty());

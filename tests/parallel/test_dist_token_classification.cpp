@@ -5,10 +5,7 @@
 // losses, gradients and final weights up to float summation order, and an
 // evaluation that scores each dev sentence once.
 #include "dist_runs.h"
-#include "equivalence.h"
-#include "toy_ranks.h"
-
-#include "model/model_factory.h"
+#include "traced_runs.h"
 
 #include "catch.h"
 
@@ -17,7 +14,6 @@
 
 using runner::test::events;
 using runner::test::only_run_dir;
-using runner::test::run_command;
 
 namespace {
 
@@ -35,41 +31,15 @@ std::string write_recipe(const std::string& dir) {
   return path;
 }
 
-std::string sets(const std::string& dir, int per_rank_batch, int grad_accum = 1) {
-  return " --set run.output_dir=" + dir + "/runs --set run.threads=1 --set data.cache_dir=" + dir + "/cache" +
-         " --set data.train_batch_size=" + std::to_string(per_rank_batch) +
-         " --set train.grad_accum=" + std::to_string(grad_accum);
-}
-
-runner::test::RunTrace traced_run(const std::string& recipe, const std::string& dir, bool launch, int grad_accum = 1) {
-  const std::string grads = "RUNNER_TEST_GRADIENT_DIR=" + dir + "/gradients ";
-  std::filesystem::create_directories(dir + "/gradients");
-  auto r = launch ? run_command(grads + runner::test::runner_exe() + " launch --nproc-per-node 2 --master-port " +
-                                std::to_string(runner::test::free_port()) + " " + recipe + sets(dir, 8))
-                  : run_command(grads + runner::test::runner_exe() + " run " + recipe +
-                                sets(dir, 16 / grad_accum, grad_accum));
-  INFO(r.out);
-  REQUIRE(r.exit_code == 0);
-  const std::string run = only_run_dir(dir, "ner");
-  runner::test::RunTrace t;
-  t.losses = runner::test::step_losses(run);
-  t.gradients = runner::test::step_gradients(dir + "/gradients");
-  for (const auto& p : runner::load_model_folder(run + "/final").model->named_parameters())
-    t.weights[p.key()] = p.value().detach().clone();
-  REQUIRE(t.losses.size() == size_t(kSteps));
-  REQUIRE(t.gradients.size() == size_t(kSteps));
-  return t;
-}
-
 }  // namespace
 
 TEST_CASE("token classification: 2 workers x batch 8 train and evaluate like 1 worker x batch 16",
           "[parallel][token]") {
   const std::string root = runner::test::tmp_dir("dist_token");
-  const std::string recipe = write_recipe(root);
-  const auto single = traced_run(recipe, root + "/one", false);
-  const auto reference = traced_run(recipe, root + "/accum", false, 2);
-  const auto two = traced_run(recipe, root + "/two", true);
+  const runner::test::TracedRun spec{write_recipe(root), "ner", kSteps};
+  const auto single = runner::test::traced_run(spec, root + "/one", false);
+  const auto reference = runner::test::traced_run(spec, root + "/accum", false, 2);
+  const auto two = runner::test::traced_run(spec, root + "/two", true);
   runner::test::EquivalenceCheck check;
   check.compare_runs(single, reference, two, 16);
   INFO(runner::test::joined(check.violations()));
