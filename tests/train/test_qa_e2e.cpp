@@ -14,6 +14,7 @@
 #include "catch.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -132,4 +133,52 @@ TEST_CASE("question answering trains, scores its questions with SQuAD v2.0 and e
   INFO(refused.out);
   CHECK(refused.exit_code == 2);
   CHECK_THAT(refused.out, Catch::Contains(dir + "/in.jsonl:1") && Catch::Contains("no \"question\" string"));
+}
+
+TEST_CASE("question answering with byte-level BPE and Unigram tokenizers: answers are their contexts' spans",
+          "[e2e][qa]") {
+  // RoBERTa with the golden byte-level BPE tokenizer.json, DeBERTa-v3 with the golden
+  // Unigram one: their offsets, not WordPiece's, place every answer in its context. A
+  // null-answer threshold no score reaches makes every prediction a span.
+  const std::string dir = runner::test::tmp_dir("e2e_qa_tokenizers");
+  const std::string questions = runner::test::source_dir() + "/recipes/smoke/qa/dev.jsonl";
+  const std::string small = " --set model.hidden_size=32 --set model.num_hidden_layers=2"
+                            " --set model.num_attention_heads=4 --set model.intermediate_size=64";
+  for (const auto& [type, preset, tokenizer] :
+       {std::array<std::string, 3>{"roberta", "roberta-base", "roberta_bpe"}, {"deberta-v2", "deberta-v3-base", "deberta_unigram"}}) {
+    INFO(type);
+    const std::string out = dir + "/" + type;
+    const std::string tok = runner::test::source_dir() + "/tests/tokenizer/golden/" + tokenizer + ".tokenizer.json";
+    auto trained = runner_cmd("", "run " + runner::test::source_dir() + "/recipes/smoke/qa_smoke.toml" +
+                                      isolated_run_sets(out) + " --set model.type=" + type + " --set model.preset=" +
+                                      preset + small + " --set tokenizer.path=" + tok + " --set train.max_steps=4" +
+                                      " --set data.null_score_diff_threshold=1000");
+    INFO(trained.out);
+    REQUIRE(trained.exit_code == 0);
+    const std::string run = only_run_dir(out, "qa_smoke");
+    const nlohmann::json final_eval = run_summary(run).at("final");
+    for (const char* metric : {"exact_match", "f1"}) {
+      CHECK(final_eval.at(metric).get<double>() >= 0.0);
+      CHECK(final_eval.at(metric).get<double>() <= 100.0);
+    }
+    auto predicted = runner_cmd("", "predict --model " + run + " --input " + questions);
+    INFO(predicted.out);
+    REQUIRE(predicted.exit_code == 0);
+    std::istringstream lines(predicted.out);
+    int answers = 0;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.empty() || line[0] != '{') continue;
+      const nlohmann::json p = nlohmann::json::parse(line);
+      REQUIRE(p.contains("start"));
+      // The contexts are ASCII: code-point offsets are byte offsets.
+      const std::string context = p.at("context").get<std::string>(), answer = p.at("answer").get<std::string>();
+      const size_t start = p.at("start").get<size_t>(), end = p.at("end").get<size_t>();
+      REQUIRE(end >= start);
+      REQUIRE(end <= context.size());
+      CHECK_FALSE(answer.empty());
+      CHECK(context.substr(start, end - start) == answer);
+      ++answers;
+    }
+    CHECK(answers == 16);
+  }
 }
