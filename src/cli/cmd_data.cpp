@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -172,8 +173,9 @@ static int predict_by_head(TaskHead head, const PredictCommandOptions& options, 
 
 // The base model folder of a LoRA adapter folder: --base, else what its
 // adapter_config.json names, found as model.pretrained is.
-static std::string adapter_base_folder(const std::string& adapter, const ParsedArgs& args) {
-  const std::string base = args.has("--base") ? args.get("--base") : read_adapter_config(adapter).base;
+static std::string adapter_base_folder(const std::string& adapter, const AdapterConfig& config,
+                                       const ParsedArgs& args) {
+  const std::string base = args.has("--base") ? args.get("--base") : config.base;
   if (base.empty())
     throw InputError(make_error(SourceLocation{adapter + "/adapter_config.json", 0, 0, {}}, "base_model_name_or_path",
                                 "the adapter names no base model", "pass --base DIR|ID, the model it was trained on"));
@@ -239,9 +241,11 @@ int cmd_predict(const ParsedArgs& args) {
     PredictModel model = model_folder_of(options.model);
     options.tokenizer = tokenizer_folder_of(options.tokenizer, options.model, model);
     options.model = model.folder;
-    if (is_adapter_folder(options.model)) options.base = adapter_base_folder(options.model, args);
-    const nlohmann::json config = read_json_file((options.base.empty() ? options.model : options.base) + "/config.json");
-    head = options.base.empty() ? task_head_of(config) : read_adapter_config(options.model).head;
+    std::optional<AdapterConfig> adapter;
+    if (is_adapter_folder(options.model)) adapter = read_adapter_config(options.model);
+    if (adapter) options.base = adapter_base_folder(options.model, *adapter, args);
+    const nlohmann::json config = read_json_file((adapter ? options.base : options.model) + "/config.json");
+    head = adapter ? adapter->head : task_head_of(config);
     if (head == TaskHead::QuestionAnswering && model.run.empty()) qa_folder_defaults(config, args, options);
     apply_run_data(model.run, args, options);
   } catch (const InputError& e) {
