@@ -173,16 +173,35 @@ LoadedModel load_model_folder(const std::string& folder, const std::string& weig
   return loaded;
 }
 
-LoadedModel load_model_folder_as(const std::string& folder, const ModelContext& context, const LoraSettings& lora) {
-  std::string where = (fs::path(folder) / "config.json").string();
+namespace {
+
+// `folder`'s config.json with `context`'s head and label count; `same_labels`
+// says whether its labels were already those.
+nlohmann::json config_for_task(const std::string& folder, const ModelContext& context, bool& same_labels) {
   nlohmann::json config = with_task_head(read_config_json(folder), context.head);
   // A head of another size describes other classes: its names go, as from_pretrained drops them.
-  const bool same_labels = config.value("num_labels", context.num_labels) == context.num_labels &&
-                           config.value("id2label", nlohmann::json::object()).size() ==
-                               static_cast<size_t>(context.num_labels);
+  same_labels = config.value("num_labels", context.num_labels) == context.num_labels &&
+                config.value("id2label", nlohmann::json::object()).size() == static_cast<size_t>(context.num_labels);
   config["num_labels"] = context.num_labels;
   if (!same_labels) config.erase("id2label"), config.erase("label2id");
   if (!same_labels || context.head != TaskHead::SequenceClassification) config.erase("problem_type");
+  return config;
+}
+
+}  // namespace
+
+std::shared_ptr<TaskModel> model_folder_skeleton(const std::string& folder, const ModelContext& context) {
+  const std::string where = (fs::path(folder) / "config.json").string();
+  bool same_labels = false;
+  const nlohmann::json config = config_for_task(folder, context, same_labels);
+  GeneratorStateGuard keep_rng;
+  return registry().factory<ModelFamily>(Kind::Model, component_for_config(config, where)).construct(config, Init::None, where);
+}
+
+LoadedModel load_model_folder_as(const std::string& folder, const ModelContext& context, const LoraSettings& lora) {
+  const std::string where = (fs::path(folder) / "config.json").string();
+  bool same_labels = false;
+  const nlohmann::json config = config_for_task(folder, context, same_labels);
   const std::string component = component_for_config(config, where);
   LoadedModel out = construct_and_load(component, config, where, folder, {}, !same_labels);
   if (lora.enabled) out.lora = attach_lora(*out.model, lora, component, out.report.missing);

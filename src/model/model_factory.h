@@ -49,4 +49,8 @@ LoadedModel load_model_folder(const std::string& folder, const std::string& weig
 // adapters `lora` describes attached (none when it is not enabled).
 LoadedModel load_model_folder_as(const std::string& folder, const ModelContext& context, const LoraSettings& lora);
 
+// The modules load_model_folder_as would build, uninitialised and with no
+// weights read: their names and shapes, cheaply.
+std::shared_ptr<TaskModel> model_folder_skeleton(const std::string& folder, const ModelContext& context);
+
 }  // namespace runner

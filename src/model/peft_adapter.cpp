@@ -80,14 +80,11 @@ LoadedModel load_adapter_folder(const std::string& adapter_folder, const std::st
   const std::string file = adapter_weights_file(adapter_folder);
   const StateDict state = model_named(read_weights(file), file);
   ModelContext context{config.head == TaskHead::QuestionAnswering ? 2 : base_labels(base_folder), {}, {}, config.head};
+  // The head's label count from the adapter's shapes, on modules built without weights:
+  // the base's weights are read once, for the model of the right size.
+  if (config.head != TaskHead::QuestionAnswering)
+    context.num_labels = adapter_labels(*model_folder_skeleton(base_folder, context), state, context.num_labels, file);
   LoadedModel loaded = load_model_folder_as(base_folder, context, config.lora);
-  const long long labels = config.head == TaskHead::QuestionAnswering
-                               ? 2
-                               : adapter_labels(*loaded.model, state, context.num_labels, file);
-  if (labels != context.num_labels) {
-    context.num_labels = labels;
-    loaded = load_model_folder_as(base_folder, context, config.lora);
-  }
   const LoadReport adapter = load_state_dict(*loaded.model, state, file);
   if (!adapter.unexpected.empty())
     refuse(file, adapter.unexpected.front(),
