@@ -1,5 +1,6 @@
 #include "model/export.h"
 
+#include "model/base_weights.h"
 #include "model/checkpoint.h"
 #include "model/export_weights.h"
 #include "model/lora_export.h"
@@ -45,7 +46,7 @@ std::shared_ptr<TaskModel> load_all_weights(const WeightsExport& r) {
 LoadedModel load_adapted(const WeightsExport& r) {
   const ModelContext context{r.num_labels, r.label_names, r.problem_type, r.head};
   LoadedModel built = build_model(r.model_section, context, {}, lora_settings_from(r.lora_section));
-  load_state_dict(*built.model, read_weights(r.weights), r.weights).require_complete(kRunCheckpoint);
+  load_run_weights(*built.model, r.weights).require_complete(kRunCheckpoint);
   return built;
 }
 

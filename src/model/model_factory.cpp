@@ -1,4 +1,5 @@
 #include "model/model_factory.h"
+#include "model/base_weights.h"
 
 #include "model/task_head.h"
 #include "registry/registry.h"
@@ -132,9 +133,11 @@ LoadedModel build_model(const nlohmann::json& section, const ModelContext& conte
   LoadedModel out;
   if (!lora.enabled) {
     out = construct_and_load(component, config, where, weights.empty() ? pretrained : weights);
-  } else if (weights.empty()) {
+  } else if (weights.empty() || !saved_base_digest(weights).empty()) {
+    // As training built it; a run's file that holds only what trains goes over that.
     out = construct_and_load(component, config, where, pretrained);
     out.lora = attach_lora(*out.model, lora, component, out.report.missing);
+    if (!weights.empty()) out.report = load_run_weights(*out.model, weights);
   } else {
     LoraReport attached;
     out = construct_and_load(component, config, where, weights, [&](TaskModel& m) {

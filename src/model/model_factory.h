@@ -27,7 +27,9 @@ struct LoadedModel {
 // folder) replaces `pretrained`'s weights when given: a run's checkpoint.
 // With `lora` enabled the adapters are attached (model/lora.h): after the
 // pretrained weights load, which tells what is newly initialised, or before a
-// run's checkpoint loads, which holds them.
+// run's checkpoint loads, which holds them. A checkpoint that holds only what
+// trains (model/base_weights.h) goes over the pretrained model built as
+// training built it.
 LoadedModel build_model(const nlohmann::json& model_section, const ModelContext& context,
                         const std::string& weights = {}, const LoraSettings& lora = {});
 

@@ -1,5 +1,6 @@
 #include "model/predict_model.h"
 
+#include "model/base_weights.h"
 #include "model/checkpoint.h"
 #include "model/embedding_tables.h"
 #include "model/lora.h"
@@ -37,7 +38,7 @@ LoadedModel merged_run_model(const PredictCommandOptions& o, const TaskModel& fo
   const ModelContext context{folder_model.num_labels(), names, config.value("problem_type", std::string()),
                              task_head_of(config)};
   LoadedModel built = build_model(o.run_model, context, {}, lora_settings_from(o.run_lora));
-  load_state_dict(*built.model, read_weights(o.model), o.model)
+  load_run_weights(*built.model, o.model)
       .require_complete("predict with the final/ or a checkpoint of the LoRA run whose recipe built it");
   merge_lora(*built.model);
   return built;

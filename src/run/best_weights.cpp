@@ -1,6 +1,6 @@
 #include "run/best_weights.h"
 
-#include "model/checkpoint.h"
+#include "model/base_weights.h"
 #include "train/checkpoint_io.h"
 #include "util/diagnostic.h"
 
@@ -16,7 +16,7 @@ void load_best_weights(TaskModel& model, const std::string& checkpoints_dir,
     throw InputError(make_error(SourceLocation{dir, 0, 0, {}}, "train.load_best_at_end",
                                 "the best checkpoint fails its sha256 manifest: " + bad, hint));
   const std::string weights = dir + "/model.safetensors";
-  load_state_dict(model, read_safetensors_weights(weights), weights).require_complete(hint);
+  load_run_weights(model, weights).require_complete(hint);
 }
 
 }  // namespace runner

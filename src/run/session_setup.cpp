@@ -188,6 +188,7 @@ void SessionParts::record_lora(const LoraReport& lora) {
 void SessionParts::build_trainer() {
   TrainerConfig cfg = settings.train;
   cfg.checkpoints_dir = start.paths.checkpoints();
+  cfg.checkpoint_trainable_only = settings.lora.enabled && !settings.model.value("pretrained", std::string()).empty();
   cfg.stop_at_step = start.stop_at_step;
   cfg.stop_at_epoch = start.stop_at_epoch;
   const DatasetInfo& info = data.dataset->info();

@@ -35,12 +35,21 @@ torch::ScalarType dtype_of(const std::string& name, const std::string& origin) {
   malformed(origin, "unknown dtype " + name);
 }
 
+void read_metadata(const nlohmann::json& e, const std::string& origin, TensorMetadata& out) {
+  if (!e.is_object()) malformed(origin, "\"__metadata__\" is not an object");
+  for (const auto& [key, value] : e.items()) {
+    if (!value.is_string()) malformed(origin, fmt::format("\"__metadata__\" value of '{}' is not a string", key));
+    out[key] = value.get<std::string>();
+  }
+}
+
 }  // namespace
 
-EncodedTensors encode_tensor_views(const TensorMap& tensors) {
+EncodedTensors encode_tensor_views(const TensorMap& tensors, const TensorMetadata& metadata) {
   auto kept = std::make_shared<std::vector<torch::Tensor>>();
   EncodedTensors out;
   nlohmann::json header = nlohmann::json::object();
+  if (!metadata.empty()) header["__metadata__"] = metadata;
   size_t end = 0;
   for (const auto& [name, t] : tensors) {
     torch::Tensor c = t.detach().to(torch::kCPU).contiguous();
@@ -69,7 +78,7 @@ std::string encode_tensors(const TensorMap& tensors) {
   return out;
 }
 
-TensorMap decode_tensors(const std::string& bytes, const std::string& origin) {
+TensorMap decode_tensors(const std::string& bytes, const std::string& origin, TensorMetadata* metadata) {
   if (bytes.size() < 8) malformed(origin, "shorter than its 8-byte header length");
   uint64_t n = 0;
   std::memcpy(&n, bytes.data(), 8);
@@ -81,7 +90,10 @@ TensorMap decode_tensors(const std::string& bytes, const std::string& origin) {
   size_t base = 8 + n;
   TensorMap out;
   for (const auto& [name, e] : header.items()) {
-    if (name == "__metadata__") continue;
+    if (name == "__metadata__") {
+      if (metadata) read_metadata(e, origin, *metadata);
+      continue;
+    }
     auto type = dtype_of(e.at("dtype").get<std::string>(), origin);
     auto shape = e.at("shape").get<std::vector<int64_t>>();
     auto offsets = e.at("data_offsets").get<std::vector<size_t>>();

@@ -4,6 +4,7 @@
 
 #include "optim/optimizer.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,9 +20,12 @@ struct EncodedTensors {
   std::vector<std::string_view> data;
   std::shared_ptr<const void> owner;
 };
-EncodedTensors encode_tensor_views(const TensorMap& tensors);
+// `metadata`, when not empty, is the header's "__metadata__" (string values).
+using TensorMetadata = std::map<std::string, std::string>;
+EncodedTensors encode_tensor_views(const TensorMap& tensors, const TensorMetadata& metadata = {});
 std::string encode_tensors(const TensorMap& tensors);  // header and data in one string
 // `origin` names the file in error messages; throws InputError on malformed input.
-TensorMap decode_tensors(const std::string& bytes, const std::string& origin);
+// `metadata`, when given, receives the header's "__metadata__" strings.
+TensorMap decode_tensors(const std::string& bytes, const std::string& origin, TensorMetadata* metadata = nullptr);
 
 }  // namespace runner

@@ -53,6 +53,9 @@ struct TrainerConfig {
   long long stop_at_epoch{};
   // Not an option: the run directory's checkpoints/ folder; empty = no checkpoints.
   std::string checkpoints_dir;
+  // Not an option: checkpoints hold only the trainable parameters and the
+  // frozen ones' sha256 (a LoRA run over model.pretrained, which rebuilds them).
+  bool checkpoint_trainable_only{};
   // Not an option: the loss weights the run trains with (train/class_weights.h).
   std::vector<double> loss_weights;
 };

@@ -3,6 +3,7 @@
 // evaluate, checkpoint. The captured state, checkpoints and resume are in
 // trainer_checkpoints.cpp, evaluation in trainer_eval.cpp.
 #include "train/trainer.h"
+#include "model/base_weights.h"
 
 #include "train/interrupt.h"
 #include "train/metric_command.h"
@@ -82,6 +83,9 @@ Trainer::Trainer(TrainerConfig config, std::shared_ptr<TaskModel> model,
       step_(config_, model_, std::move(optimizer), schedule, scheduler_, state_, events_) {
   state_.grad_accum = config_.grad_accum;
   state_.steps_per_epoch = steps_per_epoch();
+  // Hashed once: nothing trains the frozen weights.
+  if (config_.checkpoint_trainable_only && !config_.checkpoints_dir.empty())
+    base_sha256_ = frozen_weights_sha256(*model_);
 }
 
 long long Trainer::steps_per_epoch() const { return steps_in_epoch(data_.batches_per_epoch(), config_.grad_accum); }

@@ -96,6 +96,8 @@ class Trainer {
   ParallelHooks* parallel_ = nullptr;
   CheckpointWriteHook checkpoint_hook_;
   std::unique_ptr<Checkpointer> checkpointer_;  // on the rank that writes, from its first save
+  // The frozen weights' sha256 when checkpoints hold only what trains; else empty.
+  std::string base_sha256_;
 };
 
 }  // namespace runner

@@ -1,6 +1,7 @@
 // The trainer's side of checkpoints: the state it captures and hands to the
 // Checkpointer (the trainer never touches a file), and the resume that
 // checks a saved state against this run and restores it.
+#include "model/base_weights.h"
 #include "train/batch_topology.h"
 #include "train/trainer.h"
 #include "util/diagnostic.h"
@@ -13,11 +14,29 @@ namespace runner {
 
 namespace {
 
-TensorMap model_tensors(torch::nn::Module& m) {
+// Every parameter and buffer, or only the trainable parameters: the frozen
+// ones are model.pretrained's, named by their sha256, and the buffers follow
+// from the config.
+TensorMap model_tensors(torch::nn::Module& m, bool trainable_only) {
   TensorMap out;
-  for (const auto& p : m.named_parameters()) out[p.key()] = p.value().detach();
+  for (const auto& p : m.named_parameters())
+    if (!trainable_only || p.value().requires_grad()) out[p.key()] = p.value().detach();
+  if (trainable_only) return out;
   for (const auto& b : m.named_buffers()) out[b.key()] = b.value().detach();
   return out;
+}
+
+// A checkpoint of the trainable parameters alone continues only over the
+// frozen weights it was trained over.
+void check_base(const TrainingState& s, const std::string& base_sha256) {
+  if (s.base_weights_sha256 == base_sha256) return;
+  throw InputError(make_error(
+      SourceLocation{s.origin + "/model.safetensors", 0, 0, {}}, "model.pretrained",
+      fmt::format("the checkpoint's adapters were trained over frozen weights of sha256 {}, and this run's "
+                  "model.pretrained gives {}",
+                  s.base_weights_sha256.substr(0, 16),
+                  base_sha256.empty() ? "no frozen weights" : base_sha256.substr(0, 16)),
+      "resume with the model.pretrained (and [lora] section) the run was started with"));
 }
 
 void copy_into(const std::string& name, torch::Tensor target, const TensorMap& saved) {
@@ -67,7 +86,8 @@ TrainingState Trainer::capture_state() const {
 TrainingState Trainer::live_state() const {
   TrainingState s = state_;
   s.best = scheduler_.best();
-  s.model = model_tensors(*model_);
+  s.model = model_tensors(*model_, !base_sha256_.empty());
+  s.base_weights_sha256 = base_sha256_;
   step_.capture(s);
   s.sampler = data_.state();
   capture_rng(s);
@@ -82,10 +102,14 @@ void Trainer::resume(const TrainingState& s, const ResumePosition& at) {
   check_epoch_length(s, at, steps_per_epoch());
   const long long position = at.batch_in_epoch;
   check_progress(s, position, total_steps(), data_.batches_per_epoch());
+  const bool trainable_only = !s.base_weights_sha256.empty();
+  if (trainable_only) check_base(s, base_sha256_);
   {
     torch::NoGradGuard no_grad;
-    for (auto& p : model_->named_parameters()) copy_into(p.key(), p.value(), s.model);
-    for (auto& b : model_->named_buffers()) copy_into(b.key(), b.value(), s.model);
+    for (auto& p : model_->named_parameters())
+      if (!trainable_only || p.value().requires_grad()) copy_into(p.key(), p.value(), s.model);
+    if (!trainable_only)
+      for (auto& b : model_->named_buffers()) copy_into(b.key(), b.value(), s.model);
   }
   data_.load_state(s.sampler);
   restore_rng(s, parallel_ ? parallel_->rank() : 0);

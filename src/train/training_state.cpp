@@ -1,4 +1,5 @@
 #include "train/training_state.h"
+#include "model/base_weights.h"
 #include "util/synced_file.h"
 #include "train/tensor_file.h"
 #include "util/diagnostic.h"
@@ -117,12 +118,14 @@ void restore_rng(const TrainingState& s, int rank) {
 }
 
 std::vector<CheckpointFile> encode_training_state(const TrainingState& s) {
-  auto tensor_file = [](const char* name, const TensorMap& tensors) {
-    EncodedTensors e = encode_tensor_views(tensors);
+  auto tensor_file = [](const char* name, const TensorMap& tensors, const TensorMetadata& metadata = {}) {
+    EncodedTensors e = encode_tensor_views(tensors, metadata);
     return CheckpointFile{name, std::move(e.header), std::move(e.data), std::move(e.owner)};
   };
+  TensorMetadata base;
+  if (!s.base_weights_sha256.empty()) base[kBaseWeightsKey] = s.base_weights_sha256;
   return {{"state.json", scalars_json(s).dump(2) + "\n"},
-          tensor_file("model.safetensors", s.model),
+          tensor_file("model.safetensors", s.model, base),
           tensor_file("optimizer.safetensors", s.optimizer),
           tensor_file("rng.safetensors", rng_tensors(s))};
 }
@@ -152,14 +155,18 @@ TrainingState load_training_state(const std::string& dir) {
                                 "the checkpoint is damaged; resume from an earlier one"));
   }
   check_scalars(s, state_path, fs::path(dir).filename().string());
-  auto load = [&dir](const std::string& f) {
+  auto load = [&dir](const std::string& f, TensorMetadata* metadata = nullptr) {
     const std::string path = dir + "/" + f;
     if (!fs::is_regular_file(path))
       throw InputError(make_error(SourceLocation{path, 0, 0, ""}, "", "missing from the checkpoint",
                                   "the checkpoint is damaged; resume from an earlier one"));
-    return decode_tensors(read_file_bytes(path), path);
+    return decode_tensors(read_file_bytes(path), path, metadata);
   };
-  s.model = load("model.safetensors");
+  TensorMetadata model_metadata;
+  s.model = load("model.safetensors", &model_metadata);
+  if (auto base = model_metadata.find(kBaseWeightsKey); base != model_metadata.end())
+    s.base_weights_sha256 = base->second;
+  s.origin = dir;
   s.optimizer = load("optimizer.safetensors");
   TensorMap rng = load("rng.safetensors");
   if (rng.count("cpu")) s.cpu_rng = rng.at("cpu");

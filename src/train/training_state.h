@@ -20,6 +20,11 @@ struct TrainingState {
   static constexpr int kFormatVersion = 1;
 
   TensorMap model;       // parameters and persistent buffers by name
+  // Set when `model` holds only the trainable parameters (a LoRA run over
+  // pretrained weights): the sha256 of the frozen ones (model/base_weights.h),
+  // kept in model.safetensors' metadata. Empty: `model` holds every tensor.
+  std::string base_weights_sha256;
+  std::string origin;    // the checkpoint directory it was read from; empty for a live state
   TensorMap optimizer;   // Optimizer::state()
   long long global_step = 0;     // optimizer windows completed (skipped fp16 steps included)
   long long scheduler_step = 0;  // steps the schedule advanced (skipped fp16 steps excluded)

@@ -1,9 +1,12 @@
 // A LoRA run end to end through the CLI on a pretrained tiny BERT: the log says
 // what trains, the base weights come out untouched, evaluate scores the adapted
-// model, a kill -9 and resume ends bitwise equal, and `runner export` writes a
+// model, checkpoints hold what trains and the frozen weights' sha256, a kill -9
+// and resume ends bitwise equal (and is refused over other frozen weights), and `runner export` writes a
 // PEFT adapter folder under PEFT's key names, or with --merge a whole folder with
 // the adapters merged. Refusals of settings that name nothing exit 2 before training.
 #include "model/checkpoint.h"
+#include "model/safetensors.h"
+#include "util/sha256.h"
 #include "run_files.h"
 #include "shared.h"
 #include "util/synced_file.h"
@@ -11,6 +14,7 @@
 #include "catch.h"
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -25,14 +29,22 @@ namespace {
 
 std::string tiny_bert() { return runner::test::shared_dir() + "/golden/tiny_bert"; }
 
-// 8 steps of 8 MRPC pairs from shared/golden/tiny_bert (hidden 64, 2 layers), adapters on query and value.
-std::string write_recipe(const std::string& dir) {
+// tiny_bert's config and weights in dir/base: a base whose weights a test may change.
+std::string copied_base(const std::string& dir) {
+  fs::create_directories(dir + "/base");
+  for (const char* f : {"config.json", "model.safetensors"})
+    fs::copy_file(tiny_bert() + "/" + f, dir + "/base/" + f, fs::copy_options::overwrite_existing);
+  return dir + "/base";
+}
+
+// 8 steps of 8 MRPC pairs from `base` (tiny_bert: hidden 64, 2 layers), adapters on query and value.
+std::string write_recipe(const std::string& dir, const std::string& base = tiny_bert()) {
   const std::string path = dir + "/lora.toml";
   std::ofstream(path) << "[run]\nname = \"lora\"\nseed = 3\ndevice = \"cpu\"\n"
                       << "[data]\ndataset = \"glue/mrpc\"\nmax_length = 48\ntrain_batch_size = 8\n"
                       << "eval_batch_size = 32\nmax_train_examples = 64\nmax_eval_examples = 32\n"
                       << "[tokenizer]\npath = \"" << runner::test::shared_dir() << "/models/bert-base-uncased\"\n"
-                      << "[model]\ntype = \"bert\"\npretrained = \"" << tiny_bert() << "\"\n"
+                      << "[model]\ntype = \"bert\"\npretrained = \"" << base << "\"\n"
                       << "[lora]\nenabled = true\nr = 4\nalpha = 8\nmodules_to_save = [\"classifier\"]\n"
                       << "[optimizer]\nlr = 1e-2\n[train]\nepochs = 1\nlog_every = 2\ncheckpoint_every = 4\n";
   return path;
@@ -42,6 +54,30 @@ std::map<std::string, torch::Tensor> tensors(const std::string& file) {
   std::map<std::string, torch::Tensor> out;
   for (const auto& [k, v] : runner::read_weights(file)) out[k] = v;
   return out;
+}
+
+// The names a run of write_recipe trains: the adapters and the classifier.
+std::set<std::string> trained_names() {
+  std::set<std::string> names = {"classifier.weight", "classifier.bias"};
+  for (const std::string layer : {"0", "1"})
+    for (const std::string m : {"query", "value"})
+      for (const std::string ab : {"A", "B"})
+        names.insert("bert.encoder.layer." + layer + ".attention.self." + m + ".lora_" + ab + ".weight");
+  return names;
+}
+
+// `file` with one bit of one tensor's first float flipped (its lowest mantissa bit).
+void flip_first_bit(const std::string& file, const std::string& tensor) {
+  std::string bytes = runner::read_file_bytes(file);
+  uint64_t header = 0;
+  std::memcpy(&header, bytes.data(), 8);
+  uint64_t begin = 0;
+  {
+    const runner::SafetensorsFile st(file);
+    begin = st.find(tensor)->begin;
+  }
+  bytes[8 + header + begin] ^= 1;
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
 }
 
 nlohmann::json first_event(const std::string& run, const std::string& kind) {
@@ -59,7 +95,8 @@ nlohmann::json first_event(const std::string& run, const std::string& kind) {
 TEST_CASE("a LoRA run trains only its adapters and classifier, resumes exactly and exports for PEFT",
           "[e2e][lora]") {
   const std::string dir = runner::test::tmp_dir("lora_run");
-  const std::string recipe = write_recipe(dir);
+  const std::string base_dir = copied_base(dir);
+  const std::string recipe = write_recipe(dir, base_dir);
   auto r = runner_cmd("", recipe + isolated_run_sets(dir + "/ref"));
   INFO(r.out);
   REQUIRE(r.exit_code == 0);
@@ -71,7 +108,7 @@ TEST_CASE("a LoRA run trains only its adapters and classifier, resumes exactly a
   CHECK(lora.at("trained_in_full") == nlohmann::json({"classifier.weight", "classifier.bias"}));
   CHECK(run_summary(run).at("lora").at("trainable_parameters") == 2048 + 130);
 
-  auto base = tensors(tiny_bert() + "/model.safetensors");
+  auto base = tensors(base_dir + "/model.safetensors");
   auto trained = tensors(run + "/final/model.safetensors");
   CHECK(torch::equal(trained.at("bert.encoder.layer.0.attention.self.query.weight"),
                      base.at("bert.encoder.layer.0.attention.self.query.weight")));
@@ -95,10 +132,63 @@ TEST_CASE("a LoRA run trains only its adapters and classifier, resumes exactly a
   CHECK(scores.at("accuracy") == run_summary(run).at("final").at("accuracy"));
   CHECK(scores.at("f1") == run_summary(run).at("final").at("f1"));
 
-  {  // A kill -9 after the step-4 checkpoint and a resume end bitwise equal.
-    const std::string again = runner::test::killed_and_resumed(recipe, dir + "/killed", "lora", 6);
+  {  // A checkpoint holds what trains, and the sha256 of the frozen weights it trained over:
+     // the pretrained file's tensors but the classifier, each as name, shape and bytes, in name order.
+    const std::string step4 = run + "/checkpoints/step-00000004/model.safetensors";
+    std::set<std::string> saved;
+    for (const auto& [k, v] : tensors(step4)) saved.insert(k);
+    CHECK(saved == trained_names());
+    runner::digest::Sha256 sha;
+    for (const auto& [name, t] : base) {
+      if (name.rfind("classifier.", 0) == 0) continue;
+      sha.update(name + "\n" + std::to_string(t.size(0)) + (t.dim() == 2 ? "x" + std::to_string(t.size(1)) : "") + "\n");
+      sha.update(t.contiguous().data_ptr(), t.nbytes());
+    }
+    CHECK(runner::SafetensorsFile(step4).metadata().at("base_weights_sha256") == sha.hex_digest());
+    // 2178 trained floats against the whole model's 1.9 million.
+    CHECK(fs::file_size(step4) * 100 < fs::file_size(run + "/final/model.safetensors"));
+  }
+
+  {  // A kill -9 after the step-4 checkpoint: its resume over other frozen weights is refused,
+     // and leaves the run to resume over its own, which ends bitwise equal.
+    auto killed = runner_cmd("RUNNER_TEST_KILL_AT_STEP=6", recipe + isolated_run_sets(dir + "/killed"));
+    INFO(killed.out);
+    REQUIRE(killed.exit_code == 128 + 9);
+    const std::string again = only_run_dir(dir + "/killed", "lora");
+    const std::string pristine = runner::read_file_bytes(base_dir + "/model.safetensors");
+    flip_first_bit(base_dir + "/model.safetensors", "bert.pooler.dense.weight");
+    auto other = runner_cmd("", "resume " + again);
+    INFO(other.out);
+    CHECK(other.exit_code == 2);
+    CHECK_THAT(other.out, Catch::Contains("step-00000004/model.safetensors") &&
+                              Catch::Contains("trained over frozen weights of sha256") &&
+                              Catch::Contains("resume with the model.pretrained"));
+    auto scored_other = runner_cmd("", "evaluate " + run + " --checkpoint 4");
+    INFO(scored_other.out);
+    CHECK(scored_other.exit_code == 2);
+    CHECK_THAT(scored_other.out, Catch::Contains("point model.pretrained at the weights the run was trained on"));
+    std::ofstream(base_dir + "/model.safetensors", std::ios::binary | std::ios::trunc) << pristine;
+    auto resumed = runner_cmd("", "resume " + again);
+    INFO(resumed.out);
+    REQUIRE(resumed.exit_code == 0);
     CHECK(runner::read_file_bytes(again + "/final/model.safetensors") ==
           runner::read_file_bytes(run + "/final/model.safetensors"));
+  }
+
+  {  // train.load_best_at_end puts the best checkpoint's trained tensors back over the frozen base:
+     // the dev loss is lower at step 4 than at step 8, so final/ holds step 4's.
+    auto best_run = runner_cmd("", recipe + isolated_run_sets(dir + "/best") +
+                                       " --set train.load_best_at_end=true --set train.eval_every=4"
+                                       " --set train.metric_for_best=eval.loss");
+    INFO(best_run.out);
+    REQUIRE(best_run.exit_code == 0);
+    const std::string at = only_run_dir(dir + "/best", "lora");
+    REQUIRE(run_summary(at).at("best").at("checkpoint") == "step-00000004");
+    auto kept = tensors(at + "/checkpoints/step-00000004/model.safetensors");
+    auto final_weights = tensors(at + "/final/model.safetensors");
+    for (const auto& name : trained_names()) CHECK(torch::equal(final_weights.at(name), kept.at(name)));
+    CHECK_FALSE(torch::equal(final_weights.at("classifier.weight"), trained.at("classifier.weight")));
+    CHECK(torch::equal(final_weights.at("bert.pooler.dense.weight"), base.at("bert.pooler.dense.weight")));
   }
 
   {  // The export is a PEFT adapter folder holding what trained, under PEFT's names.
@@ -113,7 +203,7 @@ TEST_CASE("a LoRA run trains only its adapters and classifier, resumes exactly a
     CHECK(config.at("lora_alpha") == 8.0);
     CHECK(config.at("target_modules") == nlohmann::json({"query", "value"}));
     CHECK(config.at("modules_to_save") == nlohmann::json({"classifier"}));
-    CHECK(config.at("base_model_name_or_path") == fs::weakly_canonical(tiny_bert()).string());
+    CHECK(config.at("base_model_name_or_path") == fs::weakly_canonical(base_dir).string());
     auto adapter = tensors(dir + "/adapter/adapter_model.safetensors");
     std::set<std::string> keys;
     for (const auto& [k, v] : adapter) keys.insert(k);
