@@ -17,7 +17,7 @@ random sampler), the same tokenization (truncation to max_length).
                              [--batch 32] [--max-length 128] [--fixed-length] [--no-dropout]
                              [--seed 42] [--lr 2e-5] [--warmup-ratio 0.1] [--profile-json OUT]
     accelerate_peer.py finetune --init DIR --tokenizer DIR --data DIR --precision fp32|bf16
-                             --epochs E [--task mrpc|sst2] [--seed S] [--lr 5e-5] [...train's]
+                             --epochs E [--task mrpc|sst2|squad] [--seed S] [--lr 5e-5] [...train's]
     accelerate_peer.py gemm  --device cpu|cuda   (the GEMM ceiling: fp32 and bf16 FLOP/s)
 
 `init` writes a randomly initialised BertForSequenceClassification (bert-base's
@@ -380,29 +380,123 @@ def dev_metrics(accelerator, model, collate, examples, batch=64):
     return {"accuracy": hits / len(examples), "f1": f1, "examples": len(examples)}
 
 
+def squad_rows(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def validation_features(a, tokenizer, rows):
+    """run_qa.py's prepare_validation_features: the training windows, each with its example's
+    index and the character offsets of its context tokens (None elsewhere)."""
+    enc = tokenizer([r["question"].lstrip() for r in rows], [r["context"] for r in rows], truncation="only_second",
+                    max_length=a.max_length, stride=a.doc_stride, return_overflowing_tokens=True,
+                    return_offsets_mapping=True, padding="max_length")
+    features = []
+    for i, offsets in enumerate(enc["offset_mapping"]):
+        sequence = enc.sequence_ids(i)
+        features.append({"inputs": {k: enc[k][i] for k in ("input_ids", "token_type_ids", "attention_mask") if k in enc},
+                         "example": enc["overflow_to_sample_mapping"][i],
+                         "offsets": [o if sequence[k] == 1 else None for k, o in enumerate(offsets)]})
+    return features
+
+
+def best_answers(rows, features, starts, ends, n_best=20, max_answer_length=30):
+    """run_qa.py's postprocess_qa_predictions with version_2_with_negative and a null threshold of 0:
+    per example, the n-best start and end logits of each window give candidate spans inside the
+    context, at most max_answer_length tokens; the best span's text, or "" when the smallest null
+    score (the CLS position's start + end) beats it."""
+    by_example = {}
+    for f, feature in enumerate(features):
+        by_example.setdefault(feature["example"], []).append(f)
+    answers = {}
+    for e, row in enumerate(rows):
+        null, best = None, None
+        for f in by_example.get(e, []):
+            s, t, offsets = starts[f], ends[f], features[f]["offsets"]
+            score = s[0] + t[0]
+            null = score if null is None or score < null else null
+            for i in sorted(range(len(s)), key=lambda k: -s[k])[:n_best]:
+                for j in sorted(range(len(t)), key=lambda k: -t[k])[:n_best]:
+                    if offsets[i] is None or offsets[j] is None or j < i or j - i + 1 > max_answer_length:
+                        continue
+                    if best is None or s[i] + t[j] > best[0]:
+                        best = (s[i] + t[j], row["context"][offsets[i][0]:offsets[j][1]])
+        answers[row["id"]] = "" if best is None or null > best[0] else best[1]
+    return answers
+
+
+def squad_scores(rows, answers):
+    """The official SQuAD v2.0 exact match and F1 (0-100): lower case, no punctuation, no articles,
+    single spaces; the best over the gold answers ("" for an unanswerable question)."""
+    import collections
+    import re
+    import string
+
+    def normal(text):
+        text = "".join(c for c in text.lower() if c not in set(string.punctuation))
+        return " ".join(re.sub(r"\b(a|an|the)\b", " ", text).split())
+
+    def f1(gold, predicted):
+        g, p = normal(gold).split(), normal(predicted).split()
+        if not g or not p:
+            return float(g == p)
+        common = sum((collections.Counter(g) & collections.Counter(p)).values())
+        return 0.0 if common == 0 else 2 * common / (len(g) + len(p))
+
+    exact = total_f1 = 0.0
+    for row in rows:
+        golds = [t for t in row["answers"]["text"] if normal(t)] or [""]
+        predicted = answers[row["id"]]
+        exact += max(float(normal(g) == normal(predicted)) for g in golds)
+        total_f1 += max(f1(g, predicted) for g in golds)
+    return {"exact": 100 * exact / len(rows), "f1": 100 * total_f1 / len(rows), "examples": len(rows)}
+
+
+def qa_dev_metrics(accelerator, model, tokenizer, a, batch=64):
+    """The dev questions answered as run_qa.py evaluates them: logits of every window, then
+    the post-processing, then SQuAD's scores."""
+    from transformers import default_data_collator
+    rows = squad_rows(f"{a.data}/dev.jsonl")
+    features = validation_features(a, tokenizer, rows)
+    model.eval()
+    starts, ends = [], []
+    with torch.no_grad():
+        for begin in range(0, len(features), batch):
+            chunk = default_data_collator([f["inputs"] for f in features[begin:begin + batch]])
+            out = model(**{k: v.to(accelerator.device) for k, v in chunk.items()})
+            starts += out.start_logits.float().cpu().tolist()
+            ends += out.end_logits.float().cpu().tolist()
+    return squad_scores(rows, best_answers(rows, features, starts, ends))
+
+
 def cmd_finetune(a):
     """Whole epochs in the runner's order, then the dev set's metrics: one JSON line."""
+    from transformers import AutoTokenizer
     started = time.perf_counter()
-    probe = split_rows(a.data, a.task)
-    steps_per_epoch = math.ceil(len(probe) / a.batch)
+    train = encoded(a, AutoTokenizer.from_pretrained(a.tokenizer))  # the windows, for the epoch's length
+    steps_per_epoch = math.ceil(len(train) / a.batch)
     total = a.epochs * steps_per_epoch
     accelerator, tokenizer, collate, model, optimizer, scheduler = prepared(a, total)
-    batches = step_batches(a, encoded(a, tokenizer))
+    batches = step_batches(a, train)
     save_at = {int(x) for x in a.save_state_at.split(",") if x}
-    dev = encoded(a, tokenizer, "dev")
+    if a.task == "squad":
+        dev_metrics_of = lambda: qa_dev_metrics(accelerator, model, tokenizer, a)
+    else:
+        dev = encoded(a, tokenizer, "dev")
+        dev_metrics_of = lambda: dev_metrics(accelerator, model, collate, dev)
     save_s = 0.0
     model.train()
     for step in range(1, total + 1):
         batch = {k: v.to(accelerator.device) for k, v in collate(next(batches)).items()}
         loss = train_step(accelerator, model, optimizer, scheduler, batch)
         if a.eval_each_epoch and step % steps_per_epoch == 0 and step < total:
-            dev_metrics(accelerator, model, collate, dev)  # the job's work; the last one is below
+            dev_metrics_of()  # the job's work; the last one is below
             model.train()
         if step in save_at:
             began = time.perf_counter()
             accelerator.save_state(os.path.join(a.save_dir, f"step-{step}"))
             save_s += time.perf_counter() - began
-    metrics = dev_metrics(accelerator, model, collate, dev)
+    metrics = dev_metrics_of()
     if a.save_final:  # the trained model as a folder Transformers loads, as the runner's final/
         began = time.perf_counter()
         accelerator.unwrap_model(model).save_pretrained(a.save_final, safe_serialization=True)
@@ -492,7 +586,7 @@ def training_arguments(t):
     t.add_argument("--precision", choices=("fp32", "fp16", "bf16"), required=True)
     t.add_argument("--task", choices=("mrpc", "sst2", "conll", "squad"), default="mrpc",
                    help="conll: token classification from --data's train.conll; squad: question answering "
-                        "from --data's train.jsonl (train only)")
+                        "from --data's train.jsonl (finetune: dev.jsonl answered and scored as run_qa.py does)")
     t.add_argument("--doc-stride", type=int, default=128, help="squad: tokens a window shares with the one before")
     t.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     t.add_argument("--batch", type=int, default=32)

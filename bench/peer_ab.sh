@@ -35,6 +35,11 @@
 #                    same evaluations, save_pretrained() at the end
 #   mini-mrpc-bf16-job  the same under bf16 autocast (native bf16 only)
 #   minilm-mrpc-job  the same job for all-MiniLM-L6-v2
+#   mini-squad-job   the question answering job: mini-squad-fp32's data and model, 1 epoch, the dev
+#                    questions (288) answered and scored at the end: windows, every window's
+#                    logits, run_qa.py's n-best post-processing (20 best, answers of at most 30
+#                    tokens, null answers) and SQuAD v2.0's F1; the peer answers as run_qa.py does
+#                    (bench/accelerate_peer.py finetune --task squad)
 # and prints per case, as soon as its rounds are done, the median over rounds of
 # samples/s of each side, the ratio (runner / peer), and each side's model FLOP/s
 # as a share of the machine's GEMM ceiling, measured before and after the cases: the
@@ -56,7 +61,7 @@ PEER_PINS=(torch==2.11.0 transformers==5.24.0 accelerate==1.15.0 tokenizers safe
 
 device=cpu rounds=2 runner2="" profile=0 pass=()
 cases=mini-mrpc-fp32,mini-mrpc-bf16,mini-sst2-fp32,mini-conll-fp32,mini-squad-fp32,minilm-mrpc-fp32,minilm-mrpc-lora,roberta-mrpc-fp32,deberta-mrpc-fp32
-cases+=,modernbert-mrpc-fp32,mini-mrpc-job,mini-mrpc-bf16-job,minilm-mrpc-job
+cases+=,modernbert-mrpc-fp32,mini-mrpc-job,mini-mrpc-bf16-job,minilm-mrpc-job,mini-squad-job
 while (($#)); do
   case $1 in
     --device) device=$2; shift 2 ;;
@@ -103,6 +108,7 @@ case_spec() {
     mini-mrpc-job) echo "mrpc $work/init-mini fp32 job 3 1e-4 0.06 $bert" ;;
     mini-mrpc-bf16-job) echo "mrpc $work/init-mini bf16 job 3 1e-4 0.06 $bert" ;;
     minilm-mrpc-job) echo "mrpc $minilm fp32 job 3 5e-5 0.1 $bert" ;;
+    mini-squad-job) echo "squad $work/init-mini-encoder fp32 job 1 1e-4 0.06 $bert" ;;
     *) echo "peer_ab: unknown case '$1'" >&2; exit 2 ;;
   esac
 }
@@ -210,14 +216,20 @@ peer_round() {
     >"$out.json" 2>"$out.log" || { tail -n 20 "$out.log" >&2; exit 1; }
 }
 
+# TASK -> a job's --set of its data: a GLUE task as the recipe has it, else runner_data's.
+runner_job_data() {
+  if [[ $1 == conll || $1 == squad ]]; then runner_data "$1"; else echo "--set data.dataset=glue/$1"; fi
+}
+
 # CASE ROUND: the runner's job as a user runs it; wall seconds and peak KiB into
 # CASE/r-ROUND.time, its metrics.jsonl (checkpoint stalls, evaluations) beside.
 runner_job_round() {
   local case=$1 round=$2 task init precision epochs lr ratio type tok
   read -r task init precision _ epochs lr ratio type tok <<<"$(case_spec "$case")"
   local dir=$work/runs out=$work/$case/r-$round
+  # shellcheck disable=SC2046  # runner_data's words are separate arguments
   /usr/bin/time -f "%e %M" -o "$out.time" build/runner run recipes/mrpc_minilm.toml \
-    --set "run.output_dir=$dir" --set "data.dataset=glue/$task" --set "model.pretrained=$init" \
+    --set "run.output_dir=$dir" $(runner_job_data "$task") --set "model.pretrained=$init" \
     --set "model.type=$type" --set "tokenizer.path=$tok" --set "train.precision=$precision" \
     --set "train.epochs=$epochs" --set "optimizer.lr=$lr" --set "scheduler.warmup_ratio=$ratio" \
     --set 'run.loggers=["jsonl"]' >"$out.log" 2>&1 || { tail -n 20 "$out.log" >&2; exit 1; }
@@ -236,7 +248,7 @@ print(",".join(str(e["step"]) for e in map(json.loads, open(sys.argv[1])) if e.g
     "$work/$case/r-$round.jsonl")
   /usr/bin/time -f "%e %M" -o "$out.time" "$py" bench/accelerate_peer.py finetune --device cpu \
     --task "$task" --init "$init" --tokenizer "$tok" \
-    --data "$shared/data/glue/MRPC" --precision "$precision" --epochs "$epochs" --lr "$lr" \
+    --data "$(peer_data "$task")" --doc-stride 32 --precision "$precision" --epochs "$epochs" --lr "$lr" \
     --warmup-ratio "$ratio" --eval-each-epoch --save-state-at "$steps" --save-dir "$work/peer-states" \
     --save-final "$work/peer-final" >"$out.json" 2>"$out.log" || { tail -n 20 "$out.log" >&2; exit 1; }
   rm -rf "$work/peer-states" "$work/peer-final"
