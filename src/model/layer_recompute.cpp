@@ -80,7 +80,12 @@ class RecomputedLayer : public torch::autograd::Function<RecomputedLayer> {
 torch::Tensor recomputed_in_backward(LayerCall layer, const torch::Tensor& input) {
   auto r = c10::make_intrusive<Recomputation>();
   r->layer = std::move(layer);
-  return RecomputedLayer::apply(input, r);
+  // A Function's output requires a gradient only when an input does. Below
+  // frozen embeddings (a LoRA run) none would, and the adapters inside the
+  // layer would silently get no gradient; so the input enters as a leaf that
+  // requires one, as Transformers' enable_input_require_grads() arranges for PEFT.
+  const bool frozen_below = torch::GradMode::is_enabled() && !input.requires_grad();
+  return RecomputedLayer::apply(frozen_below ? input.detach().requires_grad_(true) : input, r);
 }
 
 }  // namespace runner

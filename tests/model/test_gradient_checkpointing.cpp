@@ -2,9 +2,10 @@
 // the backward (its node is in the graph, one per layer), and the gradients are
 // those of the plain backward: the recomputation draws the same dropout masks
 // from the generator's state at the forward, and leaves the generator where the
-// forward left it. Each family, padded and unpadded.
+// forward left it. Each family, padded and unpadded; LoRA adapters too.
 #include "catch.h"
 #include "golden.h"
+#include "model/lora_options.h"
 #include "model/model_factory.h"
 
 #include <functional>
@@ -81,6 +82,56 @@ TEST_CASE("gradient checkpointing recomputes every layer and gives the plain bac
     // The recomputation runs the same kernels on the same inputs with the same
     // masks: the same bits, so no tolerance.
     for (size_t i = 0; i < plain.grads.size(); ++i) CHECK(torch::equal(plain.grads[i], recomputed.grads[i]));
+    CHECK(torch::equal(plain.generator_after, recomputed.generator_after));
+  }
+}
+
+// LoRA adapters inside the recomputed layers, with dropout on their input: the
+// adapters' gradients are the plain backward's, and the frozen base gets none.
+Backward lora_backward_of(const nlohmann::json& section, bool checkpointing) {
+  torch::manual_seed(3);
+  const LoraSettings lora = lora_settings_from({{"enabled", true}, {"r", 4}, {"alpha", 8}, {"dropout", 0.1}});
+  auto model = build_model(section, ModelContext{2, {}}, {}, lora).model;
+  {  // B starts at zero, which would leave A without a gradient: give it values.
+    torch::NoGradGuard no_grad;
+    for (auto& p : model->named_parameters())
+      if (p.key().find("lora_B") != std::string::npos) p.value().normal_(0, 0.1);
+  }
+  model->set_gradient_checkpointing(checkpointing);
+  model->train();
+  torch::manual_seed(11);
+  ModelOutput out = model->forward(test::parity_batch());
+  Backward b;
+  b.recomputed = recomputed_layers(out.loss);
+  out.loss.backward();
+  for (const auto& p : model->named_parameters()) {
+    if (!p.value().requires_grad()) {
+      CHECK_FALSE(p.value().grad().defined());
+      continue;
+    }
+    b.grads.push_back(p.value().grad().clone());
+  }
+  b.generator_after = at::detail::getDefaultCPUGenerator().get_state();
+  return b;
+}
+
+TEST_CASE("gradient checkpointing with LoRA adapters gives the plain backward's adapter gradients", "[model][lora]") {
+  const std::vector<nlohmann::json> sections = {
+      {{"type", "bert"}, {"preset", "bert-tiny"}},
+      {{"type", "deberta-v2"}, {"preset", "deberta-v3-base"}, {"num_hidden_layers", 2}, {"hidden_size", 64},
+       {"num_attention_heads", 2}, {"intermediate_size", 128}, {"execution", "padded"}},
+  };
+  for (const auto& section : sections) {
+    INFO(section.dump());
+    Backward plain = lora_backward_of(section, false), recomputed = lora_backward_of(section, true);
+    CHECK(recomputed.recomputed == 2);
+    REQUIRE(plain.grads.size() == recomputed.grads.size());
+    REQUIRE(plain.grads.size() > 4);  // two layers' query and value adapters, and the classifier
+    // The same kernels on the same inputs with the same adapter dropout masks: the same bits.
+    for (size_t i = 0; i < plain.grads.size(); ++i) {
+      CHECK(torch::equal(plain.grads[i], recomputed.grads[i]));
+      CHECK(plain.grads[i].abs().max().item<double>() > 0);
+    }
     CHECK(torch::equal(plain.generator_after, recomputed.generator_after));
   }
 }
