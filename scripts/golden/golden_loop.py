@@ -27,16 +27,23 @@ def adamw(model):
                               {"params": rest, "weight_decay": 0.0}], lr=LR, betas=BETAS, eps=EPS)
 
 
-def trajectory(model, batches):
+def trajectory(model, batches, autocast=None):
+    """autocast (a torch dtype): each forward inside torch.autocast("cpu", that dtype), opened and
+    closed per forward as Accelerate's prepared model does, the loss taken in float32; the backward,
+    clipping and step outside it."""
+    import contextlib
     import torch
     from transformers import get_scheduler
+    region = (lambda: torch.autocast("cpu", dtype=autocast)) if autocast else contextlib.nullcontext
     model.train()
     opt = adamw(model)
     sched = get_scheduler("linear", opt, num_warmup_steps=WARMUP, num_training_steps=STEPS)
     steps = []
     for i, batch in enumerate(batches):
         lr = sched.get_last_lr()[0]
-        loss = model(**batch).loss
+        with region():
+            loss = model(**batch).loss
+        loss = loss.float()
         loss.backward()
         norm = torch.nn.utils.clip_grad_norm_(model.parameters(), MAX_NORM)
         opt.step()

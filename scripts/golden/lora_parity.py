@@ -21,9 +21,14 @@ and writes to --out:
     one thread: each step's loss and gradient norm before clipping (and, since the loop is shared, the
     lr it used; the files in tests/model/golden/lora predate that key and hold the rest unchanged).
 
+With --bf16 it writes <family>_bf16.json instead, for BF16_FAMILIES: the same adapters, read back from
+<family>.adapter/ (PeftModel.from_pretrained, is_trainable), trained by the same loop with each forward
+under torch.autocast("cpu", torch.bfloat16), as Accelerate's mixed_precision="bf16" runs it.
+
 Command used for tests/model/golden/lora/ (repository root; a venv outside the project):
   python3 -m venv /work/venv-lora && /work/venv-lora/bin/pip install torch transformers==5.24.0 peft==0.21.2 safetensors
   /work/venv-lora/bin/python scripts/golden/lora_parity.py --out tests/model/golden/lora
+  /work/venv-lora/bin/python scripts/golden/lora_parity.py --out tests/model/golden/lora --bf16
 
 Python is used only by golden generators and benches; the runner never needs it.
 """
@@ -36,6 +41,7 @@ from golden_loop import trajectory
 RANK, ALPHA, SEED = 4, 8, 4321
 FAMILIES = {"bert": ["query", "value"], "distilbert": ["q_lin", "v_lin"], "roberta": ["query", "value"],
             "deberta-v2": ["query_proj", "value_proj"]}
+BF16_FAMILIES = ["bert", "roberta"]
 TOKEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "model", "golden", "token")
 
 
@@ -58,7 +64,10 @@ def logits_of(model, batch):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", required=True, help="folder for <family>[_rslora].json and .adapter/")
+    p.add_argument("--bf16", action="store_true", help="the bf16 autocast trajectories of the saved adapters")
     a = p.parse_args()
+    if a.bf16:
+        return bf16_trajectories(a.out)
     import peft
     import torch
     import transformers
@@ -99,6 +108,28 @@ def main():
                 json.dump(golden, f)
                 f.write("\n")
             print(name, "trainable", golden["trainable_count"], "last loss", golden["trajectory"][-1]["loss"])
+
+
+def bf16_trajectories(out):
+    import peft
+    import torch
+    import transformers
+    from peft import PeftModel
+    from transformers import AutoModelForTokenClassification
+    torch.set_num_threads(1)
+    for family in BF16_FAMILIES:
+        base = AutoModelForTokenClassification.from_pretrained(os.path.join(TOKEN, "tiny_" + family),
+                                                               attn_implementation="eager", dtype=torch.float32)
+        model = PeftModel.from_pretrained(base, os.path.join(out, family + ".adapter"), is_trainable=True)
+        golden = {"generator": "scripts/golden/lora_parity.py --bf16", "torch": torch.__version__,
+                  "transformers": transformers.__version__, "peft": peft.__version__, "family": family,
+                  "r": RANK, "alpha": ALPHA, "rslora": False, "autocast": "bfloat16",
+                  "trainable_count": sum(p.numel() for p in model.parameters() if p.requires_grad),
+                  "trajectory": trajectory(model, batches_of(family), autocast=torch.bfloat16)}
+        with open(os.path.join(out, family + "_bf16.json"), "w", encoding="utf-8") as f:
+            json.dump(golden, f)
+            f.write("\n")
+        print(family, "bf16 trainable", golden["trainable_count"], "last loss", golden["trajectory"][-1]["loss"])
 
 
 if __name__ == "__main__":
