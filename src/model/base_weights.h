@@ -16,8 +16,8 @@ namespace runner {
 // The safetensors metadata key of that digest.
 inline constexpr const char* kBaseWeightsKey = "base_weights_sha256";
 
-// sha256 over every frozen parameter (requires_grad false) as its name, dtype,
-// shape and float32 bytes, in name order; "" when every parameter trains.
+// sha256 over every frozen parameter (requires_grad false) as its name, shape
+// and float32 bytes, in name order; "" when every parameter trains.
 std::string frozen_weights_sha256(torch::nn::Module& model);
 
 // The digest a weight file (a .safetensors file, or a folder's model.safetensors)

@@ -1,6 +1,6 @@
 #include "model/model_factory.h"
-#include "model/base_weights.h"
 
+#include "model/base_weights.h"
 #include "model/task_head.h"
 #include "registry/registry.h"
 #include "util/diagnostic.h"
