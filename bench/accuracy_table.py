@@ -13,7 +13,7 @@ import os
 import statistics
 import sys
 
-METRICS = {"mrpc": ("accuracy", "f1"), "sst2": ("accuracy",)}
+METRICS = {"mrpc": ("accuracy", "f1"), "mrpc-lora": ("accuracy", "f1"), "sst2": ("accuracy",)}
 
 
 def results(out):
