@@ -46,7 +46,22 @@ inline std::vector<nlohmann::json> golden_folder_train_steps(const std::string& 
 
 struct TrajectoryWorst {
   double loss = 0, grad_norm = 0;  // the largest relative difference over the steps
+  double largest() const { return std::max(loss, grad_norm); }
 };
+
+// The largest relative difference of the logged steps' losses and gradient
+// norms from the golden's, without judging them.
+template <class Json>
+TrajectoryWorst trajectory_distance(const std::vector<nlohmann::json>& got, const Json& steps) {
+  REQUIRE(got.size() == steps.size());
+  TrajectoryWorst worst;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const double loss = steps[i].at("loss"), norm = steps[i].at("grad_norm_preclip");
+    worst.loss = std::max(worst.loss, std::abs(got[i]["loss"].get<double>() - loss) / loss);
+    worst.grad_norm = std::max(worst.grad_norm, std::abs(got[i]["grad_norm"].get<double>() - norm) / norm);
+  }
+  return worst;
+}
 
 // Each logged step's loss and gradient norm against the golden's, to
 // `relative` (the caller's comment derives it); the worst of each, to report.
@@ -59,10 +74,8 @@ TrajectoryWorst check_trajectory(const std::vector<nlohmann::json>& got, const J
     const double loss = steps[i].at("loss"), norm = steps[i].at("grad_norm_preclip");
     CHECK(got[i]["loss"].get<double>() == Approx(loss).epsilon(relative));
     CHECK(got[i]["grad_norm"].get<double>() == Approx(norm).epsilon(relative));
-    worst.loss = std::max(worst.loss, std::abs(got[i]["loss"].get<double>() - loss) / loss);
-    worst.grad_norm = std::max(worst.grad_norm, std::abs(got[i]["grad_norm"].get<double>() - norm) / norm);
   }
-  return worst;
+  return trajectory_distance(got, steps);
 }
 
 }  // namespace runner::test
