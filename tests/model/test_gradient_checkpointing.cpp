@@ -39,10 +39,17 @@ struct Backward {
   torch::Tensor generator_after;  // the CPU generator's state after the backward
 };
 
-// One forward and backward of a seeded model in training mode (dropout on).
-Backward backward_of(const nlohmann::json& section, bool checkpointing) {
+// One forward and backward of a seeded model in training mode (dropout on),
+// with `lora`'s adapters when it is enabled: the gradients of what trains, the
+// frozen base getting none.
+Backward backward_of(const nlohmann::json& section, bool checkpointing, const LoraSettings& lora = {}) {
   torch::manual_seed(3);
-  auto model = make_model(section, ModelContext{2, {}});
+  auto model = build_model(section, ModelContext{2, {}}, {}, lora).model;
+  if (lora.enabled) {  // B starts at zero, which would leave A without a gradient: give it values.
+    torch::NoGradGuard no_grad;
+    for (auto& p : model->named_parameters())
+      if (p.key().find("lora_B") != std::string::npos) p.value().normal_(0, 0.1);
+  }
   model->set_gradient_checkpointing(checkpointing);
   model->train();
   torch::manual_seed(11);  // the dropout masks' draws
@@ -50,7 +57,10 @@ Backward backward_of(const nlohmann::json& section, bool checkpointing) {
   Backward b;
   b.recomputed = recomputed_layers(out.loss);
   out.loss.backward();
-  for (const auto& p : model->parameters()) b.grads.push_back(p.grad().clone());
+  for (const auto& p : model->parameters()) {
+    if (p.requires_grad()) b.grads.push_back(p.grad().clone());
+    else CHECK_FALSE(p.grad().defined());
+  }
   b.generator_after = at::detail::getDefaultCPUGenerator().get_state();
   return b;
 }
@@ -88,33 +98,6 @@ TEST_CASE("gradient checkpointing recomputes every layer and gives the plain bac
 
 // LoRA adapters inside the recomputed layers, with dropout on their input: the
 // adapters' gradients are the plain backward's, and the frozen base gets none.
-Backward lora_backward_of(const nlohmann::json& section, bool checkpointing) {
-  torch::manual_seed(3);
-  const LoraSettings lora = lora_settings_from({{"enabled", true}, {"r", 4}, {"alpha", 8}, {"dropout", 0.1}});
-  auto model = build_model(section, ModelContext{2, {}}, {}, lora).model;
-  {  // B starts at zero, which would leave A without a gradient: give it values.
-    torch::NoGradGuard no_grad;
-    for (auto& p : model->named_parameters())
-      if (p.key().find("lora_B") != std::string::npos) p.value().normal_(0, 0.1);
-  }
-  model->set_gradient_checkpointing(checkpointing);
-  model->train();
-  torch::manual_seed(11);
-  ModelOutput out = model->forward(test::parity_batch());
-  Backward b;
-  b.recomputed = recomputed_layers(out.loss);
-  out.loss.backward();
-  for (const auto& p : model->named_parameters()) {
-    if (!p.value().requires_grad()) {
-      CHECK_FALSE(p.value().grad().defined());
-      continue;
-    }
-    b.grads.push_back(p.value().grad().clone());
-  }
-  b.generator_after = at::detail::getDefaultCPUGenerator().get_state();
-  return b;
-}
-
 TEST_CASE("gradient checkpointing with LoRA adapters gives the plain backward's adapter gradients", "[model][lora]") {
   const std::vector<nlohmann::json> sections = {
       {{"type", "bert"}, {"preset", "bert-tiny"}},
@@ -123,7 +106,8 @@ TEST_CASE("gradient checkpointing with LoRA adapters gives the plain backward's 
   };
   for (const auto& section : sections) {
     INFO(section.dump());
-    Backward plain = lora_backward_of(section, false), recomputed = lora_backward_of(section, true);
+    const LoraSettings lora = lora_settings_from({{"enabled", true}, {"r", 4}, {"alpha", 8}, {"dropout", 0.1}});
+    Backward plain = backward_of(section, false, lora), recomputed = backward_of(section, true, lora);
     CHECK(recomputed.recomputed == 2);
     REQUIRE(plain.grads.size() == recomputed.grads.size());
     REQUIRE(plain.grads.size() > 4);  // two layers' query and value adapters, and the classifier
