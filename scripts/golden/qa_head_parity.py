@@ -16,22 +16,28 @@ inside; the others start in [1, n-1) and end within 4 tokens after, before the l
     and one backward: the norm of every parameter's gradient.
   * trajectory: scripts/golden/golden_loop.py's loop (AdamW lr 5e-4, linear schedule with 5 warm-up
     steps of 20, clip_grad_norm_(1.0), one thread) from the saved weights.
+With --tokens-only, <family>_tokens.json instead, from the saved tiny_<family>/ and the same batches:
+the loss the runner trains by default (model.qa_loss_includes_padding = false), Transformers' loss
+on start and end logits whose padding positions are torch.finfo(float32).min, so that each softmax
+runs over its row's tokens; batch 0's loss in model.eval(), and the trajectory with that loss.
 
 Command used for tests/model/golden/qa/ (repository root; a venv outside the project holding torch
 and transformers, e.g. python3 -m venv /work/venv-torch && /work/venv-torch/bin/pip install torch
 transformers safetensors):
   /work/venv-torch/bin/python scripts/golden/qa_head_parity.py --out tests/model/golden/qa
+  /work/venv-torch/bin/python scripts/golden/qa_head_parity.py --out tests/model/golden/qa --tokens-only
 
 Requires torch and transformers (5.24 tested). Python is used only by golden generators and benches;
 the runner never needs it.
 """
 import argparse
+import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import token_classification_parity as token  # noqa: E402  (its configs and batches)
-from golden_loop import forward_and_grads, write_head_golden  # noqa: E402
+from golden_loop import forward_and_grads, trajectory, write_head_golden  # noqa: E402
 
 
 def config(family):
@@ -71,15 +77,70 @@ def span_logits_of(out):
     return {"start_logits": out.start_logits.double().tolist(), "end_logits": out.end_logits.double().tolist()}
 
 
+def tokens_only_loss(out, batch, positions):
+    """Transformers' question answering loss (positions clamped to the width, the width ignored, the
+    mean of the start and end cross-entropy) on logits masked to finfo.min at the padding."""
+    import torch
+    pad = batch["attention_mask"] == 0
+    width = out.start_logits.size(1)
+    ce = torch.nn.CrossEntropyLoss(ignore_index=width)
+    def side(logits, key):
+        return ce(logits.masked_fill(pad, torch.finfo(logits.dtype).min), positions[key].clamp(0, width))
+    return (side(out.start_logits, "start_positions") + side(out.end_logits, "end_positions")) / 2
+
+
+def tokens_only(model):
+    """model, whose loss is tokens_only_loss; its parameters keep their names under "model."."""
+    import types
+    import torch
+
+    class TokensOnly(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, **batch):
+            positions = {k: batch.pop(k) for k in ("start_positions", "end_positions")}
+            return types.SimpleNamespace(loss=tokens_only_loss(self.model(**batch), batch, positions))
+
+    return TokensOnly()
+
+
+def write_tokens_golden(out, family):
+    import torch
+    import transformers
+    from transformers import AutoModelForQuestionAnswering
+    folder = os.path.join(out, "tiny_" + family)
+    load = lambda: AutoModelForQuestionAnswering.from_pretrained(folder, attn_implementation="eager",  # noqa: E731
+                                                                 dtype=torch.float32)
+    batches = with_positions(token.make_batches(family))
+    model = tokens_only(load())
+    model.eval()
+    with torch.no_grad():
+        loss = float(model(**dict(batches[0])).loss.double())
+    golden = {"generator": "scripts/golden/qa_head_parity.py --tokens-only", "torch": torch.__version__,
+              "transformers": transformers.__version__, "forward": {"loss": loss},
+              "trajectory": trajectory(tokens_only(load()), [dict(b) for b in batches])}
+    with open(os.path.join(out, family + "_tokens.json"), "w", encoding="utf-8") as f:
+        json.dump(golden, f)
+        f.write("\n")
+    print(family, "tokens-only loss", loss)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", required=True, help="folder: writes tiny_<family>/ and <family>.json per family")
     p.add_argument("--family", choices=sorted(token.SPECIAL), action="append", help="default: every family")
+    p.add_argument("--tokens-only", action="store_true",
+                   help="write <family>_tokens.json: the loss over each row's tokens (from tiny_<family>/)")
     a = p.parse_args()
     import torch
     from transformers import AutoModelForQuestionAnswering
     torch.set_num_threads(1)
     for family in a.family or sorted(token.SPECIAL):
+        if a.tokens_only:
+            write_tokens_golden(a.out, family)
+            continue
         write_head_golden(AutoModelForQuestionAnswering, config(family),
                           lambda: with_positions(token.make_batches(family)),
                           lambda model, batch: forward_and_grads(model, batch, span_logits_of), a.out, family,

@@ -84,6 +84,10 @@ class TaskModel : public torch::nn::Module {
   // without layers has nothing to recompute.
   virtual void set_gradient_checkpointing(bool) {}
   virtual bool gradient_checkpointing() const { return false; }
+  // model.qa_loss_includes_padding: whether a loss over positions counts the
+  // padding positions, as Transformers' question answering softmax does. Only
+  // that head's loss reads padding; the others ignore this.
+  virtual void set_loss_over_padding(bool) {}
 };
 
 // How the modules are initialised when they are built.

@@ -145,6 +145,7 @@ LoadedModel build_model(const nlohmann::json& section, const ModelContext& conte
     });
     out.lora = attached;
   }
+  out.model->set_loss_over_padding(section.value("qa_loss_includes_padding", false));
   out.model->set_execution(section.value("execution", std::string("unpadded")) == "padded"
                                ? Execution::Padded
                                : Execution::Unpadded);

@@ -14,6 +14,12 @@ inline nlohmann::ordered_json qa_expected(const std::string& family) {
   return nlohmann::ordered_json::parse(in);
 }
 
+// The loss over each row's tokens (scripts/golden/qa_head_parity.py --tokens-only).
+inline nlohmann::ordered_json qa_tokens_expected(const std::string& family) {
+  std::ifstream in(qa_golden(family + "_tokens.json"));
+  return nlohmann::ordered_json::parse(in);
+}
+
 // Batch `i` of the golden, labels [B, 2]: each row's start and end position.
 inline ModelBatch qa_batch(const nlohmann::ordered_json& expected, size_t i) {
   const auto& b = expected.at("batches").at(i);

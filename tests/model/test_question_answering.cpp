@@ -1,8 +1,9 @@
 // Every family with Transformers' question answering head: loaded from a
 // folder that Transformers saved, the same keys, start and end logits, loss
 // (positions past the sequence ignored) and every gradient as
-// AutoModelForQuestionAnswering computes them, always padded, and a save that
-// loads back to the same logits.
+// AutoModelForQuestionAnswering computes them, padded; the loss over each
+// row's tokens that a recipe trains by default, packed; and a save that loads
+// back to the same logits.
 #include "qa_golden.h"
 
 #include "model/checkpoint.h"
@@ -18,6 +19,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 using namespace runner;
 using namespace runner::test;
@@ -77,6 +79,101 @@ TEST_CASE("question answering: the head runs padded even when unpadded execution
   const torch::Tensor want = qa_logits(expected);
   // Padding positions carry Transformers' logits too (a packed forward would give zeros there).
   CHECK(max_abs(model->forward(qa_batch(expected, 0)).logits, want) <=
+        kFp32Parity * std::max(1.0, want.abs().max().item<double>()));
+}
+
+TEST_CASE("question answering over each row's tokens: packed, Transformers' logits there, finfo.min at the padding",
+          "[model][qa]") {
+  for (const auto& family : token_families()) {
+    INFO(family);
+    auto model = load_family(family);
+    model->set_loss_over_padding(false);
+    model->set_execution(Execution::Unpadded);
+    CHECK(model->execution() == Execution::Unpadded);
+    model->eval();
+    torch::NoGradGuard no_grad;
+    const auto expected = qa_expected(family);
+    const ModelBatch batch = qa_batch(expected, 0);
+    const ModelOutput out = model->forward(batch);
+    const torch::Tensor want = qa_logits(expected);
+    const torch::Tensor real = batch.attention_mask.eq(1).unsqueeze(-1).expand_as(want);
+    // The real tokens' logits do not depend on the padding: Transformers' within the fp32 parity.
+    CHECK(max_abs(out.logits.masked_select(real), want.masked_select(real)) <=
+          kFp32Parity * std::max(1.0, want.abs().max().item<double>()));
+    const torch::Tensor padding = out.logits.masked_select(real.logical_not());
+    REQUIRE(padding.numel() > 0);
+    CHECK((padding == std::numeric_limits<float>::lowest()).all().item<bool>());
+    // Transformers' loss on its logits with the padding masked to finfo.min.
+    const double loss = qa_tokens_expected(family).at("forward").at("loss");
+    CHECK(std::abs(out.loss.item<double>() - loss) <= kFp32Parity * loss);
+  }
+}
+
+TEST_CASE("question answering over each row's tokens: the loss does not depend on how far rows are padded",
+          "[model][qa]") {
+  auto model = load_family("bert");
+  model->set_loss_over_padding(false);
+  model->eval();
+  torch::NoGradGuard no_grad;
+  const ModelBatch batch = qa_batch(qa_expected("bert"), 0);
+  ModelBatch wider = batch;
+  const auto extra = [](const torch::Tensor& t) { return torch::cat({t, torch::zeros({t.size(0), 16}, t.options())}, 1); };
+  wider.input_ids = extra(batch.input_ids);
+  wider.attention_mask = extra(batch.attention_mask);
+  wider.token_type_ids = extra(batch.token_type_ids);
+  // Only row 1's start lies past the width (ignored): keep it past the wider one.
+  wider.labels = batch.labels.clone();
+  wider.labels[1][0] = wider.input_ids.size(1) + 3;
+  const double narrow = model->forward(batch).loss.item<double>(), wide = model->forward(wider).loss.item<double>();
+  // The same packed tokens; each softmax adds 16 exact zeros, and its sum of <= 64
+  // terms may be taken in another order: 64 x 2^-24 ~ 4e-6 relative.
+  CHECK(std::abs(narrow - wide) <= 4e-6 * narrow);
+  // Transformers' loss counts the padding: it moves with the width.
+  model->set_loss_over_padding(true);
+  CHECK(std::abs(model->forward(batch).loss.item<double>() - model->forward(wider).loss.item<double>()) > 1e-3 * narrow);
+}
+
+TEST_CASE("question answering over each row's tokens: a start or end at the padding is ignored", "[model][qa]") {
+  auto model = load_family("bert");
+  model->set_loss_over_padding(false);
+  model->eval();
+  torch::NoGradGuard no_grad;
+  ModelBatch batch = qa_batch(qa_expected("bert"), 0);
+  const int64_t length = batch.input_ids.size(1);
+  // run_qa.py puts an answer that starts at a window's last context token at its last padding position.
+  int64_t padded_row = -1;
+  for (int64_t r = 2; r < batch.labels.size(0) && padded_row < 0; ++r)
+    if (batch.attention_mask[r][length - 1].item<int64_t>() == 0) padded_row = r;
+  REQUIRE(padded_row >= 0);
+  batch.labels[padded_row][0] = length - 1;
+  const ModelOutput out = model->forward(batch);
+  REQUIRE(std::isfinite(out.loss.item<double>()));
+  const auto log_p = out.logits.to(torch::kFloat64).log_softmax(1);
+  double start = 0, end = 0;
+  int64_t starts = 0;
+  for (int64_t r = 0; r < batch.labels.size(0); ++r) {
+    const int64_t s = batch.labels[r][0].item<int64_t>(), e = batch.labels[r][1].item<int64_t>();
+    if (s < length && batch.attention_mask[r][s].item<int64_t>() == 1) start -= log_p[r][s][0].item<double>(), ++starts;
+    end -= log_p[r][e][1].item<double>();
+  }
+  // fp32 over 8 rows of <= 49 terms, as the clamped positions' case above.
+  CHECK(out.loss.item<double>() == Approx((start / starts + end / batch.labels.size(0)) / 2).epsilon(1e-6));
+}
+
+TEST_CASE("question answering: a recipe's model takes the loss over the tokens unless told to include the padding",
+          "[model][qa]") {
+  const nlohmann::json section = {{"type", "bert"}, {"pretrained", qa_golden("tiny_bert")}};
+  const ModelContext qa{2, {}, {}, TaskHead::QuestionAnswering};
+  CHECK(build_model(section, qa).model->execution() == Execution::Unpadded);
+  nlohmann::json with_padding = section;
+  with_padding["qa_loss_includes_padding"] = true;
+  auto padded = build_model(with_padding, qa).model;
+  CHECK(padded->execution() == Execution::Padded);
+  padded->eval();
+  torch::NoGradGuard no_grad;
+  const auto expected = qa_expected("bert");
+  const torch::Tensor want = qa_logits(expected);
+  CHECK(max_abs(padded->forward(qa_batch(expected, 0)).logits, want) <=
         kFp32Parity * std::max(1.0, want.abs().max().item<double>()));
 }
 

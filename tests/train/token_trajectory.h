@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,10 +34,13 @@ inline std::vector<TrainBatch> token_train_batches(const nlohmann::ordered_json&
 
 // The model of a golden folder trained by the golden loop (golden_loop.h:
 // AdamW, its schedule, clipping) on `batches`: its logged train steps.
+// `prepare` may set the model up first (its loss, its execution).
 inline std::vector<nlohmann::json> golden_folder_train_steps(const std::string& folder,
-                                                             std::vector<TrainBatch> batches) {
+                                                             std::vector<TrainBatch> batches,
+                                                             const std::function<void(TaskModel&)>& prepare = {}) {
   GoldenData data{FixedBatches(std::move(batches)), {}};
   auto model = load_model_folder(folder).model;
+  if (prepare) prepare(*model);
   Trainer trainer(golden_trainer_config(GoldenLoop{}), model, golden_adamw(*model), golden_schedule(), data.batches,
                   nullptr, std::vector<Logger*>{&data.capture});
   REQUIRE(trainer.total_steps() == 20);
