@@ -206,6 +206,10 @@ def encoded_questions(a, tokenizer, split):
                     last -= 1
                 start, end = first - 1, last + 1
         feature = {k: enc[k][i] for k in ("input_ids", "token_type_ids", "attention_mask") if k in enc}
+        if a.qa_loss == "tokens":  # the padding goes; a position on it names no token: ignored
+            real = sum(feature["attention_mask"])
+            feature = {k: v[:real] for k, v in feature.items()}
+            start, end = (p if p < real else -100 for p in (start, end))
         feature.update(start_positions=start, end_positions=end)
         out.append(feature)
     return out
@@ -261,9 +265,9 @@ def prepared(a, total_steps):
         model = AutoModelForTokenClassification.from_pretrained(a.init, num_labels=len(conll_labels(a.data)),
                                                                 **extra)
         collate = DataCollatorForTokenClassification(tokenizer)
-    elif a.task == "squad":  # run_qa.py's: windows padded to max_length
+    elif a.task == "squad":  # run_qa.py's: windows padded to max_length (--qa-loss tokens: dynamic padding)
         model = AutoModelForQuestionAnswering.from_pretrained(a.init, **extra)
-        collate = default_data_collator
+        collate = DataCollatorWithPadding(tokenizer) if a.qa_loss == "tokens" else default_data_collator
     else:
         model = AutoModelForSequenceClassification.from_pretrained(a.init, num_labels=2, **extra)
         collate = DataCollatorWithPadding(tokenizer)
@@ -278,10 +282,29 @@ def prepared(a, total_steps):
     return accelerator, tokenizer, collate, model, optimizer, scheduler
 
 
-def train_step(accelerator, model, optimizer, scheduler, batch, phases=None):
+def loss_function(a):
+    """The model's own loss; under --qa-loss tokens, Transformers' question answering loss with the
+    padding's logits at finfo.min, so that each softmax runs over its window's tokens (the runner's
+    default, model.qa_loss_includes_padding = false), positions at the padding being -100."""
+    if a.task != "squad" or a.qa_loss == "padding":
+        return lambda model, batch: model(**batch).loss
+
+    def over_tokens(model, batch):
+        positions = {k: batch.pop(k) for k in ("start_positions", "end_positions")}
+        out = model(**batch)
+        pad = batch["attention_mask"] == 0
+        ce = torch.nn.CrossEntropyLoss(ignore_index=-100)
+
+        def side(logits, key):
+            return ce(logits.float().masked_fill(pad, torch.finfo(torch.float32).min), positions[key])
+        return (side(out.start_logits, "start_positions") + side(out.end_logits, "end_positions")) / 2
+    return over_tokens
+
+
+def train_step(accelerator, model, optimizer, scheduler, batch, phases=None, loss_of=None):
     """One optimizer step; with `phases`, adds the seconds of forward, backward and optimizer to it."""
     t0 = time.perf_counter()
-    loss = model(**batch).loss
+    loss = loss_of(model, batch) if loss_of else model(**batch).loss
     t1 = time.perf_counter()
     accelerator.backward(loss)
     t2 = time.perf_counter()
@@ -324,7 +347,8 @@ def cmd_train(a):
         rows, width = batch["attention_mask"].shape
         batch = {k: v.to(accelerator.device, non_blocking=True) for k, v in batch.items()}
         in_timing = a.warmup <= step < timed_end
-        loss = train_step(accelerator, model, optimizer, scheduler, batch, phases if in_timing else None)
+        loss = train_step(accelerator, model, optimizer, scheduler, batch, phases if in_timing else None,
+                          loss_function(a))
         if a.log_losses:
             losses.append(loss.item())
         if in_timing:
@@ -394,9 +418,11 @@ def validation_features(a, tokenizer, rows):
     features = []
     for i, offsets in enumerate(enc["offset_mapping"]):
         sequence = enc.sequence_ids(i)
-        features.append({"inputs": {k: enc[k][i] for k in ("input_ids", "token_type_ids", "attention_mask") if k in enc},
+        inputs = {k: enc[k][i] for k in ("input_ids", "token_type_ids", "attention_mask") if k in enc}
+        real = sum(inputs["attention_mask"]) if a.qa_loss == "tokens" else len(offsets)  # tokens: no padding
+        features.append({"inputs": {k: v[:real] for k, v in inputs.items()},
                          "example": enc["overflow_to_sample_mapping"][i],
-                         "offsets": [o if sequence[k] == 1 else None for k, o in enumerate(offsets)]})
+                         "offsets": [o if sequence[k] == 1 else None for k, o in enumerate(offsets[:real])]})
     return features
 
 
@@ -455,17 +481,19 @@ def squad_scores(rows, answers):
 def qa_dev_metrics(accelerator, model, tokenizer, a, batch=64):
     """The dev questions answered as run_qa.py evaluates them: logits of every window, then
     the post-processing, then SQuAD's scores."""
-    from transformers import default_data_collator
+    from transformers import DataCollatorWithPadding, default_data_collator
     rows = squad_rows(f"{a.data}/dev.jsonl")
     features = validation_features(a, tokenizer, rows)
+    collate = DataCollatorWithPadding(tokenizer) if a.qa_loss == "tokens" else default_data_collator
     model.eval()
     starts, ends = [], []
     with torch.no_grad():
         for begin in range(0, len(features), batch):
-            chunk = default_data_collator([f["inputs"] for f in features[begin:begin + batch]])
+            chunk = collate([f["inputs"] for f in features[begin:begin + batch]])
             out = model(**{k: v.to(accelerator.device) for k, v in chunk.items()})
-            starts += out.start_logits.float().cpu().tolist()
-            ends += out.end_logits.float().cpu().tolist()
+            lengths = [len(f["offsets"]) for f in features[begin:begin + batch]]  # each window's own
+            starts += [row[:n] for row, n in zip(out.start_logits.float().cpu().tolist(), lengths)]
+            ends += [row[:n] for row, n in zip(out.end_logits.float().cpu().tolist(), lengths)]
     return squad_scores(rows, best_answers(rows, features, starts, ends))
 
 
@@ -488,7 +516,7 @@ def cmd_finetune(a):
     model.train()
     for step in range(1, total + 1):
         batch = {k: v.to(accelerator.device) for k, v in collate(next(batches)).items()}
-        loss = train_step(accelerator, model, optimizer, scheduler, batch)
+        loss = train_step(accelerator, model, optimizer, scheduler, batch, loss_of=loss_function(a))
         if a.eval_each_epoch and step % steps_per_epoch == 0 and step < total:
             dev_metrics_of()  # the job's work; the last one is below
             model.train()
@@ -588,6 +616,10 @@ def training_arguments(t):
                    help="conll: token classification from --data's train.conll; squad: question answering "
                         "from --data's train.jsonl (finetune: dev.jsonl answered and scored as run_qa.py does)")
     t.add_argument("--doc-stride", type=int, default=128, help="squad: tokens a window shares with the one before")
+    t.add_argument("--qa-loss", choices=("padding", "tokens"), default="padding",
+                   help="squad: padding, run_qa.py's (windows padded to max_length, the start and end softmax over "
+                        "every position); tokens, the runner's default (windows without padding, dynamic padding, "
+                        "each softmax over its window's tokens)")
     t.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     t.add_argument("--batch", type=int, default=32)
     t.add_argument("--max-length", type=int, default=128)

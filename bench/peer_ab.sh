@@ -16,10 +16,15 @@
 #   mini-conll-fp32  BERT-Mini from a random init, token classification (NER) as run_ner.py
 #                    trains it: 3,360 SST-2 train sentences, a word a line, tagged by
 #                    recipes/smoke/ner/tag.awk (WORK, MONEY, NUM); 1 epoch (10 warm-up + 95 timed steps)
-#   mini-squad-fp32  BERT-Mini from a random init, extractive question answering (SQuAD v2.0) as
-#                    run_qa.py trains it: 3,360 contexts of three SST-2 sentences, questions by
-#                    recipes/smoke/qa/make_questions.awk, windows of 128 tokens with a stride of 32,
-#                    padded to 128; 10 warm-up + 95 timed steps
+#   mini-squad-fp32  BERT-Mini from a random init, extractive question answering (SQuAD v2.0):
+#                    3,360 contexts of three SST-2 sentences, questions by
+#                    recipes/smoke/qa/make_questions.awk, windows of at most 128 tokens with a
+#                    stride of 32 as run_qa.py makes them, the loss the runner trains by default
+#                    (each start and end softmax over its window's tokens: the runner packed, the
+#                    peer with dynamic padding and the padding's logits masked,
+#                    accelerate_peer.py --qa-loss tokens); 10 warm-up + 95 timed steps
+#   mini-squad-padded-fp32  the same with run_qa.py's own loss (the softmax over every position
+#                    of windows padded to 128) on both sides: model.qa_loss_includes_padding
 #   minilm-mrpc-fp32 all-MiniLM-L6-v2 (pretrained, build/python-packages), MRPC, 1 epoch
 #   minilm-mrpc-lora the same with LoRA adapters (r 8, alpha 16, query and value, lr 5e-4) against
 #                    PEFT's LoraConfig on the peer's side: the base frozen on both
@@ -35,7 +40,7 @@
 #                    same evaluations, save_pretrained() at the end
 #   mini-mrpc-bf16-job  the same under bf16 autocast (native bf16 only)
 #   minilm-mrpc-job  the same job for all-MiniLM-L6-v2
-#   mini-squad-job   the question answering job: mini-squad-fp32's data and model, 1 epoch, the dev
+#   mini-squad-job   the question answering job: mini-squad-fp32's data, model and loss, 1 epoch, the dev
 #                    questions (288) answered and scored at the end: windows, every window's
 #                    logits, run_qa.py's n-best post-processing (20 best, answers of at most 30
 #                    tokens, null answers) and SQuAD v2.0's F1; the peer answers as run_qa.py does
@@ -60,7 +65,8 @@ cd "$(dirname "$0")/.."
 PEER_PINS=(torch==2.11.0 transformers==5.24.0 accelerate==1.15.0 tokenizers safetensors)
 
 device=cpu rounds=2 runner2="" profile=0 pass=()
-cases=mini-mrpc-fp32,mini-mrpc-bf16,mini-sst2-fp32,mini-conll-fp32,mini-squad-fp32,minilm-mrpc-fp32,minilm-mrpc-lora,roberta-mrpc-fp32,deberta-mrpc-fp32
+cases=mini-mrpc-fp32,mini-mrpc-bf16,mini-sst2-fp32,mini-conll-fp32,mini-squad-fp32,mini-squad-padded-fp32
+cases+=,minilm-mrpc-fp32,minilm-mrpc-lora,roberta-mrpc-fp32,deberta-mrpc-fp32
 cases+=,modernbert-mrpc-fp32,mini-mrpc-job,mini-mrpc-bf16-job,minilm-mrpc-job,mini-squad-job
 while (($#)); do
   case $1 in
@@ -98,7 +104,7 @@ case_spec() {
     mini-mrpc-bf16) echo "mrpc $work/init-mini bf16 10 105 1e-4 0.06 $bert" ;;
     mini-sst2-fp32) echo "sst2 $work/init-mini fp32 20 400 2e-4 0.06 $bert" ;;
     mini-conll-fp32) echo "conll $work/init-mini-encoder fp32 10 95 1e-4 0.06 $bert" ;;
-    mini-squad-fp32) echo "squad $work/init-mini-encoder fp32 10 95 1e-4 0.06 $bert" ;;
+    mini-squad-fp32 | mini-squad-padded-fp32) echo "squad $work/init-mini-encoder fp32 10 95 1e-4 0.06 $bert" ;;
     minilm-mrpc-fp32) echo "mrpc $minilm fp32 10 105 5e-5 0.1 $bert" ;;
     minilm-mrpc-lora) echo "mrpc $minilm fp32 10 105 5e-4 0.1 $bert" ;;
     roberta-mrpc-fp32 | roberta-mrpc-bf16 | deberta-mrpc-fp32 | deberta-mrpc-bf16 | \
@@ -185,6 +191,16 @@ peer_data() {
 # CASE -> the LoRA settings of a -lora case for each side (none for the others).
 runner_lora() { [[ $1 != *-lora ]] || echo "--set lora.enabled=true --set lora.r=8 --set lora.alpha=16"; }
 peer_lora() { [[ $1 != *-lora ]] || echo "--lora 8,16"; }
+# CASE -> a question answering case's loss for each side: run_qa.py's in a -padded- case, else the runner's default.
+runner_qa() {
+  [[ $1 != *-squad-padded-* ]] || echo "--set model.qa_loss_includes_padding=true --set data.padding=max_length"
+}
+peer_qa() {
+  case $1 in
+    *-squad-padded-*) echo "--qa-loss padding" ;;
+    *-squad-*) echo "--qa-loss tokens" ;;
+  esac
+}
 
 # SIDE CASE ROUND: one runner round; metrics.jsonl into CASE/SIDE-ROUND.jsonl.
 runner_round() {
@@ -194,7 +210,7 @@ runner_round() {
   local dir=$work/runs out=$work/$case/$side-$round
   # shellcheck disable=SC2046  # runner_data's words are separate arguments
   /usr/bin/time -f %M -o "$out.kib" "$bin" run recipes/mrpc_minilm.toml --set "run.output_dir=$dir" \
-    $(runner_data "$task") $(runner_lora "$case") --set "model.pretrained=$init" \
+    $(runner_data "$task") $(runner_lora "$case") $(runner_qa "$case") --set "model.pretrained=$init" \
     --set "model.type=$type" --set "tokenizer.path=$tok" --set "train.precision=$precision" \
     --set "train.max_steps=$((warmup + steps))" --set "train.log_every=$warmup" \
     --set "optimizer.lr=$lr" --set "scheduler.warmup_ratio=$ratio" --set 'run.loggers=["jsonl"]' \
@@ -210,9 +226,11 @@ peer_round() {
   read -r task init precision warmup steps lr ratio type tok <<<"$(case_spec "$case")"
   data=$(peer_data "$task")
   local out=$work/$case/p-$round
+  # shellcheck disable=SC2046  # peer_lora's and peer_qa's words are separate arguments
   "$py" bench/accelerate_peer.py train --device cpu --task "$task" --init "$init" \
     --tokenizer "$tok" --data "$data" --precision "$precision" \
     --steps "$steps" --warmup "$warmup" --lr "$lr" --warmup-ratio "$ratio" --doc-stride 32 $(peer_lora "$case") \
+    $(peer_qa "$case") \
     >"$out.json" 2>"$out.log" || { tail -n 20 "$out.log" >&2; exit 1; }
 }
 
@@ -229,7 +247,7 @@ runner_job_round() {
   local dir=$work/runs out=$work/$case/r-$round
   # shellcheck disable=SC2046  # runner_data's words are separate arguments
   /usr/bin/time -f "%e %M" -o "$out.time" build/runner run recipes/mrpc_minilm.toml \
-    --set "run.output_dir=$dir" $(runner_job_data "$task") --set "model.pretrained=$init" \
+    --set "run.output_dir=$dir" $(runner_job_data "$task") $(runner_qa "$case") --set "model.pretrained=$init" \
     --set "model.type=$type" --set "tokenizer.path=$tok" --set "train.precision=$precision" \
     --set "train.epochs=$epochs" --set "optimizer.lr=$lr" --set "scheduler.warmup_ratio=$ratio" \
     --set 'run.loggers=["jsonl"]' >"$out.log" 2>&1 || { tail -n 20 "$out.log" >&2; exit 1; }
@@ -246,9 +264,10 @@ peer_job_round() {
   steps=$("$py" -c 'import json, sys
 print(",".join(str(e["step"]) for e in map(json.loads, open(sys.argv[1])) if e.get("event") == "checkpoint"))' \
     "$work/$case/r-$round.jsonl")
+  # shellcheck disable=SC2046  # peer_qa's words are separate arguments
   /usr/bin/time -f "%e %M" -o "$out.time" "$py" bench/accelerate_peer.py finetune --device cpu \
     --task "$task" --init "$init" --tokenizer "$tok" \
-    --data "$(peer_data "$task")" --doc-stride 32 --precision "$precision" --epochs "$epochs" --lr "$lr" \
+    --data "$(peer_data "$task")" --doc-stride 32 $(peer_qa "$case") --precision "$precision" --epochs "$epochs" --lr "$lr" \
     --warmup-ratio "$ratio" --eval-each-epoch --save-state-at "$steps" --save-dir "$work/peer-states" \
     --save-final "$work/peer-final" >"$out.json" 2>"$out.log" || { tail -n 20 "$out.log" >&2; exit 1; }
   rm -rf "$work/peer-states" "$work/peer-final"
@@ -260,14 +279,16 @@ profile_case() {
   read -r task init precision warmup steps lr ratio type tok <<<"$(case_spec "$case")"
   data=$(peer_data "$task")
   [[ -x build/bench/step_bench ]] || { echo "peer_ab: build/bench/step_bench is missing (ninja -C build)" >&2; exit 1; }
-  build/bench/step_bench --recipe recipes/mrpc_minilm.toml --set "data.dataset=glue/$task" \
+  # shellcheck disable=SC2046  # runner_data's, runner_lora's and runner_qa's words are separate arguments
+  build/bench/step_bench --recipe recipes/mrpc_minilm.toml $(runner_data "$task") $(runner_lora "$case") $(runner_qa "$case") \
     --set "model.pretrained=$init" --set "model.type=$type" --set "tokenizer.path=$tok" \
     --set "train.precision=$precision" --set "optimizer.lr=$lr" --set "scheduler.warmup_ratio=$ratio" \
     --steps 20 --ops-json "$work/$case/ops-runner.json" >"$work/$case/ops-runner.log" 2>&1 || {
     tail -n 20 "$work/$case/ops-runner.log" >&2; exit 1; }
+  # shellcheck disable=SC2046  # peer_lora's and peer_qa's words are separate arguments
   "$py" bench/accelerate_peer.py train --device cpu --task "$task" --init "$init" --tokenizer "$tok" \
     --data "$data" --precision "$precision" --steps 20 --warmup 5 --lr "$lr" --warmup-ratio "$ratio" \
-    --profile-json "$work/$case/ops-peer.json" >"$work/$case/ops-peer.log" 2>&1 || {
+    --doc-stride 32 $(peer_lora "$case") $(peer_qa "$case") --profile-json "$work/$case/ops-peer.json" >"$work/$case/ops-peer.log" 2>&1 || {
     tail -n 20 "$work/$case/ops-peer.log" >&2; exit 1; }
   echo "$case, per op (20 profiled steps each):"
   "$py" bench/op_profile_table.py "$work/$case/ops-runner.json" "$work/$case/ops-peer.json"
@@ -312,8 +333,7 @@ for case in "${case_list[@]}"; do
     fi
   done
   "$py" bench/peer_ab_table.py "$work" "$case"  # this case's row now, in case the bench is cut short
-  ((profile == 0)) || [[ $case == *-job || $case == *-conll-* || $case == *-squad-* ]] ||
-    profile_case "$case"  # GLUE cases only
+  ((profile == 0)) || [[ $case == *-job ]] || profile_case "$case"  # steady cases only
 done
 gemm_ceiling after
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -18,6 +18,8 @@
 // largest ops), for a family the reference cannot run; --ops-json also writes
 // every op's self ms and calls per step there (bench/op_profile_table.py reads it
 // beside the peer's: bench/peer_ab.sh --profile).
+#include "model/lora_options.h"
+#include "model/model_context.h"
 #include "model/model_factory.h"
 #include "optim/grad_clip.h"
 #include "recipe/recipe.h"
@@ -102,7 +104,9 @@ Prepared prepare(const std::string& recipe, std::vector<std::string> overrides, 
   tokenize_data(p.data, p.data_settings, p.recipe.section("data"), [](const nlohmann::json&) {});
   const DatasetInfo& info = p.data.dataset->info();
   torch::manual_seed(42);
-  p.model = make_model(p.recipe.section("model"), ModelContext{info.num_labels, info.label_names});
+  // As a run builds it: the data's task head, the recipe's adapters.
+  p.model = build_model(p.recipe.section("model"), model_context_of(info), {},
+                        lora_settings_from(p.recipe.section("lora"))).model;
   SplitBatchSource source(p.data.train, p.data.train_split, train_sampler_config(p.data_settings, 42),
                           p.data.padding, torch::kCPU);
   source.start_epoch(0);
