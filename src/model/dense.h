@@ -19,4 +19,13 @@ torch::Tensor dense(const torch::Tensor& x, const torch::Tensor& weight, const t
 // Whether dense runs on oneDNN's sgemm for these operands.
 bool dense_on_onednn(const torch::Tensor& x, const torch::Tensor& weight);
 
+// y[:, column : column + out] += alpha x W^T, in place, with y [rows, width]
+// the output of dense (x [rows, in], weight [out, in]); differentiable in y,
+// x and weight. A LoRA adapter's up-projection lands in its layer's output
+// with no pass of its own, and into its third of a fused q, k, v product.
+// Only where dense_accumulate_applies.
+torch::Tensor dense_accumulate(torch::Tensor y, int64_t column, const torch::Tensor& x, const torch::Tensor& weight,
+                               double alpha);
+bool dense_accumulate_applies(const torch::Tensor& y, const torch::Tensor& x, const torch::Tensor& weight);
+
 }  // namespace runner

@@ -57,12 +57,16 @@ PackedTokens pack_tokens(const torch::Tensor& attention_mask) {
 
 torch::Tensor fused_qkv(const torch::Tensor& x, const torch::nn::Linear& q, const torch::nn::Linear& k,
                         const torch::nn::Linear& v) {
-  // An adapter adds its own product to its projection: three products then.
-  if (lora_branch_of(q) || lora_branch_of(k) || lora_branch_of(v))
-    return torch::cat({linear_forward(q, x), linear_forward(k, x), linear_forward(v, x)}, -1);
   auto weight = torch::cat({q->weight, k->weight, v->weight}, 0);
   auto bias = torch::cat({q->bias, k->bias, v->bias}, 0);
-  return dense(x, weight, bias);
+  torch::Tensor qkv = dense(x, weight, bias);
+  // An adapter adds its product to its projection's columns.
+  int64_t column = 0;
+  for (const torch::nn::Linear* layer : {&q, &k, &v}) {
+    if (LoraBranchImpl* branch = lora_branch_of(*layer)) qkv = branch->add_delta(std::move(qkv), column, x);
+    column += (*layer)->weight.size(0);
+  }
+  return qkv;
 }
 
 torch::Tensor padded_qkv(const torch::Tensor& qkv, const torch::Tensor& token_index, int64_t batch,

@@ -121,10 +121,18 @@ bool is_adapter_parameter(const std::string& name) {
 LoraBranchImpl::LoraBranchImpl(torch::nn::Linear down_, torch::nn::Linear up_, double scale_, double dropout_)
     : down(std::move(down_)), up(std::move(up_)), scale(scale_), dropout(dropout_) {}
 
-torch::Tensor LoraBranchImpl::delta(const torch::Tensor& x) {
+torch::Tensor LoraBranchImpl::add_delta(torch::Tensor y, int64_t column, const torch::Tensor& x) {
   // PEFT applies no dropout module at p = 0 (nn.Identity): nothing is drawn.
   const torch::Tensor in = dropout > 0 ? train_dropout(x, dropout, is_training()) : x;
-  return dense(dense(in, down->weight, {}), up->weight, {}) * scale;
+  const torch::Tensor down_out = dense(in, down->weight, {});
+  // The scale rides on the product as its alpha, and y is the accumulator: no pass of their own.
+  if (dense_accumulate_applies(y, down_out, up->weight))
+    return dense_accumulate(std::move(y), column, down_out, up->weight, scale);
+  const torch::Tensor product = dense(down_out, up->weight, {}) * scale;
+  if (column == 0 && product.size(-1) == y.size(-1)) return y + product;
+  const int64_t out = up->weight.size(0);
+  return torch::cat({y.narrow(-1, 0, column), y.narrow(-1, column, out) + product,
+                     y.narrow(-1, column + out, y.size(-1) - column - out)}, -1);
 }
 
 LoraBranchImpl* lora_branch_of(const torch::nn::Linear& layer) {
@@ -135,7 +143,7 @@ LoraBranchImpl* lora_branch_of(const torch::nn::Linear& layer) {
 
 torch::Tensor linear_forward(const torch::nn::Linear& layer, const torch::Tensor& x) {
   torch::Tensor y = dense(x, layer->weight, layer->bias);
-  if (LoraBranchImpl* branch = lora_branch_of(layer)) return y + branch->delta(x);
+  if (LoraBranchImpl* branch = lora_branch_of(layer)) return branch->add_delta(std::move(y), 0, x);
   return y;
 }
 

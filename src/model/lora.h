@@ -20,8 +20,10 @@ namespace runner {
 class LoraBranchImpl : public torch::nn::Module {
  public:
   LoraBranchImpl(torch::nn::Linear down, torch::nn::Linear up, double scale, double dropout);
-  // B(A(dropout(x))) * scale, x [..., in] -> [..., out].
-  torch::Tensor delta(const torch::Tensor& x);
+  // y + B(A(dropout(x))) * scale in y's columns from `column` on (y [..., width]
+  // the base layer's output, x [..., in]); in place where model/dense.h's
+  // dense_accumulate applies.
+  torch::Tensor add_delta(torch::Tensor y, int64_t column, const torch::Tensor& x);
 
   torch::nn::Linear down, up;  // lora_A, lora_B
   double scale, dropout;

@@ -145,12 +145,15 @@ LoadedModel build_model(const nlohmann::json& section, const ModelContext& conte
     });
     out.lora = attached;
   }
-  out.model->set_loss_over_padding(section.value("qa_loss_includes_padding", false));
-  out.model->set_execution(section.value("execution", std::string("unpadded")) == "padded"
-                               ? Execution::Padded
-                               : Execution::Unpadded);
-  out.model->set_gradient_checkpointing(section.value("gradient_checkpointing", false));
+  apply_model_settings(*out.model, section);
   return out;
+}
+
+void apply_model_settings(TaskModel& model, const nlohmann::json& section) {
+  model.set_loss_over_padding(section.value("qa_loss_includes_padding", false));
+  model.set_execution(section.value("execution", std::string("unpadded")) == "padded" ? Execution::Padded
+                                                                                      : Execution::Unpadded);
+  model.set_gradient_checkpointing(section.value("gradient_checkpointing", false));
 }
 
 std::shared_ptr<TaskModel> make_model(const nlohmann::json& section,

@@ -33,6 +33,10 @@ struct LoadedModel {
 LoadedModel build_model(const nlohmann::json& model_section, const ModelContext& context,
                         const std::string& weights = {}, const LoraSettings& lora = {});
 
+// The [model] section's settings of a built model: the execution, gradient
+// checkpointing, question answering's loss over the padding.
+void apply_model_settings(TaskModel& model, const nlohmann::json& model_section);
+
 // build_model, with a load warning (missing or unexpected keys) on stderr.
 std::shared_ptr<TaskModel> make_model(const nlohmann::json& model_section,
                                                const ModelContext& context);

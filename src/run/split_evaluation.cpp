@@ -67,6 +67,8 @@ std::shared_ptr<TaskModel> adapter_model(const SplitEvaluation& r, const Dataset
            fmt::format("the adapter's head scores {} labels, the data has {}", loaded.model->num_labels(),
                        model_context_of(info).num_labels),
            "evaluate the adapter on the task it was trained for");
+  // Run as the recipe's own model runs, so that the numbers are the run's.
+  apply_model_settings(*loaded.model, r.recipe.at("model"));
   return loaded.model;
 }
 
