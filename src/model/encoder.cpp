@@ -16,10 +16,6 @@ torch::Tensor EncoderOutput::mean_of_tokens() const {
   return torch::zeros({batch, hidden.size(1)}, hidden.options()).index_add_(0, rows, hidden) / counts;
 }
 
-torch::Tensor EncoderOutput::per_position() const {
-  return packed ? scatter_to_positions(hidden, *packed, batch, length) : hidden;
-}
-
 torch::Tensor scatter_to_positions(const torch::Tensor& rows, const PackedTokens& packed, int64_t batch,
                                    int64_t length) {
   auto padded = torch::zeros({batch * length, rows.size(1)}, rows.options());

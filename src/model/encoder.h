@@ -27,8 +27,6 @@ struct EncoderOutput {
   torch::Tensor first_tokens() const;
   // [B, H]: the mean over each row's real tokens.
   torch::Tensor mean_of_tokens() const;
-  // [B, L, H] padded; packed output is scattered back, padding rows zero.
-  torch::Tensor per_position() const;
 };
 
 // Rows of the real tokens [T, ...] put back at their positions: [B, L, ...],
