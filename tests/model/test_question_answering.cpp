@@ -19,6 +19,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 
 using namespace runner;
@@ -28,6 +29,23 @@ namespace {
 
 std::shared_ptr<TaskModel> load_family(const std::string& family) {
   return load_model_folder(qa_golden("tiny_" + family)).model;
+}
+
+// Transformers' loss by hand in fp64 from `logits`: the mean of the start and
+// the end cross-entropy over the positions `counted(row, position)` accepts.
+double loss_by_hand(const torch::Tensor& logits, const ModelBatch& batch,
+                    const std::function<bool(int64_t, int64_t)>& counted) {
+  const auto log_p = logits.to(torch::kFloat64).log_softmax(1);
+  double sums[2] = {0, 0};
+  int64_t counts[2] = {0, 0};
+  for (int64_t r = 0; r < batch.labels.size(0); ++r)
+    for (int64_t side = 0; side < 2; ++side) {
+      const int64_t position = batch.labels[r][side].item<int64_t>();
+      if (!counted(r, position)) continue;
+      sums[side] -= log_p[r][position][side].item<double>();
+      ++counts[side];
+    }
+  return (sums[0] / counts[0] + sums[1] / counts[1]) / 2;
 }
 
 }  // namespace
@@ -53,18 +71,10 @@ TEST_CASE("question answering: the loss ignores a start or end past the sequence
   torch::NoGradGuard no_grad;
   ModelBatch batch = qa_batch(qa_expected("bert"), 0);
   const int64_t length = batch.input_ids.size(1);
-  auto logits = model->forward(batch).logits.to(torch::kFloat64);
   // Row 0 answers at 0 and 0; row 1 starts past the width: its start is left out.
   REQUIRE(batch.labels[1][0].item<int64_t>() > length);
-  auto log_p = logits.log_softmax(1);
-  double start = 0, end = 0;
-  int64_t starts = 0;
-  for (int64_t r = 0; r < batch.labels.size(0); ++r) {
-    const int64_t s = batch.labels[r][0].item<int64_t>(), e = batch.labels[r][1].item<int64_t>();
-    if (s < length) start -= log_p[r][s][0].item<double>(), ++starts;
-    end -= log_p[r][e][1].item<double>();
-  }
-  const double by_hand = (start / starts + end / batch.labels.size(0)) / 2;
+  const double by_hand = loss_by_hand(model->forward(batch).logits, batch,
+                                      [&](int64_t, int64_t position) { return position < length; });
   // The model's loss runs in fp32 over 8 rows of <= 49 terms: a few 2^-24 relative each.
   CHECK(model->forward(batch).loss.item<double>() == Approx(by_hand).epsilon(1e-6));
 }
@@ -148,16 +158,11 @@ TEST_CASE("question answering over each row's tokens: a start or end at the padd
   batch.labels[padded_row][0] = length - 1;
   const ModelOutput out = model->forward(batch);
   REQUIRE(std::isfinite(out.loss.item<double>()));
-  const auto log_p = out.logits.to(torch::kFloat64).log_softmax(1);
-  double start = 0, end = 0;
-  int64_t starts = 0;
-  for (int64_t r = 0; r < batch.labels.size(0); ++r) {
-    const int64_t s = batch.labels[r][0].item<int64_t>(), e = batch.labels[r][1].item<int64_t>();
-    if (s < length && batch.attention_mask[r][s].item<int64_t>() == 1) start -= log_p[r][s][0].item<double>(), ++starts;
-    end -= log_p[r][e][1].item<double>();
-  }
+  const double by_hand = loss_by_hand(out.logits, batch, [&](int64_t row, int64_t position) {
+    return position < length && batch.attention_mask[row][position].item<int64_t>() == 1;
+  });
   // fp32 over 8 rows of <= 49 terms, as the clamped positions' case above.
-  CHECK(out.loss.item<double>() == Approx((start / starts + end / batch.labels.size(0)) / 2).epsilon(1e-6));
+  CHECK(out.loss.item<double>() == Approx(by_hand).epsilon(1e-6));
 }
 
 TEST_CASE("question answering: a recipe's model takes the loss over the tokens unless told to include the padding",
