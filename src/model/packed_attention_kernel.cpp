@@ -1,5 +1,7 @@
 #include "model/packed_attention_kernel.h"
 
+#include "model/head_gemm.h"
+
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -135,17 +137,6 @@ void keep_factors(const HeadAttentionSpec& s, const HeadTask& t, float* keep) {
   }
 }
 
-void softmax_rows(float* x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    float* row = x + i * n;
-    const float top = *std::max_element(row, row + n);
-    float sum = 0.0f;
-    for (int64_t j = 0; j < n; ++j) sum += (row[j] = std::exp(row[j] - top));
-    const float inverse = 1.0f / sum;
-    for (int64_t j = 0; j < n; ++j) row[j] *= inverse;
-  }
-}
-
 int64_t head_scratch_floats(int64_t n, int64_t head_dim) { return 8 * n * head_dim + 3 * n * n; }
 
 template <typename T>
@@ -155,7 +146,7 @@ void attend_head(const HeadAttentionSpec& s, const HeadTask& t, const HeadBuffer
   float *out = b.scratch + 3 * n * d, *dropped = out + n * d, *keep = dropped + n * n;
   const Operands o = operands(s, t, b, b.scratch);
   float* scores = b.probs;
-  gemm_row_major(s.sgemm, false, true, n, n, d, o.q, o.ld_q, o.k, o.ld_kv, scores, n);
+  head_gemm(s.sgemm, false, true, n, n, d, o.q, o.ld_q, o.k, o.ld_kv, scores, n);
   const float factor = score_factor(s);
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < n; ++j) {
@@ -167,7 +158,7 @@ void attend_head(const HeadAttentionSpec& s, const HeadTask& t, const HeadBuffer
   const float* a = dropped_probs<T>(s, n, scores, keep, dropped);
   int64_t ld = ld_out;
   float* rows = result_rows(context, out, d, &ld);
-  gemm_row_major(s.sgemm, false, false, n, d, n, a, n, o.v, o.ld_kv, rows, ld);
+  head_gemm(s.sgemm, false, false, n, d, n, a, n, o.v, o.ld_kv, rows, ld);
   finish_rows(rows, n, d, context, ld_out);
 }
 
@@ -202,14 +193,14 @@ void attend_head_backward(const HeadAttentionSpec& s, const HeadTask& t, const H
   const float* a = dropped_probs<T>(s, n, b.probs, keep, dropped);
   int64_t ld_v = b.ld, ld_q = b.ld, ld_k = b.ld;
   float* dv_rows = result_rows(dv, dv_f, d, &ld_v);
-  gemm_row_major(s.sgemm, true, false, n, d, n, a, n, grad, ld_g, dv_rows, ld_v);
+  head_gemm(s.sgemm, true, false, n, d, n, a, n, grad, ld_g, dv_rows, ld_v);
   finish_rows(dv_rows, n, d, dv, b.ld);
-  gemm_row_major(s.sgemm, false, true, n, n, d, grad, ld_g, o.v, o.ld_kv, dscores, n);
+  head_gemm(s.sgemm, false, true, n, n, d, grad, ld_g, o.v, o.ld_kv, dscores, n);
   score_gradients<T>(s, n, b.probs, keep, dscores);
   float* dq_rows = result_rows(dq, dq_f, d, &ld_q);
   float* dk_rows = result_rows(dk, dk_f, d, &ld_k);
-  gemm_row_major(s.sgemm, false, false, n, d, n, dscores, n, o.k, o.ld_kv, dq_rows, ld_q);
-  gemm_row_major(s.sgemm, true, false, n, d, n, dscores, n, o.q, o.ld_q, dk_rows, ld_k);
+  head_gemm(s.sgemm, false, false, n, d, n, dscores, n, o.k, o.ld_kv, dq_rows, ld_q);
+  head_gemm(s.sgemm, true, false, n, d, n, dscores, n, o.q, o.ld_q, dk_rows, ld_k);
   if (s.scaling == ScoreScaling::QueryFirst) {
     const float root = root_head_dim(s);
     for (int64_t i = 0; i < n; ++i)

@@ -6,6 +6,7 @@
 
 #include "model/blas_gemm.h"
 #include "model/dropout_kernel.h"
+#include "model/softmax_kernel.h"
 
 #include <c10/util/BFloat16.h>
 
@@ -55,10 +56,6 @@ struct HeadBuffers {
 };
 
 int64_t head_scratch_floats(int64_t n, int64_t head_dim);
-
-// Softmax of each row of x [n, n] in place, as ATen's last-dimension kernel:
-// exp(x - max) summed, then multiplied by the sum's reciprocal.
-void softmax_rows(float* x, int64_t n);
 
 // Dropout's factors of one head's [n, n] probabilities: row i holds the padded
 // path's elements of the same token pairs, so both paths draw the same mask.

@@ -1,5 +1,7 @@
 #include "model/relative_attention_kernel.h"
 
+#include "model/head_gemm.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -95,10 +97,10 @@ void attend_relative_head(const RelativeHeadSpec& s, const HeadTask& t, const Re
   float* keep = dropped + n * n;
   const Sgemm sgemm = s.head.sgemm;
   divided_keys(b.k, b.ld, n, d, s.scale, keys);
-  gemm_row_major(sgemm, false, true, n, n, d, b.q, b.ld, keys, d, b.probs, n);
-  if (s.c2p.index) gemm_row_major(sgemm, false, true, n, b.c2p.rows, d, b.q, b.ld, b.pos_key, b.ld_table, c2p, b.c2p.rows);
+  head_gemm(sgemm, false, true, n, n, d, b.q, b.ld, keys, d, b.probs, n);
+  if (s.c2p.index) head_gemm(sgemm, false, true, n, b.c2p.rows, d, b.q, b.ld, b.pos_key, b.ld_table, c2p, b.c2p.rows);
   if (s.p2c.index)
-    gemm_row_major(sgemm, false, true, n, b.p2c.rows, d, b.k, b.ld, b.pos_query, b.ld_table, p2c, b.p2c.rows);
+    head_gemm(sgemm, false, true, n, b.p2c.rows, d, b.k, b.ld, b.pos_query, b.ld_table, p2c, b.p2c.rows);
   add_relative_terms(s, t, b, c2p, p2c, b.probs);
   softmax_rows(b.probs, n);
   const float* a = b.probs;
@@ -107,7 +109,7 @@ void attend_relative_head(const RelativeHeadSpec& s, const HeadTask& t, const Re
     for (int64_t i = 0; i < n * n; ++i) dropped[i] = b.probs[i] * keep[i];
     a = dropped;
   }
-  gemm_row_major(sgemm, false, false, n, d, n, a, n, b.v, b.ld, context, ld_out);
+  head_gemm(sgemm, false, false, n, d, n, a, n, b.v, b.ld, context, ld_out);
 }
 
 void attend_relative_head_backward(const RelativeHeadSpec& s, const HeadTask& t, const RelativeHeadBuffers& b,
@@ -124,24 +126,24 @@ void attend_relative_head_backward(const RelativeHeadSpec& s, const HeadTask& t,
     for (int64_t i = 0; i < n * n; ++i) dropped[i] = b.probs[i] * keep[i];
     a = dropped;
   }
-  gemm_row_major(sgemm, true, false, n, d, n, a, n, grad, ld_grad, dv, b.ld);
-  gemm_row_major(sgemm, false, true, n, n, d, grad, ld_grad, b.v, b.ld, dscores, n);
+  head_gemm(sgemm, true, false, n, d, n, a, n, grad, ld_grad, dv, b.ld);
+  head_gemm(sgemm, false, true, n, n, d, grad, ld_grad, b.v, b.ld, dscores, n);
   score_gradients(s.head, n, b.probs, keep, dscores);
   // The content product: dq = dS (k / s), dk = (dS^T q) / s.
-  gemm_row_major(sgemm, false, false, n, d, n, dscores, n, keys, d, dq, b.ld);
-  gemm_row_major(sgemm, true, false, n, d, n, dscores, n, b.q, b.ld, dk, b.ld);
+  head_gemm(sgemm, false, false, n, d, n, dscores, n, keys, d, dq, b.ld);
+  head_gemm(sgemm, true, false, n, d, n, dscores, n, b.q, b.ld, dk, b.ld);
   for (int64_t i = 0; i < n; ++i)
     for (int64_t c = 0; c < d; ++c) dk[i * b.ld + c] /= s.scale;
   if (s.c2p.index) {  // c2p = q pos_key^T: dq += dC pos_key, d pos_key = dC^T q
     scatter_term(s, term_rows(s.c2p, b.c2p, t), n, b.c2p.rows, false, dscores, dc2p);
-    gemm_row_major(sgemm, false, false, n, d, b.c2p.rows, dc2p, b.c2p.rows, b.pos_key, b.ld_table, dq, b.ld, 1.0f);
-    gemm_row_major(sgemm, true, false, b.c2p.rows, d, n, dc2p, b.c2p.rows, b.q, b.ld, d_pos_key, d);
+    head_gemm(sgemm, false, false, n, d, b.c2p.rows, dc2p, b.c2p.rows, b.pos_key, b.ld_table, dq, b.ld, 1.0f);
+    head_gemm(sgemm, true, false, b.c2p.rows, d, n, dc2p, b.c2p.rows, b.q, b.ld, d_pos_key, d);
   }
   if (s.p2c.index) {  // p2c = k pos_query^T: dk += dP pos_query, d pos_query = dP^T k
     scatter_term(s, term_rows(s.p2c, b.p2c, t), n, b.p2c.rows, true, dscores, dp2c);
-    gemm_row_major(sgemm, false, false, n, d, b.p2c.rows, dp2c, b.p2c.rows, b.pos_query, b.ld_table, dk, b.ld,
+    head_gemm(sgemm, false, false, n, d, b.p2c.rows, dp2c, b.p2c.rows, b.pos_query, b.ld_table, dk, b.ld,
                    1.0f);
-    gemm_row_major(sgemm, true, false, b.p2c.rows, d, n, dp2c, b.p2c.rows, b.k, b.ld, d_pos_query, d);
+    head_gemm(sgemm, true, false, b.p2c.rows, d, n, dp2c, b.p2c.rows, b.k, b.ld, d_pos_query, d);
   }
 }
 
