@@ -121,8 +121,10 @@ BertAttention::BertAttention(const BertConfig& c) {
   output = register_module("output", std::make_shared<BertResidualOutput>(c.hidden_size, c));
 }
 
-torch::Tensor BertAttention::forward(const torch::Tensor& hidden, const AttentionInputs& a) {
-  return output->forward(self->forward(hidden, a), hidden);
+torch::Tensor BertAttention::forward(const torch::Tensor& hidden, const AttentionInputs& a, const torch::Tensor& rows) {
+  auto context = self->forward(hidden, a);
+  if (!rows.defined()) return output->forward(context, hidden);
+  return output->forward(context.index_select(0, rows), hidden.index_select(0, rows));
 }
 
 BertIntermediate::BertIntermediate(const BertConfig& c) : act(c.hidden_act) {
@@ -139,8 +141,8 @@ BertLayer::BertLayer(const BertConfig& c) {
   output = register_module("output", std::make_shared<BertResidualOutput>(c.intermediate_size, c));
 }
 
-torch::Tensor BertLayer::forward(const torch::Tensor& hidden, const AttentionInputs& a) {
-  auto attended = attention->forward(hidden, a);
+torch::Tensor BertLayer::forward(const torch::Tensor& hidden, const AttentionInputs& a, const torch::Tensor& rows) {
+  auto attended = attention->forward(hidden, a, rows);
   return output->forward(intermediate->forward(attended), attended);
 }
 
@@ -194,6 +196,7 @@ BertForSequenceClassification::BertForSequenceClassification(BertConfig config, 
     : config_(std::move(config)) {
   validate_bert_config(config_, "model config");
   bert_ = attach_encoder("bert", std::make_shared<BertModel>(config_, /*with_pooler=*/true));
+  bert_->keep_first_tokens_only(true);  // the pooler reads [CLS] only
   const bool hf_init = init == Init::HuggingFace;
   if (hf_init) init_weights();  // BertModel.__init__ ends with post_init()
   classifier_ = register_module("classifier", torch::nn::Linear(config_.hidden_size, config_.num_labels));

@@ -70,7 +70,9 @@ class BertResidualOutput : public torch::nn::Module {
 class BertAttention : public torch::nn::Module {
  public:
   explicit BertAttention(const BertConfig& c);
-  torch::Tensor forward(const torch::Tensor& hidden, const AttentionInputs& a);
+  // With `rows` defined (packed only): the output of just those rows, whose
+  // attention still reads every token.
+  torch::Tensor forward(const torch::Tensor& hidden, const AttentionInputs& a, const torch::Tensor& rows = {});
   std::shared_ptr<BertSelfAttention> self;
   std::shared_ptr<BertResidualOutput> output;
 };
@@ -86,7 +88,8 @@ class BertIntermediate : public torch::nn::Module {
 class BertLayer : public torch::nn::Module {
  public:
   explicit BertLayer(const BertConfig& c);
-  torch::Tensor forward(const torch::Tensor& hidden, const AttentionInputs& a);
+  // `rows`: as BertAttention's; the feed-forward then runs on those rows only.
+  torch::Tensor forward(const torch::Tensor& hidden, const AttentionInputs& a, const torch::Tensor& rows = {});
   std::shared_ptr<BertAttention> attention;
   std::shared_ptr<BertIntermediate> intermediate;
   std::shared_ptr<BertResidualOutput> output;
@@ -104,6 +107,7 @@ class BertModel : public Encoder {
   torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o,
                               std::vector<torch::Tensor>& hidden_states) override;
   torch::Tensor encode_unpadded(const ModelBatch& b, const PackedTokens& packed) override;
+  bool can_keep_first_tokens_only() const override { return true; }
 
   std::shared_ptr<BertEmbeddings> embeddings_;
   torch::nn::ModuleList layers_;

@@ -55,15 +55,18 @@ torch::Tensor ElectraModel::encode_unpadded(const ModelBatch& b, const PackedTok
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
   auto types = b.token_type_ids.reshape({-1}).index_select(0, a.token_index);
   auto h = embed(ids, types, a.token_index.remainder(a.length));  // [T, hidden]
-  for (const auto& layer : *layers_)
-    h = run_layer([l = layer->as<BertLayer>(), a](const torch::Tensor& x) { return l->forward(x, a); }, h);
+  for (size_t i = 0; i < layers_->size(); ++i) {
+    auto rows = kept_rows(packed, i, layers_->size());
+    h = run_layer([l = layers_[i]->as<BertLayer>(), a, rows](const torch::Tensor& x) { return l->forward(x, a, rows); },
+                  h);
+  }
   return h;
 }
 
 ElectraForSequenceClassification::ElectraForSequenceClassification(ElectraConfig config, Init init)
     : config_(std::move(config)) {
   validate_electra_config(config_, "model config");
-  attach_encoder("electra", std::make_shared<ElectraModel>(config_));
+  attach_encoder("electra", std::make_shared<ElectraModel>(config_))->keep_first_tokens_only(true);  // [CLS] only
   const bool hf_init = init == Init::HuggingFace;
   if (hf_init) init_weights();  // ElectraModel.__init__ ends with post_init()
   head_ = register_module("classifier", std::make_shared<ElectraClassificationHead>(config_.encoder));

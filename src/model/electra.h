@@ -31,6 +31,7 @@ class ElectraModel : public Encoder {
   torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o,
                               std::vector<torch::Tensor>& hidden_states) override;
   torch::Tensor encode_unpadded(const ModelBatch& b, const PackedTokens& packed) override;
+  bool can_keep_first_tokens_only() const override { return true; }
 
   std::shared_ptr<BertEmbeddings> embeddings_;
   torch::nn::Linear embeddings_project_{nullptr};  // null when embedding_size == hidden_size

@@ -6,10 +6,12 @@
 namespace runner {
 
 torch::Tensor EncoderOutput::first_tokens() const {
+  if (first_tokens_only) return hidden;
   return packed ? hidden.index_select(0, packed->first_token) : hidden.select(1, 0);
 }
 
 torch::Tensor EncoderOutput::mean_of_tokens() const {
+  TORCH_INTERNAL_ASSERT(!first_tokens_only, "mean_of_tokens needs every token's row");
   const auto counts = attention_mask.sum(1, true).to(hidden.scalar_type());
   if (!packed) return (hidden * attention_mask.unsqueeze(-1).to(hidden.scalar_type())).sum(1) / counts;
   auto rows = packed->token_index.div(length, "floor");
@@ -29,6 +31,7 @@ EncoderOutput Encoder::forward(const ModelBatch& b, const ForwardOptions& o) {
   out.attention_mask = b.attention_mask;
   if (runs_packed(b, o)) {
     out.packed = packed_tokens(b);
+    out.first_tokens_only = first_tokens_only_ && can_keep_first_tokens_only();
     out.hidden = encode_unpadded(b, *out.packed);
   } else {
     out.hidden = encode_padded(b, o, out.hidden_states);
@@ -38,6 +41,11 @@ EncoderOutput Encoder::forward(const ModelBatch& b, const ForwardOptions& o) {
 
 bool Encoder::runs_packed(const ModelBatch& b, const ForwardOptions& o) const {
   return runs_unpadded(execution_, b, o);
+}
+
+torch::Tensor Encoder::kept_rows(const PackedTokens& packed, size_t layer, size_t layers) const {
+  const bool last = layer + 1 == layers;
+  return last && first_tokens_only_ && can_keep_first_tokens_only() ? packed.first_token : torch::Tensor();
 }
 
 torch::Tensor Encoder::run_layer(LayerCall layer, const torch::Tensor& hidden) {

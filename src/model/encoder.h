@@ -18,6 +18,9 @@ struct EncoderOutput {
   // tokens of `packed.token_index` in order.
   torch::Tensor hidden;
   std::optional<PackedTokens> packed;  // set when `hidden` is packed
+  // Packed, with only each sequence's first token kept past the last layer's
+  // attention (Encoder::keep_first_tokens_only): `hidden` is then [B, H].
+  bool first_tokens_only = false;
   int64_t batch = 0, length = 0;
   torch::Tensor attention_mask;  // the batch's [B, L]
   // With output_hidden_states (padded only): the embeddings' output and every layer's.
@@ -25,7 +28,7 @@ struct EncoderOutput {
 
   // [B, H]: every row's column 0, the token a sequence head reads.
   torch::Tensor first_tokens() const;
-  // [B, H]: the mean over each row's real tokens.
+  // [B, H]: the mean over each row's real tokens (every token kept).
   torch::Tensor mean_of_tokens() const;
 };
 
@@ -47,6 +50,12 @@ class Encoder : public torch::nn::Module {
   // and is recomputed in the backward (model/layer_recompute.h).
   void set_gradient_checkpointing(bool on) { gradient_checkpointing_ = on; }
   bool gradient_checkpointing() const { return gradient_checkpointing_; }
+  // A head that reads only each sequence's first token (a sequence head's
+  // [CLS]) asks for it: on packed tokens, the last layer then runs its output
+  // projection, residual and feed-forward on those B rows instead of all T,
+  // where the family can (can_keep_first_tokens_only). Those rows are the
+  // same sums as before; the rest were never read.
+  void keep_first_tokens_only(bool on) { first_tokens_only_ = on; }
 
  protected:
   // `name` is Transformers' class name ("BertModel"); ModernBERT starts padded.
@@ -55,6 +64,12 @@ class Encoder : public torch::nn::Module {
   // Whether this forward runs on the packed tokens: model/encoder_ops.h's
   // runs_unpadded, unless a family's kernels ask for more.
   virtual bool runs_packed(const ModelBatch& b, const ForwardOptions& o) const;
+  // Whether encode_unpadded honours keep_first_tokens_only (kept_rows).
+  virtual bool can_keep_first_tokens_only() const { return false; }
+  // On packed tokens, the rows layer `layer` of `layers` keeps past its
+  // attention: the sequences' first tokens for the last layer when asked,
+  // else undefined (every row).
+  torch::Tensor kept_rows(const PackedTokens& packed, size_t layer, size_t layers) const;
   // The last hidden states [B, L, H]; with output_hidden_states, every layer's
   // too (the embeddings' first), appended to `hidden_states`.
   virtual torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o,
@@ -69,6 +84,7 @@ class Encoder : public torch::nn::Module {
  private:
   Execution execution_;
   bool gradient_checkpointing_ = false;
+  bool first_tokens_only_ = false;
 };
 
 }  // namespace runner

@@ -55,15 +55,18 @@ torch::Tensor RobertaModel::encode_unpadded(const ModelBatch& b, const PackedTok
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
   auto positions = roberta_position_ids(b.input_ids, pad_token_id_).reshape({-1}).index_select(0, a.token_index);
   auto h = embeddings_->forward(ids, torch::zeros_like(ids), positions);  // [T, hidden]
-  for (const auto& layer : *layers_)
-    h = run_layer([l = layer->as<BertLayer>(), a](const torch::Tensor& x) { return l->forward(x, a); }, h);
+  for (size_t i = 0; i < layers_->size(); ++i) {
+    auto rows = kept_rows(packed, i, layers_->size());
+    h = run_layer([l = layers_[i]->as<BertLayer>(), a, rows](const torch::Tensor& x) { return l->forward(x, a, rows); },
+                  h);
+  }
   return h;
 }
 
 RobertaForSequenceClassification::RobertaForSequenceClassification(BertConfig config, Init init)
     : config_(std::move(config)) {
   validate_roberta_config(config_, "model config");
-  attach_encoder("roberta", std::make_shared<RobertaModel>(config_));
+  attach_encoder("roberta", std::make_shared<RobertaModel>(config_))->keep_first_tokens_only(true);  // <s> only
   head_ = register_module("classifier", std::make_shared<RobertaClassificationHead>(config_));
   if (init == Init::HuggingFace) init_weights();
 }

@@ -33,6 +33,7 @@ class RobertaModel : public Encoder {
   torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o,
                               std::vector<torch::Tensor>& hidden_states) override;
   torch::Tensor encode_unpadded(const ModelBatch& b, const PackedTokens& packed) override;
+  bool can_keep_first_tokens_only() const override { return true; }
 
   long long pad_token_id_;
   std::shared_ptr<BertEmbeddings> embeddings_;
