@@ -112,8 +112,9 @@ BertResidualOutput::BertResidualOutput(int64_t in, const BertConfig& c)
   layer_norm = register_module("LayerNorm", make_layer_norm(c));
 }
 
-torch::Tensor BertResidualOutput::forward(const torch::Tensor& x, const torch::Tensor& residual) {
-  return layer_norm(train_dropout(apply_linear(dense, x), dropout_p, is_training()) + residual);
+torch::Tensor BertResidualOutput::forward(const torch::Tensor& x, const torch::Tensor& residual,
+                                          const torch::Tensor& rows) {
+  return layer_norm(train_dropout(apply_linear(dense, x), dropout_p, is_training(), rows) + residual);
 }
 
 BertAttention::BertAttention(const BertConfig& c) {
@@ -124,7 +125,7 @@ BertAttention::BertAttention(const BertConfig& c) {
 torch::Tensor BertAttention::forward(const torch::Tensor& hidden, const AttentionInputs& a, const torch::Tensor& rows) {
   auto context = self->forward(hidden, a);
   if (!rows.defined()) return output->forward(context, hidden);
-  return output->forward(context.index_select(0, rows), hidden.index_select(0, rows));
+  return output->forward(context.index_select(0, rows), hidden.index_select(0, rows), rows);
 }
 
 BertIntermediate::BertIntermediate(const BertConfig& c) : act(c.hidden_act) {
@@ -143,7 +144,7 @@ BertLayer::BertLayer(const BertConfig& c) {
 
 torch::Tensor BertLayer::forward(const torch::Tensor& hidden, const AttentionInputs& a, const torch::Tensor& rows) {
   auto attended = attention->forward(hidden, a, rows);
-  return output->forward(intermediate->forward(attended), attended);
+  return output->forward(intermediate->forward(attended), attended, rows);
 }
 
 BertModel::BertModel(const BertConfig& c, bool with_pooler) : Encoder("BertModel") {

@@ -61,7 +61,9 @@ class BertSelfAttention : public torch::nn::Module {
 class BertResidualOutput : public torch::nn::Module {
  public:
   BertResidualOutput(int64_t in, const BertConfig& c);
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& residual);
+  // `rows`: x and residual are those rows of the layer's tokens; the dropout
+  // draws their masks as on every row (train_dropout).
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& residual, const torch::Tensor& rows = {});
   torch::nn::Linear dense{nullptr};
   torch::nn::LayerNorm layer_norm{nullptr};
   double dropout_p;

@@ -15,7 +15,9 @@ namespace runner {
 // On the CPU (float, bf16) the mask comes from a counter-based hash seeded by
 // one draw from the default generator (model/dropout.cpp), not from bernoulli_:
 // a different mask than torch's for the same seed, the same distribution.
-torch::Tensor train_dropout(const torch::Tensor& x, double p, bool training);
+// With `rows`, x [R, W] holds those rows of a larger [*, W] tensor, and each
+// element gets the CPU mask of its place there (elsewhere `rows` changes nothing).
+torch::Tensor train_dropout(const torch::Tensor& x, double p, bool training, const torch::Tensor& rows = {});
 // The seed of one such mask (model/dropout_kernel.h), drawn as train_dropout draws it.
 uint64_t draw_dropout_seed();
 

@@ -147,7 +147,9 @@ TEST_CASE("unpadded execution with left padding falls back to the padded path", 
 
 TEST_CASE("a sequence head's encoder keeps only the first tokens past the last attention, same values",
           "[model]") {
-  const BertConfig config = read_bert_config(golden("tiny_bert/config.json"));
+  BertConfig config = read_bert_config(golden("tiny_bert/config.json"));
+  config.hidden_dropout_prob = 0.1;  // BERT's; the golden config has none
+  config.attention_probs_dropout_prob = 0.1;
   torch::manual_seed(5);
   auto every = std::make_shared<BertModel>(config, /*with_pooler=*/true);
   auto first = std::make_shared<BertModel>(config, /*with_pooler=*/true);
@@ -157,27 +159,36 @@ TEST_CASE("a sequence head's encoder keeps only the first tokens past the last a
     for (size_t i = 0; i < from.size(); ++i) to[i].copy_(from[i]);
   }
   first->keep_first_tokens_only(true);
-  every->eval();  // no dropout: the kept rows' masks would be drawn at other indices
-  first->eval();
   const auto batch = test::parity_batch();
-  const EncoderOutput all = every->forward(batch, {}), kept = first->forward(batch, {});
-  REQUIRE(all.packed);
-  CHECK_FALSE(all.first_tokens_only);
-  CHECK(all.hidden.size(0) == batch.attention_mask.sum().item<int64_t>());
-  REQUIRE(kept.first_tokens_only);
-  CHECK(kept.hidden.size(0) == batch.input_ids.size(0));  // B rows left the last layer, not T
-  // The same sums for the kept rows; only a GEMM over B rows instead of T may
-  // order them differently, each within fp32's K 2^-24 of the exact value
-  // (K <= 37 here), far under the 1e-5 that packed and padded agree to.
-  CHECK(max_abs_diff(kept.first_tokens(), all.first_tokens()) <= 1e-5);
-  // Gradients through the kept rows reach every layer as through all rows.
-  kept.first_tokens().sum().backward();
-  all.first_tokens().sum().backward();
-  auto want = every->named_parameters(), got = first->named_parameters();
-  for (size_t i = 0; i < want.size(); ++i) {
-    if (!want[i].value().grad().defined()) continue;  // the pooler: not on this path
-    INFO(want[i].key());
-    const double scale = std::max(1.0, want[i].value().grad().abs().max().item<double>());
-    CHECK(max_abs_diff(got[i].value().grad(), want[i].value().grad()) <= 1e-5 * scale);
+  for (const bool training : {false, true}) {
+    INFO((training ? "training, dropout drawn" : "eval"));
+    every->train(training);
+    first->train(training);
+    every->zero_grad();
+    first->zero_grad();
+    torch::manual_seed(9);  // each side draws the same dropout seeds
+    const EncoderOutput all = every->forward(batch, {});
+    torch::manual_seed(9);
+    const EncoderOutput kept = first->forward(batch, {});
+    REQUIRE(all.packed);
+    CHECK_FALSE(all.first_tokens_only);
+    CHECK(all.hidden.size(0) == batch.attention_mask.sum().item<int64_t>());
+    REQUIRE(kept.first_tokens_only);
+    CHECK(kept.hidden.size(0) == batch.input_ids.size(0));  // B rows left the last layer, not T
+    // The same sums for the kept rows, dropout's masks included; only a GEMM
+    // over B rows instead of T may order them differently, each within fp32's
+    // K 2^-24 of the exact value (K <= 128 here), far under the 1e-5 that
+    // packed and padded agree to.
+    CHECK(max_abs_diff(kept.first_tokens(), all.first_tokens()) <= 1e-5);
+    // Gradients through the kept rows reach every layer as through all rows.
+    kept.first_tokens().sum().backward();
+    all.first_tokens().sum().backward();
+    auto want = every->named_parameters(), got = first->named_parameters();
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (!want[i].value().grad().defined()) continue;  // the pooler: not on this path
+      INFO(want[i].key());
+      const double scale = std::max(1.0, want[i].value().grad().abs().max().item<double>());
+      CHECK(max_abs_diff(got[i].value().grad(), want[i].value().grad()) <= 1e-5 * scale);
+    }
   }
 }
