@@ -31,7 +31,7 @@ EncoderOutput Encoder::forward(const ModelBatch& b, const ForwardOptions& o) {
   out.attention_mask = b.attention_mask;
   if (runs_packed(b, o)) {
     out.packed = packed_tokens(b);
-    out.first_tokens_only = first_tokens_only_ && can_keep_first_tokens_only();
+    out.first_tokens_only = keeps_first_tokens_only();
     out.hidden = encode_unpadded(b, *out.packed);
   } else {
     out.hidden = encode_padded(b, o, out.hidden_states);
@@ -45,7 +45,7 @@ bool Encoder::runs_packed(const ModelBatch& b, const ForwardOptions& o) const {
 
 torch::Tensor Encoder::kept_rows(const PackedTokens& packed, size_t layer, size_t layers) const {
   const bool last = layer + 1 == layers;
-  return last && first_tokens_only_ && can_keep_first_tokens_only() ? packed.first_token : torch::Tensor();
+  return last && keeps_first_tokens_only() ? packed.first_token : torch::Tensor();
 }
 
 torch::Tensor Encoder::run_layer(LayerCall layer, const torch::Tensor& hidden) {

@@ -85,6 +85,8 @@ class Encoder : public torch::nn::Module {
   Execution execution_;
   bool gradient_checkpointing_ = false;
   bool first_tokens_only_ = false;
+  // Asked for and honoured by this family.
+  bool keeps_first_tokens_only() const { return first_tokens_only_ && can_keep_first_tokens_only(); }
 };
 
 }  // namespace runner
