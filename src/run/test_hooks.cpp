@@ -6,6 +6,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -20,6 +21,15 @@ long long env_integer(const char* name, long long fallback) {
   } catch (const std::exception&) {
     return fallback;
   }
+}
+
+// The background writer renames a checkpoint into `path` when its write ends.
+// A kill before that would leave the resume to an older checkpoint, earlier as
+// steps get faster; a failed write gives up after a minute.
+void wait_until_written(const std::string& path) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!path.empty() && !std::filesystem::exists(path) && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
 [[noreturn]] void kill_self() {
@@ -79,9 +89,16 @@ StepWatch::StepWatch() {
 
 void StepWatch::log(const nlohmann::json& event) {
   // An evaluation's progress event repeats its step: the hooks act once, when the step ends.
+  if (event.value("event", "") == "checkpoint") {
+    saved_step_ = event.value("step", -1LL);
+    saved_path_ = event.value("path", "");
+  }
   if (event.value("event", "") != "progress" || event.contains("phase")) return;
   step_ = event.value("step", 0LL);
-  if (step_ == kill_at_step_) kill_self();
+  if (step_ == kill_at_step_) {
+    if (saved_step_ != pause_in_checkpoint_.step) wait_until_written(saved_path_);
+    kill_self();
+  }
   if (step_ == term_at_step_) interrupt_self(SIGTERM);  // as a scheduler's preemption would
   if (step_pause_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(step_pause_ms_));
 }

@@ -1,7 +1,10 @@
 // Test hooks of a training run, read from the environment (for the
 // kill-and-resume tests), in one place so that nothing else reads them:
 //   RUNNER_TEST_KILL_AT_STEP=N            SIGKILL itself when optimizer step N ends,
-//                                         before that step's evaluation and checkpoint;
+//                                         before that step's evaluation and checkpoint,
+//                                         once the checkpoint saved last is on disk (so
+//                                         a test knows where the resume starts), unless
+//                                         PAUSE_IN_CHECKPOINT holds that write;
 //                                         N1,N2,...: step Nk+1 in the k-th restart by
 //                                         `runner launch --max-restarts` (RUNNER_RESTART_COUNT)
 //   RUNNER_TEST_KILL_IN_CHECKPOINT=N:FILE SIGKILL itself while writing the checkpoint
@@ -53,6 +56,8 @@ class StepWatch : public Logger {
   long long kill_at_step_ = -1;
   long long term_at_step_ = -1;
   long long step_pause_ms_ = 0;
+  long long saved_step_ = -1;  // the step and path of the last "checkpoint" event
+  std::string saved_path_;
   CheckpointPlace kill_in_checkpoint_, pause_in_checkpoint_;
 };
 
