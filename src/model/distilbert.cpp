@@ -72,8 +72,9 @@ torch::Tensor DistilBertSelfAttention::attend(const torch::Tensor& q, const torc
   return batched_matmul(weights, v);
 }
 
-torch::Tensor DistilBertSelfAttention::forward(const torch::Tensor& x, const DistilBertAttentionInputs& a) {
-  if (a.token_index.defined()) return forward_unpadded(x, a);
+torch::Tensor DistilBertSelfAttention::forward(const torch::Tensor& x, const DistilBertAttentionInputs& a,
+                                               const torch::Tensor& rows) {
+  if (a.token_index.defined()) return forward_unpadded(x, a, rows);
   auto split = [&](const torch::Tensor& t) {  // [B, L, dim] -> [B, heads, L, d]
     return t.view({a.batch, -1, heads, head_dim}).transpose(1, 2);
   };
@@ -89,8 +90,8 @@ DistilBertFfn::DistilBertFfn(const DistilBertConfig& c) : activation(c.activatio
   lin2 = register_module("lin2", torch::nn::Linear(c.hidden_dim, c.dim));
 }
 
-torch::Tensor DistilBertFfn::forward(const torch::Tensor& x) {
-  return train_dropout(linear(lin2, hf_activation(activation, linear(lin1, x))), dropout_p, is_training());
+torch::Tensor DistilBertFfn::forward(const torch::Tensor& x, const torch::Tensor& rows) {
+  return train_dropout(linear(lin2, hf_activation(activation, linear(lin1, x))), dropout_p, is_training(), rows);
 }
 
 DistilBertBlock::DistilBertBlock(const DistilBertConfig& c) {
@@ -100,9 +101,11 @@ DistilBertBlock::DistilBertBlock(const DistilBertConfig& c) {
   output_layer_norm = register_module("output_layer_norm", make_layer_norm(c));
 }
 
-torch::Tensor DistilBertBlock::forward(const torch::Tensor& x, const DistilBertAttentionInputs& a) {
-  auto h = sa_layer_norm(attention->forward(x, a) + x);
-  return output_layer_norm(ffn->forward(h) + h);
+torch::Tensor DistilBertBlock::forward(const torch::Tensor& x, const DistilBertAttentionInputs& a,
+                                       const torch::Tensor& rows) {
+  auto residual = rows.defined() ? x.index_select(0, rows) : x;
+  auto h = sa_layer_norm(attention->forward(x, a, rows) + residual);
+  return output_layer_norm(ffn->forward(h, rows) + h);
 }
 
 DistilBertModel::DistilBertModel(const DistilBertConfig& c) : Encoder("DistilBertModel") {
@@ -146,6 +149,7 @@ DistilBertForSequenceClassification::DistilBertForSequenceClassification(DistilB
     : config_(std::move(config)) {
   validate_distilbert_config(config_, "model config");
   distilbert_ = attach_encoder("distilbert", std::make_shared<DistilBertModel>(config_));
+  distilbert_->keep_first_tokens_only(true);  // the head reads [CLS] only
   const bool hf_init = init == Init::HuggingFace;
   if (hf_init) init_weights();  // DistilBertModel.__init__ ends with post_init()
   pre_classifier_ = register_module("pre_classifier", torch::nn::Linear(config_.dim, config_.dim));

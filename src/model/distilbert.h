@@ -33,7 +33,10 @@ class DistilBertSelfAttention : public torch::nn::Module {
  public:
   explicit DistilBertSelfAttention(const DistilBertConfig& c);
   // x [B, L, dim] (padded) or [T, dim] (unpadded, then `a.token_index` is set).
-  torch::Tensor forward(const torch::Tensor& x, const DistilBertAttentionInputs& a);
+  // With `rows` (unpadded only): the output of just those rows, whose attention
+  // still reads every token.
+  torch::Tensor forward(const torch::Tensor& x, const DistilBertAttentionInputs& a,
+                        const torch::Tensor& rows = {});
   torch::nn::Linear q_lin{nullptr}, k_lin{nullptr}, v_lin{nullptr}, out_lin{nullptr};
   int64_t heads, head_dim;
   double dropout_p;
@@ -42,13 +45,16 @@ class DistilBertSelfAttention : public torch::nn::Module {
   // q, k, v [B, heads, L, d] -> context [B, heads, L, d]
   torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                        const torch::Tensor& padding);
-  torch::Tensor forward_unpadded(const torch::Tensor& x, const DistilBertAttentionInputs& a);
+  torch::Tensor forward_unpadded(const torch::Tensor& x, const DistilBertAttentionInputs& a,
+                                 const torch::Tensor& rows);
 };
 
 class DistilBertFfn : public torch::nn::Module {
  public:
   explicit DistilBertFfn(const DistilBertConfig& c);
-  torch::Tensor forward(const torch::Tensor& x);
+  // `rows`: x holds those rows of the layer's tokens; the dropout draws the
+  // masks of their places.
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& rows = {});
   torch::nn::Linear lin1{nullptr}, lin2{nullptr};
   std::string activation;
   double dropout_p;
@@ -58,7 +64,8 @@ class DistilBertFfn : public torch::nn::Module {
 class DistilBertBlock : public torch::nn::Module {
  public:
   explicit DistilBertBlock(const DistilBertConfig& c);
-  torch::Tensor forward(const torch::Tensor& x, const DistilBertAttentionInputs& a);
+  // `rows`: as the attention's; the feed-forward then runs on those rows only.
+  torch::Tensor forward(const torch::Tensor& x, const DistilBertAttentionInputs& a, const torch::Tensor& rows = {});
   std::shared_ptr<DistilBertSelfAttention> attention;
   torch::nn::LayerNorm sa_layer_norm{nullptr}, output_layer_norm{nullptr};
   std::shared_ptr<DistilBertFfn> ffn;
@@ -76,6 +83,7 @@ class DistilBertModel : public Encoder {
   torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o,
                               std::vector<torch::Tensor>& hidden_states) override;
   torch::Tensor encode_unpadded(const ModelBatch& b, const PackedTokens& packed) override;
+  bool can_keep_first_tokens_only() const override { return true; }
 
   std::shared_ptr<DistilBertEmbeddings> embeddings_;
   torch::nn::ModuleList layers_;

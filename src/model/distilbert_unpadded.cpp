@@ -9,8 +9,8 @@
 
 namespace runner {
 
-torch::Tensor DistilBertSelfAttention::forward_unpadded(const torch::Tensor& x,
-                                                        const DistilBertAttentionInputs& a) {
+torch::Tensor DistilBertSelfAttention::forward_unpadded(const torch::Tensor& x, const DistilBertAttentionInputs& a,
+                                                        const torch::Tensor& rows) {
   auto qkv = fused_qkv(x, q_lin, k_lin, v_lin);  // [T, 3 dim]
   torch::Tensor context;
   const PackedAttentionSpec spec{heads, ScoreScaling::QueryFirst, dropout_p, is_training()};
@@ -20,7 +20,7 @@ torch::Tensor DistilBertSelfAttention::forward_unpadded(const torch::Tensor& x,
     auto padded = padded_qkv(qkv, a.token_index, a.batch, a.length, heads);
     context = packed_context(attend(padded[0], padded[1], padded[2], a.padding), a.token_index);
   }
-  return linear_forward(out_lin, context);
+  return linear_forward(out_lin, rows.defined() ? context.index_select(0, rows) : context);
 }
 
 torch::Tensor DistilBertModel::encode_unpadded(const ModelBatch& b, const PackedTokens& packed) {
@@ -29,8 +29,11 @@ torch::Tensor DistilBertModel::encode_unpadded(const ModelBatch& b, const Packed
   a.sequences = packed_sequences(a.token_index, a.batch, a.length);
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
   auto h = embeddings_->forward(ids, a.token_index.remainder(a.length));  // [T, dim]
-  for (const auto& layer : *layers_)
-    h = run_layer([l = layer->as<DistilBertBlock>(), a](const torch::Tensor& x) { return l->forward(x, a); }, h);
+  for (size_t i = 0; i < layers_->size(); ++i) {
+    auto rows = kept_rows(packed, i, layers_->size());
+    h = run_layer(
+        [l = layers_[i]->as<DistilBertBlock>(), a, rows](const torch::Tensor& x) { return l->forward(x, a, rows); }, h);
+  }
   return h;
 }
 
