@@ -136,9 +136,13 @@ DebertaV2Layer::DebertaV2Layer(const DebertaV2Config& c) {
   output_ = register_module("output", std::make_shared<BertResidualOutput>(c.encoder.intermediate_size, c.encoder));
 }
 
-torch::Tensor DebertaV2Layer::forward(const torch::Tensor& hidden, const RelativeAttentionInputs& in) {
-  auto attended = attention_output_->forward(self_->forward(hidden, in), hidden);
-  return output_->forward(intermediate_->forward(attended), attended);
+torch::Tensor DebertaV2Layer::forward(const torch::Tensor& hidden, const RelativeAttentionInputs& in,
+                                      const torch::Tensor& rows) {
+  auto context = self_->forward(hidden, in);
+  auto attended = rows.defined() ? attention_output_->forward(context.index_select(0, rows),
+                                                              hidden.index_select(0, rows), rows)
+                                 : attention_output_->forward(context, hidden);
+  return output_->forward(intermediate_->forward(attended), attended, rows);
 }
 
 }  // namespace runner

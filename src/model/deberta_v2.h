@@ -63,7 +63,10 @@ class DisentangledSelfAttention : public torch::nn::Module {
 class DebertaV2Layer : public torch::nn::Module {
  public:
   explicit DebertaV2Layer(const DebertaV2Config& c);
-  torch::Tensor forward(const torch::Tensor& hidden, const RelativeAttentionInputs& in);
+  // With `rows` (packed only): the output of just those rows, whose attention
+  // still reads every token; the feed-forward then runs on those rows only.
+  torch::Tensor forward(const torch::Tensor& hidden, const RelativeAttentionInputs& in,
+                        const torch::Tensor& rows = {});
 
  private:
   std::shared_ptr<DisentangledSelfAttention> self_;
@@ -84,8 +87,10 @@ class DebertaV2Model : public Encoder {
   torch::Tensor encode_padded(const ModelBatch& b, const ForwardOptions& o,
                               std::vector<torch::Tensor>& hidden_states) override;
   torch::Tensor encode_unpadded(const ModelBatch& b, const PackedTokens& packed) override;
-  // The layers over h ([B, L, H], or [T, H] packed); each one's output appended when asked.
-  torch::Tensor encode(torch::Tensor h, const RelativeAttentionInputs& in, std::vector<torch::Tensor>* hidden_states);
+  bool can_keep_first_tokens_only() const override { return true; }
+  // The layers over h ([B, L, H], or [T, H] of `packed`); each one's output appended when asked.
+  torch::Tensor encode(torch::Tensor h, const RelativeAttentionInputs& in, const PackedTokens* packed,
+                       std::vector<torch::Tensor>* hidden_states);
 
   DebertaV2Config config_;
   torch::nn::Embedding word_embeddings_{nullptr}, position_embeddings_{nullptr}, token_type_embeddings_{nullptr};

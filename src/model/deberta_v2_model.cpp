@@ -40,7 +40,7 @@ DebertaV2Model::DebertaV2Model(const DebertaV2Config& c) : Encoder("DebertaV2Mod
 DebertaV2ForSequenceClassification::DebertaV2ForSequenceClassification(DebertaV2Config config, Init init)
     : config_(std::move(config)) {
   validate_deberta_v2_config(config_, "model config");
-  attach_encoder("deberta", std::make_shared<DebertaV2Model>(config_));
+  attach_encoder("deberta", std::make_shared<DebertaV2Model>(config_))->keep_first_tokens_only(true);  // [CLS] only
   auto pooler = register_module("pooler", std::make_shared<torch::nn::Module>("ContextPooler"));
   pooler_ = pooler->register_module("dense", torch::nn::Linear(config_.pooler_size(), config_.pooler_size()));
   classifier_ = register_module("classifier", torch::nn::Linear(config_.pooler_size(), config_.encoder.num_labels));
@@ -97,7 +97,7 @@ void DebertaV2Model::packed_inputs(RelativeAttentionInputs& in) const {
 }
 
 // The layers over h ([B, L, H], or [T, H] unpadded); the hidden states after each when asked.
-torch::Tensor DebertaV2Model::encode(torch::Tensor h, const RelativeAttentionInputs& in,
+torch::Tensor DebertaV2Model::encode(torch::Tensor h, const RelativeAttentionInputs& in, const PackedTokens* packed,
                                      std::vector<torch::Tensor>* hidden_states) {
   if (hidden_states) hidden_states->push_back(h);
   // Each layer's call normalises the relative table itself, so that a layer
@@ -105,12 +105,13 @@ torch::Tensor DebertaV2Model::encode(torch::Tensor h, const RelativeAttentionInp
   // its input, still back-propagates into the table and its LayerNorm; one
   // normalised table shared by the layers would have its graph freed by the
   // first recomputed layer's backward.
-  for (const auto& layer : *layers_) {
-    auto call = [l = layer->as<DebertaV2Layer>(), in, table = rel_embeddings_, norm = rel_norm_](
+  for (size_t i = 0; i < layers_->size(); ++i) {
+    auto rows = packed ? kept_rows(*packed, i, layers_->size()) : torch::Tensor();
+    auto call = [l = layers_[i]->as<DebertaV2Layer>(), in, rows, table = rel_embeddings_, norm = rel_norm_](
                     const torch::Tensor& x) mutable {
       RelativeAttentionInputs with = in;
       if (table) with.rel_embeddings = norm ? norm(table->weight) : table->weight;
-      return l->forward(x, with);
+      return l->forward(x, with, rows);
     };
     h = run_layer(call, h);
     if (hidden_states) hidden_states->push_back(h);
@@ -120,14 +121,14 @@ torch::Tensor DebertaV2Model::encode(torch::Tensor h, const RelativeAttentionInp
 
 torch::Tensor DebertaV2Model::encode_padded(const ModelBatch& b, const ForwardOptions& o,
                                             std::vector<torch::Tensor>& hidden_states) {
-  return encode(embed(b), attention_inputs(b), o.output_hidden_states ? &hidden_states : nullptr);
+  return encode(embed(b), attention_inputs(b), nullptr, o.output_hidden_states ? &hidden_states : nullptr);
 }
 
 torch::Tensor DebertaV2Model::encode_unpadded(const ModelBatch& b, const PackedTokens& packed) {
   RelativeAttentionInputs in = attention_inputs(b);
   in.token_index = packed.token_index, in.batch = b.input_ids.size(0), in.length = b.input_ids.size(1);
   if (b.input_ids.device().is_cpu()) packed_inputs(in);
-  return encode(embed_unpadded(b, packed.token_index), in, nullptr);
+  return encode(embed_unpadded(b, packed.token_index), in, &packed, nullptr);
 }
 
 torch::Tensor DebertaV2ForSequenceClassification::head(const EncoderOutput& encoded, ModelOutput& out) {

@@ -6,7 +6,9 @@
 
 #include "golden.h"
 #include "model/bert.h"
+#include "model/deberta_v2.h"
 #include "model/distilbert.h"
+#include "shared.h"
 
 using namespace runner;
 using namespace runner::test;
@@ -74,5 +76,17 @@ TEST_CASE("DistilBERT keeps only the first tokens past the last attention, same 
   REQUIRE(config.dropout > 0);  // the feed-forward's dropout: its kept rows draw their places' masks
   torch::manual_seed(5);
   DistilBertModel every(config), first(config);
+  check_first_tokens_kept(every, first);
+}
+
+TEST_CASE("DeBERTa-v2 keeps only the first tokens past the last attention, same values and gradients",
+          "[model]") {
+  nlohmann::json json = read_json(source_dir() + "/tests/model/golden/tiny_deberta-v2/config.json");
+  json["vocab_size"] = 30522;  // the batch's BERT ids
+  json["hidden_dropout_prob"] = 0.1;  // DeBERTa-v3's; the tiny config has none
+  json["attention_probs_dropout_prob"] = 0.1;
+  const DebertaV2Config config = deberta_v2_config_from_json(json, "tiny_deberta-v2");
+  torch::manual_seed(5);
+  DebertaV2Model every(config), first(config);
   check_first_tokens_kept(every, first);
 }
