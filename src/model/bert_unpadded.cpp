@@ -24,12 +24,9 @@ torch::Tensor BertModel::encode_unpadded(const ModelBatch& b, const PackedTokens
   auto types = b.token_type_ids.reshape({-1}).index_select(0, a.token_index);
   auto positions = a.token_index.remainder(a.length);
   auto h = embeddings_->forward(ids, types, positions);  // [T, H]
-  for (size_t i = 0; i < layers_->size(); ++i) {
-    auto rows = kept_rows(packed, i, layers_->size());
-    h = run_layer([l = layers_[i]->as<BertLayer>(), a, rows](const torch::Tensor& x) { return l->forward(x, a, rows); },
-                  h);
-  }
-  return h;
+  return run_packed_layers<BertLayer>(
+      layers_, packed, h,
+      [a](BertLayer* l, const torch::Tensor& x, const torch::Tensor& rows) { return l->forward(x, a, rows); });
 }
 
 }  // namespace runner

@@ -29,12 +29,9 @@ torch::Tensor DistilBertModel::encode_unpadded(const ModelBatch& b, const Packed
   a.sequences = packed_sequences(a.token_index, a.batch, a.length);
   auto ids = b.input_ids.reshape({-1}).index_select(0, a.token_index);
   auto h = embeddings_->forward(ids, a.token_index.remainder(a.length));  // [T, dim]
-  for (size_t i = 0; i < layers_->size(); ++i) {
-    auto rows = kept_rows(packed, i, layers_->size());
-    h = run_layer(
-        [l = layers_[i]->as<DistilBertBlock>(), a, rows](const torch::Tensor& x) { return l->forward(x, a, rows); }, h);
-  }
-  return h;
+  return run_packed_layers<DistilBertBlock>(
+      layers_, packed, h,
+      [a](DistilBertBlock* l, const torch::Tensor& x, const torch::Tensor& rows) { return l->forward(x, a, rows); });
 }
 
 }  // namespace runner

@@ -80,6 +80,18 @@ class Encoder : public torch::nn::Module {
   // checkpointing is on and a backward will follow. `layer` captures by value.
   torch::Tensor run_layer(std::function<torch::Tensor(const torch::Tensor&)> layer,
                           const torch::Tensor& hidden);
+  // Each of `layers` over the packed rows h in turn, through run_layer, the
+  // last on kept_rows' rows: call(layer, x, rows) runs one, a Layer*. It is
+  // kept for the recomputation in the backward, so it captures by value.
+  template <class Layer, class Call>
+  torch::Tensor run_packed_layers(torch::nn::ModuleList& layers, const PackedTokens& packed, torch::Tensor h,
+                                  const Call& call) {
+    for (size_t i = 0; i < layers->size(); ++i)
+      h = run_layer([l = layers[i]->as<Layer>(), rows = kept_rows(packed, i, layers->size()), call](
+                        const torch::Tensor& x) { return call(l, x, rows); },
+                    h);
+    return h;
+  }
 
  private:
   Execution execution_;
