@@ -13,10 +13,16 @@
 namespace runner {
 namespace {
 
+// 1 / (1 - p) as torch's noise holds it: in the tensor's dtype, so bf16 rounds it.
+float noise_scale(torch::ScalarType dtype, double p) {
+  const float scale = 1.0f / static_cast<float>(1.0 - p);
+  return dtype == torch::kBFloat16 ? static_cast<float>(c10::BFloat16(scale)) : scale;
+}
+
 // noise = bernoulli(1 - p) / (1 - p) as torch computes it in the tensor's dtype.
 torch::Tensor masked_scale(const torch::Tensor& x, const DropoutMask& mask, double p) {
   torch::Tensor in = x.contiguous(), out = torch::empty_like(in);
-  const float scale = 1.0f / static_cast<float>(1.0 - p);
+  const float scale = noise_scale(in.scalar_type(), p);
   if (in.scalar_type() == torch::kFloat)
     dropout_apply(in.data_ptr<float>(), out.data_ptr<float>(), in.numel(), mask, scale);
   else
@@ -30,7 +36,7 @@ torch::Tensor masked_scale(const torch::Tensor& x, const DropoutMask& mask, doub
 torch::Tensor masked_scale_rows(const torch::Tensor& x, const DropoutMask& mask, double p, const torch::Tensor& rows) {
   torch::Tensor in = x.contiguous(), out = torch::empty_like(in);
   const int64_t width = in.size(-1), count = in.numel() / width;
-  const float scale = 1.0f / static_cast<float>(1.0 - p);
+  const float scale = noise_scale(in.scalar_type(), p);
   std::vector<int64_t> columns(width);
   std::iota(columns.begin(), columns.end(), int64_t(0));
   std::vector<float> keep(width);

@@ -113,3 +113,20 @@ TEST_CASE("one row's dropout factors are the element masks of that row's tokens"
   CHECK(kept > 0);
   CHECK(kept < static_cast<int>(columns.size()));
 }
+
+TEST_CASE("dropout over some rows of a tensor gives those rows of the whole tensor's dropout", "[model]") {
+  const auto rows = torch::tensor({0, 5, 6, 40}, torch::kLong);
+  for (auto dtype : {torch::kFloat, torch::kBFloat16}) {
+    INFO("dtype " << dtype);
+    auto x = (torch::rand({41, 67}) + 0.5).to(dtype);  // odd width: rows start off any vector boundary
+    torch::manual_seed(8);
+    auto whole = drop(x, 0.1);
+    torch::manual_seed(8);
+    auto part = x.index_select(0, rows).detach().requires_grad_(true);
+    auto out = train_dropout(part, 0.1, true, rows);
+    (out * whole.weights.index_select(0, rows)).sum().backward();
+    // The same mask and the same scale as torch's in that dtype, so the same bits.
+    CHECK(torch::equal(out, whole.out.index_select(0, rows)));
+    CHECK(torch::equal(part.grad(), whole.grad_in.index_select(0, rows)));
+  }
+}
