@@ -123,9 +123,7 @@ BertAttention::BertAttention(const BertConfig& c) {
 }
 
 torch::Tensor BertAttention::forward(const torch::Tensor& hidden, const AttentionInputs& a, const torch::Tensor& rows) {
-  auto context = self->forward(hidden, a);
-  if (!rows.defined()) return output->forward(context, hidden);
-  return output->forward(context.index_select(0, rows), hidden.index_select(0, rows), rows);
+  return output->forward(kept_rows_of(self->forward(hidden, a), rows), kept_rows_of(hidden, rows), rows);
 }
 
 BertIntermediate::BertIntermediate(const BertConfig& c) : act(c.hidden_act) {

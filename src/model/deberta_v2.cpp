@@ -138,10 +138,8 @@ DebertaV2Layer::DebertaV2Layer(const DebertaV2Config& c) {
 
 torch::Tensor DebertaV2Layer::forward(const torch::Tensor& hidden, const RelativeAttentionInputs& in,
                                       const torch::Tensor& rows) {
-  auto context = self_->forward(hidden, in);
-  auto attended = rows.defined() ? attention_output_->forward(context.index_select(0, rows),
-                                                              hidden.index_select(0, rows), rows)
-                                 : attention_output_->forward(context, hidden);
+  auto context = kept_rows_of(self_->forward(hidden, in), rows);
+  auto attended = attention_output_->forward(context, kept_rows_of(hidden, rows), rows);
   return output_->forward(intermediate_->forward(attended), attended, rows);
 }
 

@@ -103,8 +103,7 @@ DistilBertBlock::DistilBertBlock(const DistilBertConfig& c) {
 
 torch::Tensor DistilBertBlock::forward(const torch::Tensor& x, const DistilBertAttentionInputs& a,
                                        const torch::Tensor& rows) {
-  auto residual = rows.defined() ? x.index_select(0, rows) : x;
-  auto h = sa_layer_norm(attention->forward(x, a, rows) + residual);
+  auto h = sa_layer_norm(attention->forward(x, a, rows) + kept_rows_of(x, rows));
   return output_layer_norm(ffn->forward(h, rows) + h);
 }
 

@@ -20,7 +20,7 @@ torch::Tensor DistilBertSelfAttention::forward_unpadded(const torch::Tensor& x, 
     auto padded = padded_qkv(qkv, a.token_index, a.batch, a.length, heads);
     context = packed_context(attend(padded[0], padded[1], padded[2], a.padding), a.token_index);
   }
-  return linear_forward(out_lin, rows.defined() ? context.index_select(0, rows) : context);
+  return linear_forward(out_lin, kept_rows_of(context, rows));
 }
 
 torch::Tensor DistilBertModel::encode_unpadded(const ModelBatch& b, const PackedTokens& packed) {

@@ -50,6 +50,11 @@ torch::Tensor padded_qkv(const torch::Tensor& qkv, const torch::Tensor& token_in
                          int64_t length, int64_t heads);
 // An attention context [B, heads, L, d] gathered back to the packed tokens [T, heads * d].
 torch::Tensor packed_context(const torch::Tensor& context, const torch::Tensor& token_index);
+// The rows a layer keeps past its attention (Encoder::kept_rows) taken from
+// x [T, ...]; x itself when `rows` is undefined (every row kept).
+inline torch::Tensor kept_rows_of(const torch::Tensor& x, const torch::Tensor& rows) {
+  return rows.defined() ? x.index_select(0, rows) : x;
+}
 
 // Whether a forward may run unpadded: asked for, no padded hidden states
 // requested, and every row starts with a real token at column 0 (the head
